@@ -1,0 +1,82 @@
+// The configuration schema: one zod object, the single source of truth for every option,
+// its default and what is allowed. Loading (file, env, flags) lives in loadConfig.ts.
+
+import { z } from "zod";
+
+export const TaskPolicy = z.enum(["never", "auto", "always", "required"]);
+export type TaskPolicy = z.infer<typeof TaskPolicy>;
+
+const positiveMs = z.number().int().positive();
+
+export const ConfigSchema = z
+  .object({
+    upstream: z
+      .object({
+        url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL of the legacy MCP endpoint" }),
+      })
+      .strict(),
+    host: z.string().min(1).default("127.0.0.1"),
+    port: z.number().int().min(0).max(65535).default(3000),
+    /** Path of the MCP endpoint on taskgate. */
+    path: z.string().startsWith("/").default("/mcp"),
+    /** Largest accepted request body, in bytes. */
+    bodyLimitBytes: z.number().int().positive().default(1_048_576),
+    /** Extra Origin values accepted besides loopback ones (DNS-rebinding protection). */
+    allowedOrigins: z.array(z.string()).default([]),
+    /** Extra Host header values accepted besides loopback ones. */
+    allowedHosts: z.array(z.string()).default([]),
+    auth: z
+      .object({
+        mode: z.enum(["demo", "tokens"], {
+          error: "auth.mode must be chosen explicitly: 'demo' (token = user name, development only) or 'tokens'",
+        }),
+        tokens: z
+          .array(
+            z
+              .object({
+                /** sha256 hex of the bearer token (the token itself is never stored). */
+                sha256: z.string().regex(/^[0-9a-f]{64}$/, "must be 64 lowercase hex characters (sha256 of the token)"),
+                subject: z.string().min(1),
+              })
+              .strict(),
+          )
+          .default([]),
+      })
+      .strict(),
+    store: z
+      .object({
+        kind: z.enum(["memory", "file"]).default("memory"),
+        /** File of the file store. */
+        path: z.string().default(".taskgate/tasks.json"),
+      })
+      .strict()
+      .default({ kind: "memory", path: ".taskgate/tasks.json" }),
+    tasks: z
+      .object({
+        policy: TaskPolicy.default("auto"),
+        autoAfterMs: z.number().int().min(0).default(1000),
+        ttlMs: positiveMs.default(3_600_000),
+        pollIntervalMs: positiveMs.default(5000),
+        tools: z.record(z.string(), TaskPolicy).default({}),
+        /** Per tool, the inputRequests key its questions get (wins over the schema-derived key). */
+        inputKeys: z.record(z.string(), z.string().regex(/^[A-Za-z0-9_.-]+$/)).default({}),
+      })
+      .strict()
+      .prefault({}),
+    cache: z
+      .object({
+        /** ttlMs / cacheScope put on cacheable results (discover, lists, reads). */
+        ttlMs: z.number().int().min(0).default(60_000),
+        cacheScope: z.enum(["public", "private"]).default("private"),
+      })
+      .strict()
+      .prefault({}),
+    log: z
+      .object({ level: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info") })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
+
+export type Config = z.infer<typeof ConfigSchema>;
+export type ConfigInput = z.input<typeof ConfigSchema>;
