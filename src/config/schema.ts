@@ -42,7 +42,23 @@ export const ConfigSchema = z
           )
           .default([]),
       })
-      .strict(),
+      .strict()
+      .superRefine((auth, ctx) => {
+        if (auth.mode === "tokens" && auth.tokens.length === 0) {
+          ctx.addIssue({ code: "custom", path: ["tokens"], message: "mode 'tokens' needs at least one token" });
+        }
+        const seen = new Set<string>();
+        auth.tokens.forEach((token, index) => {
+          if (seen.has(token.sha256)) {
+            ctx.addIssue({
+              code: "custom",
+              path: ["tokens", index, "sha256"],
+              message: "duplicate token hash (each token must map to exactly one subject)",
+            });
+          }
+          seen.add(token.sha256);
+        });
+      }),
     store: z
       .object({
         kind: z.enum(["memory", "file"]).default("memory"),

@@ -1,0 +1,131 @@
+// startLegacyServer(): the example legacy (2025-11-25 and older) MCP server on SDK 1.x, stateful
+// Streamable HTTP at /mcp: initialize opens a session (one McpServer + transport each), responses
+// stream as SSE, GET opens the standalone stream, DELETE ends the session, unknown session ids get
+// 404. `events` reports what really happened (see state.ts); close() leaves nothing running.
+
+import { EventEmitter } from "node:events";
+import { createServer, type Server as HttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import express, { type NextFunction, type Request, type Response } from "express";
+import { openSession } from "./session.js";
+import type { SessionContext, SharedState } from "./state.js";
+
+export interface LegacyServerOptions {
+  /** 0 = a free port. Default 0. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Delay divisor (10 ⇒ ten times faster). Default: env LEGACY_SPEED, else 1. */
+  speed?: number;
+}
+
+export interface LegacyServer {
+  /** http://127.0.0.1:PORT/mcp */
+  url: string;
+  port: number;
+  /**
+   * "session-opened" / "session-closed" {sessionId, clientCapabilities}, "tool-started" {tool,
+   * sessionId, requestId}, "tool-finished" {tool, outcome, ...}, "cancelled" {tool, requestId,
+   * reason}, "elicitation-answered" {tool, action, content}, "sampling-answered" {tool, text, model},
+   * "roots-answered" {tool, roots}. Payload types are exported from state.ts.
+   */
+  events: EventEmitter;
+  sessionCount(): number;
+  /** Forgets every session at once (their next request gets 404) and closes them (open streams end,
+   *  running tools abort with outcome "closed"). The returned promise settles when all are closed. */
+  expireAllSessions(): Promise<void>;
+  /** Closes every session and the HTTP server, including idle keep-alive connections. */
+  close(): Promise<void>;
+}
+
+function rpcError(res: Response, status: number, code: number, message: string): void {
+  res.status(status).json({ jsonrpc: "2.0", error: { code, message }, id: null });
+}
+
+function resolveSpeed(speed: number | undefined): number {
+  const value = speed ?? Number(process.env.LEGACY_SPEED ?? 1);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`speed must be a positive number, got ${String(value)}`);
+  return value;
+}
+
+function urlHost(host: string): string {
+  if (host === "0.0.0.0" || host === "::") return "127.0.0.1";
+  return host.includes(":") ? `[${host}]` : host;
+}
+
+export async function startLegacyServer(opts: LegacyServerOptions = {}): Promise<LegacyServer> {
+  const host = opts.host ?? "127.0.0.1";
+  const events = new EventEmitter();
+  events.setMaxListeners(100);
+  const state: SharedState = { speed: resolveSpeed(opts.speed), events, counter: 0, betaEnabled: false, sessions: new Map() };
+  /** Every session ever opened and not yet closed, including ones whose initialize is in flight. */
+  const open = new Set<SessionContext>();
+
+  const app = express();
+  app.use("/mcp", express.json({ limit: "4mb" }));
+  app.all("/mcp", async (req: Request, res: Response) => {
+    const sessionId = req.get("mcp-session-id");
+    if (sessionId !== undefined) {
+      const session = state.sessions.get(sessionId);
+      if (!session) return rpcError(res, 404, -32001, "Session not found");
+      return session.transport.handleRequest(req, res, req.body);
+    }
+    if (req.method === "POST" && isInitializeRequest(req.body)) {
+      const session = await openSession(state, (closed) => open.delete(closed));
+      open.add(session);
+      await session.transport.handleRequest(req, res, req.body);
+      if (session.transport.sessionId === undefined) await session.mcp.close(); // the transport refused it
+      return;
+    }
+    if (req.method === "GET" || req.method === "POST" || req.method === "DELETE") {
+      return rpcError(res, 400, -32000, "Bad Request: Mcp-Session-Id header is required");
+    }
+    res.set("Allow", "GET, POST, DELETE");
+    return rpcError(res, 405, -32000, "Method not allowed.");
+  });
+  app.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(err);
+    const status = (err as { status?: number }).status;
+    if (status === 400) return rpcError(res, 400, -32700, "Parse error: Invalid JSON");
+    return rpcError(res, 500, -32603, err instanceof Error ? err.message : "Internal error");
+  });
+
+  const httpServer = createServer(app);
+  await listen(httpServer, opts.port ?? 0, host);
+  const port = (httpServer.address() as AddressInfo).port;
+
+  const closeSessions = async (sessions: Iterable<SessionContext>) => {
+    await Promise.all([...sessions].map((s) => s.mcp.close().catch(() => undefined)));
+  };
+
+  return {
+    url: `http://${urlHost(host)}:${port}/mcp`,
+    port,
+    events,
+    sessionCount: () => state.sessions.size,
+    expireAllSessions: async () => {
+      const expired = [...state.sessions.values()];
+      state.sessions.clear();
+      await closeSessions(expired);
+    },
+    close: async () => {
+      state.sessions.clear();
+      await closeSessions(open);
+      await new Promise<void>((resolve) => {
+        httpServer.close(() => resolve());
+        httpServer.closeAllConnections();
+      });
+    },
+  };
+}
+
+function listen(server: HttpServer, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+}

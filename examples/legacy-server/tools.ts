@@ -1,0 +1,99 @@
+// Registers the simple tools on one session's McpServer: greet, fail_tool, broken_tool (a true
+// JSON-RPC error, via rawErrorTools), slow_echo (cancellable), toggle_beta (adds/removes `beta` on
+// EVERY live session, so each gets tools/list_changed) and touch_resource (bumps example://counter
+// and sends resources/updated to subscribed sessions). Interactive tools live in interactiveTools.ts.
+
+import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { registerInteractiveTools } from "./interactiveTools.js";
+import { JsonRpcError, routeRawTools } from "./rawErrorTools.js";
+import { COUNTER_URI } from "./resources.js";
+import type { SessionContext, SharedState } from "./state.js";
+import { runTool, text, type Extra } from "./toolkit.js";
+
+export function registerTools(session: SessionContext): void {
+  const { mcp, state } = session;
+
+  mcp.registerTool(
+    "greet",
+    { title: "Greet", description: "Says hello at once.", inputSchema: { name: z.string().describe("Who to greet") } },
+    (args, extra) => runTool(session, "greet", extra, async () => text(`Hello, ${args.name}!`)),
+  );
+
+  mcp.registerTool(
+    "fail_tool",
+    { description: "Always returns a tool error (isError: true).", inputSchema: {} },
+    (_args, extra) => runTool(session, "fail_tool", extra, async () => text("The tool failed on purpose", true)),
+  );
+
+  const brokenTool = (extra: Extra) =>
+    runTool(session, "broken_tool", extra, async () => {
+      throw new JsonRpcError(ErrorCode.InternalError, "broken_tool always fails");
+    });
+  mcp.registerTool(
+    "broken_tool",
+    { description: "Always fails with a JSON-RPC error (-32603).", inputSchema: {} },
+    (_args, extra) => brokenTool(extra), // listed here; calls are routed to brokenTool by routeRawTools
+  );
+
+  mcp.registerTool(
+    "slow_echo",
+    {
+      description: "Waits `ms` milliseconds (default 3000), then echoes `text`. Honours cancellation.",
+      inputSchema: { text: z.string(), ms: z.number().int().min(0).optional() },
+    },
+    (args, extra) =>
+      runTool(session, "slow_echo", extra, async (run) => {
+        await run.wait(args.ms ?? 3000);
+        return text(args.text);
+      }),
+  );
+
+  mcp.registerTool(
+    "toggle_beta",
+    { description: "Registers or removes the `beta` tool (sends tools/list_changed to every session).", inputSchema: {} },
+    (_args, extra) =>
+      runTool(session, "toggle_beta", extra, async () => {
+        state.betaEnabled = !state.betaEnabled;
+        for (const live of state.sessions.values()) applyBeta(live);
+        applyBeta(session); // in case this session is not (or no longer) in the map
+        return text(state.betaEnabled ? "beta enabled" : "beta disabled");
+      }),
+  );
+
+  mcp.registerTool(
+    "touch_resource",
+    { description: `Changes ${COUNTER_URI} and notifies subscribers.`, inputSchema: {} },
+    (_args, extra) =>
+      runTool(session, "touch_resource", extra, async () => {
+        state.counter += 1;
+        await notifyCounterSubscribers(state);
+        return text(`counter is now ${state.counter}`);
+      }),
+  );
+
+  registerInteractiveTools(session);
+  applyBeta(session);
+  routeRawTools(mcp, { broken_tool: (_request, extra) => brokenTool(extra) });
+}
+
+/** Makes this session's server match the shared beta flag (register/remove ⇒ list_changed). */
+function applyBeta(session: SessionContext): void {
+  if (session.state.betaEnabled && !session.beta) {
+    session.beta = session.mcp.registerTool(
+      "beta",
+      { description: "A tool that comes and goes (see toggle_beta).", inputSchema: {} },
+      (_args, extra) => runTool(session, "beta", extra, async () => text("beta says hi")),
+    );
+  } else if (!session.state.betaEnabled && session.beta) {
+    session.beta.remove();
+    session.beta = undefined;
+  }
+}
+
+async function notifyCounterSubscribers(state: SharedState): Promise<void> {
+  const sends = [...state.sessions.values()]
+    .filter((s) => s.subscriptions.has(COUNTER_URI) && s.mcp.isConnected())
+    .map((s) => s.mcp.server.sendResourceUpdated({ uri: COUNTER_URI }).catch(() => undefined));
+  await Promise.all(sends);
+}

@@ -1,0 +1,70 @@
+// tools/call, the heart of taskgate: starts the upstream call at once, then decides, per the
+// tool's policy and whether THIS request declared the tasks extension, to answer inline or to
+// hand out a task (written to the store before the handle goes out).
+
+import type { Config } from "../config/schema.js";
+import { invalidParams, missingCapability } from "../protocol/errors.js";
+import { declaresTasks, TASKS_EXTENSION, type JsonObject } from "../protocol/wire.js";
+import type { TaskManager } from "../tasks/taskManager.js";
+import { taskHandle } from "../tasks/taskView.js";
+import { profileOf } from "../upstream/capabilityProfile.js";
+import type { UpstreamPool } from "../upstream/upstreamPool.js";
+import type { HandlerResult, RequestContext } from "../methods/context.js";
+import { respondInline } from "./inlineResponder.js";
+import { policyFor } from "./taskPolicy.js";
+import { UpstreamCall } from "./upstreamCall.js";
+import type { UpstreamCatalog } from "../upstream/upstreamCatalog.js";
+
+export interface ToolCallDeps {
+  pool: UpstreamPool;
+  catalog: UpstreamCatalog;
+  tasks: TaskManager;
+  config: Config;
+}
+
+/** A quick result within this window is answered as JSON, not SSE. */
+const INLINE_JSON_WINDOW_MS = 250;
+
+export function toolCallHandler(deps: ToolCallDeps) {
+  return async (ctx: RequestContext): Promise<HandlerResult> => {
+    const { name, arguments: args } = ctx.params;
+    if (typeof name !== "string" || name.length === 0) throw invalidParams("params.name must be the tool name (a non-empty string)");
+    if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args))) {
+      throw invalidParams("params.arguments must be an object");
+    }
+    ctx.note.tool = name;
+    const declared = declaresTasks(ctx.capabilities);
+    const policy = policyFor(name, deps.config.tasks, await deps.catalog.taskSupportOf(name));
+    if (!declared && policy === "required") {
+      throw missingCapability({ extensions: { [TASKS_EXTENSION]: {} } }, `tool '${name}' runs only as a task; declare ${TASKS_EXTENSION}`);
+    }
+
+    // Legacy `params.task` and all modern _meta are deliberately not forwarded.
+    const upstreamParams: JsonObject = { name, ...(args !== undefined ? { arguments: args } : {}) };
+    const call = new UpstreamCall(deps.pool, profileOf(ctx.capabilities), "tools/call", upstreamParams, ctx.log);
+    const progressToken = ctx.meta.progressToken as string | number | undefined;
+    const inline = () =>
+      respondInline(call, {
+        id: ctx.id,
+        ...(progressToken !== undefined ? { progressToken } : {}),
+        req: ctx.req,
+        res: ctx.res,
+        jsonWindowMs: INLINE_JSON_WINDOW_MS,
+        note: ctx.note,
+      });
+
+    if (!declared || policy === "never") return inline();
+    if (policy === "auto") {
+      const first = await Promise.race([
+        call.outcome.then(() => "finished" as const),
+        call.asked.then(() => "asked" as const),
+        new Promise<"slow">((resolve) => setTimeout(() => resolve("slow"), deps.config.tasks.autoAfterMs).unref()),
+      ]);
+      if (first === "finished") return inline();
+    }
+    const record = await deps.tasks.start(call, ctx.identity, name);
+    ctx.note.taskId = record.taskId;
+    ctx.note.outcome = "task";
+    return { ...taskHandle(record), resultType: "task" };
+  };
+}

@@ -1,0 +1,127 @@
+// One request running upstream on a client's behalf (a tools/call, or a read that may ask).
+// It outlives the HTTP request that started it: whoever holds it (an inline response, a task)
+// follows its progress and questions and may abort it. Questions asked before anyone listens
+// are kept until someone does.
+
+import type { Logger } from "pino";
+import type { InputRequest, JsonObject, JsonRpcErrorObject } from "../protocol/wire.js";
+import { callContextStorage } from "../upstream/callContext.js";
+import type { LegacyClientCapabilities } from "../upstream/capabilityProfile.js";
+import type { UpstreamPool } from "../upstream/upstreamPool.js";
+import { toJsonRpcError } from "./upstreamError.js";
+
+export type CallOutcome =
+  | { kind: "result"; result: JsonObject }
+  | { kind: "error"; error: JsonRpcErrorObject }
+  | { kind: "aborted"; reason: string };
+
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** A question the upstream asked and is waiting on. */
+export interface Question {
+  readonly request: InputRequest;
+  /** Aborted when the upstream withdraws the question (it cancelled its request). */
+  readonly withdrawn: AbortSignal;
+  answer(result: JsonObject): void;
+  refuse(error: JsonRpcErrorObject): void;
+  readonly settled: boolean;
+}
+
+export interface CallWatcher {
+  progress?(progress: Progress): void;
+  question?(question: Question): void;
+}
+
+export class UpstreamCall {
+  readonly outcome: Promise<CallOutcome>;
+  /** Resolves when the upstream asks its first question. */
+  readonly asked: Promise<void>;
+  private markAsked: () => void = () => undefined;
+  private readonly controller = new AbortController();
+  private readonly watchers = new Set<CallWatcher>();
+  private readonly unclaimed: Question[] = [];
+  private finished = false;
+
+  constructor(
+    pool: UpstreamPool,
+    readonly profile: LegacyClientCapabilities,
+    readonly method: string,
+    readonly params: JsonObject,
+    private readonly log: Logger,
+  ) {
+    this.asked = new Promise((resolve) => (this.markAsked = resolve));
+    const context = { onInput: (request: InputRequest, withdrawn: AbortSignal) => this.ask(request, withdrawn) };
+    this.outcome = callContextStorage
+      .run(context, () =>
+        pool.request(profile, method, params, {
+          signal: this.controller.signal,
+          onprogress: (progress) => this.watchers.forEach((w) => w.progress?.(progress)),
+        }),
+      )
+      .then(
+        (result): CallOutcome => ({ kind: "result", result }),
+        (error: unknown): CallOutcome =>
+          this.controller.signal.aborted
+            ? { kind: "aborted", reason: String(this.controller.signal.reason ?? "aborted") }
+            : { kind: "error", error: toJsonRpcError(error) },
+      )
+      .finally(() => {
+        this.finished = true;
+      });
+  }
+
+  get isFinished(): boolean {
+    return this.finished;
+  }
+
+  /** Follow this call. Questions nobody has claimed yet are handed to the new watcher at once. */
+  watch(watcher: CallWatcher): () => void {
+    this.watchers.add(watcher);
+    if (watcher.question) {
+      for (const question of this.unclaimed.splice(0)) if (!question.settled) watcher.question(question);
+    }
+    return () => this.watchers.delete(watcher);
+  }
+
+  /** Stop the upstream call: the SDK sends notifications/cancelled for it. */
+  abort(reason: string): void {
+    if (this.finished || this.controller.signal.aborted) return;
+    this.log.info({ event: "upstream.call.cancelled", method: this.method, reason }, "upstream call cancelled");
+    this.controller.abort(reason);
+  }
+
+  private ask(request: InputRequest, withdrawn: AbortSignal): Promise<JsonObject> {
+    return new Promise<JsonObject>((resolve, reject) => {
+      let settled = false;
+      const question: Question = {
+        request,
+        withdrawn,
+        get settled() {
+          return settled || withdrawn.aborted;
+        },
+        answer(result) {
+          if (settled) return;
+          settled = true;
+          resolve(result);
+        },
+        refuse(error) {
+          if (settled) return;
+          settled = true;
+          reject(Object.assign(new Error(error.message), { code: error.code, data: error.data }));
+        },
+      };
+      // The call's own abort withdraws every question too.
+      this.controller.signal.addEventListener("abort", () => question.refuse({ code: -32800, message: "Request cancelled" }), {
+        once: true,
+      });
+      this.markAsked();
+      const askers = [...this.watchers].filter((w) => w.question);
+      if (askers.length === 0) this.unclaimed.push(question);
+      else askers.forEach((w) => w.question!(question));
+    });
+  }
+}

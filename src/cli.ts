@@ -1,0 +1,131 @@
+// The taskgate command: `serve` in front of a real upstream, `demo` with the bundled example
+// legacy server, `hash-token` for the tokens identity mode. Configuration problems stop start-up
+// with a message naming the option and what is allowed.
+
+import { fileURLToPath } from "node:url";
+import { dirname, join } from "node:path";
+import { Command, InvalidArgumentError } from "commander";
+import { sha256Hex } from "./auth/identity.js";
+import { ConfigError, loadConfig, type ConfigOverrides } from "./config/loadConfig.js";
+import type { Config } from "./config/schema.js";
+import { startGateway, type Gateway } from "./gateway.js";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const FLAG_NAMES = { "upstream.url": "--upstream", port: "--port", host: "--host", "auth.mode": "--auth", "store.kind": "--store", "store.path": "--store-path" };
+
+const portNumber = (value: string) => {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError("must be an integer from 0 to 65535");
+  return port;
+};
+
+/** TASKGATE_CONFIG names the config file; it is not itself an option. */
+function environment(): { env: NodeJS.ProcessEnv; file?: string } {
+  const { TASKGATE_CONFIG: file, ...env } = process.env;
+  return file ? { env, file } : { env };
+}
+
+function configure(overrides: ConfigOverrides, file?: string): Config {
+  const { env, file: envFile } = environment();
+  const chosen = file ?? envFile;
+  try {
+    return loadConfig({ ...(chosen ? { file: chosen } : {}), env, overrides, flagNames: FLAG_NAMES });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`taskgate: invalid configuration\n${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+function stopOnSignals(stoppers: Array<() => Promise<void>>): void {
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    for (const s of stoppers) await s().catch(() => undefined);
+    process.exit(0);
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+}
+
+const program = new Command("taskgate").description("MCP 2026-07-28 + Tasks gateway in front of a legacy MCP server");
+
+program
+  .command("serve")
+  .description("run the gateway in front of a legacy MCP server")
+  .option("--upstream <url>", "legacy MCP endpoint, e.g. http://127.0.0.1:8080/mcp")
+  .option("--port <port>", "port to listen on (default 3000)", portNumber)
+  .option("--host <host>", "address to bind (default 127.0.0.1)")
+  .option("--config <file>", "YAML or JSON config file (also TASKGATE_CONFIG)")
+  .option("--auth <mode>", "identity mode: demo | tokens")
+  .option("--store <kind>", "task store: memory | file")
+  .option("--store-path <file>", "file of the file store")
+  .action(async (opts: { upstream?: string; port?: number; host?: string; config?: string; auth?: string; store?: string; storePath?: string }) => {
+    const config = configure(
+      {
+        ...(opts.upstream ? { upstream: { url: opts.upstream } } : {}),
+        port: opts.port,
+        host: opts.host,
+        ...(opts.auth ? { auth: { mode: opts.auth as "demo" } } : {}),
+        ...(opts.store || opts.storePath ? { store: { kind: opts.store as "memory", path: opts.storePath } } : {}),
+      },
+      opts.config,
+    );
+    const gateway = await startGateway(config);
+    stopOnSignals([() => gateway.close()]);
+  });
+
+program
+  .command("demo")
+  .description("start the bundled example legacy server and taskgate in front of it (in-memory, demo identity)")
+  .option("--port <port>", "taskgate port", portNumber, 3000)
+  .option("--legacy-port <port>", "example legacy server port (0 = any free port)", portNumber, 0)
+  .action(async (opts: { port: number; legacyPort: number }) => {
+    const { startLegacyServer } = await import("../examples/legacy-server/server.js");
+    const legacy = await startLegacyServer({ port: opts.legacyPort });
+    let gateway: Gateway;
+    const config = configure({ upstream: { url: legacy.url }, port: opts.port }, join(ROOT, "config", "demo.yaml"));
+    try {
+      gateway = await startGateway(config);
+    } catch (error) {
+      await legacy.close();
+      throw error;
+    }
+    stopOnSignals([() => gateway.close(), () => legacy.close()]);
+    process.stdout.write(demoBanner(gateway.url, legacy.url));
+  });
+
+program
+  .command("hash-token")
+  .description("print the sha256 of a bearer token, for auth.tokens in tokens mode")
+  .argument("<token>")
+  .action((token: string) => {
+    process.stdout.write(`${sha256Hex(token)}\n`);
+  });
+
+function demoBanner(url: string, legacyUrl: string): string {
+  return `
+taskgate demo is running
+  modern MCP endpoint:  ${url}   (MCP 2026-07-28 + io.modelcontextprotocol/tasks)
+  legacy upstream:      ${legacyUrl}   (example server, official SDK 1.x)
+  identity:             demo mode: the bearer token is the user's name
+
+Try it:
+  curl -s ${url} \\
+    -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \\
+    -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: server/discover' \\
+    -H 'Authorization: Bearer alice' \\
+    -d '{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
+
+The whole walkthrough (a task, its question, the answer): README.md, or examples/walkthrough.sh
+Stop with Ctrl-C.
+`;
+}
+
+program.parseAsync().catch((error: unknown) => {
+  process.stderr.write(`taskgate: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,105 @@
+// Assembles one taskgate instance from a Config: upstream pool, task store and manager, method
+// router, front door and pass-through, on an HTTP server. Used by the CLI and by every e2e test.
+
+import { randomUUID } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import express from "express";
+import type { Logger } from "pino";
+import { createIdentityResolver } from "./auth/createIdentityResolver.js";
+import { toolCallHandler } from "./calls/toolCall.js";
+import type { Config } from "./config/schema.js";
+import { frontDoor } from "./http/frontDoor.js";
+import { createPassThrough } from "./http/passThrough.js";
+import type { MethodHandler } from "./methods/context.js";
+import { discoverResult } from "./methods/discover.js";
+import { relayHandler } from "./methods/relay.js";
+import { MethodRouter } from "./methods/router.js";
+import { tasksHandlers } from "./methods/tasks.js";
+import { createLogger } from "./observability/logger.js";
+import { createTaskStore } from "./tasks/stores/createTaskStore.js";
+import { InProcessTaskBus } from "./tasks/taskBus.js";
+import { TaskManager } from "./tasks/taskManager.js";
+import type { TaskStore } from "./tasks/taskStore.js";
+import { UpstreamCatalog } from "./upstream/upstreamCatalog.js";
+import { UpstreamPool } from "./upstream/upstreamPool.js";
+
+export interface Gateway {
+  /** http://host:port/path of the MCP endpoint. */
+  url: string;
+  port: number;
+  server: Server;
+  pool: UpstreamPool;
+  tasks: TaskManager;
+  store: TaskStore;
+  log: Logger;
+  close(): Promise<void>;
+}
+
+export async function startGateway(config: Config, options: { log?: Logger } = {}): Promise<Gateway> {
+  const log = options.log ?? createLogger(config.log.level);
+  const instanceId = randomUUID();
+  const pool = new UpstreamPool({ url: config.upstream.url, log });
+  const catalog = new UpstreamCatalog(pool);
+  const store = await createTaskStore(config.store.kind === "file" ? { kind: "file", path: config.store.path } : { kind: "memory" });
+  const tasks = new TaskManager(store, new InProcessTaskBus(), config.tasks, instanceId, log);
+  const orphans = await tasks.failOrphans();
+  if (orphans > 0) log.warn({ event: "tasks.recovered", failed: orphans }, "tasks left running by a previous process were failed");
+
+  const relay = relayHandler(pool, config.cache);
+  const handlers: Record<string, MethodHandler> = {
+    "server/discover": async () => discoverResult(await pool.info(), config.cache),
+    "tools/list": relay,
+    "prompts/list": relay,
+    "prompts/get": relay,
+    "resources/list": relay,
+    "resources/templates/list": relay,
+    "resources/read": relay,
+    "completion/complete": relay,
+    "tools/call": toolCallHandler({ pool, catalog, tasks, config }),
+    ...tasksHandlers(tasks),
+  };
+  const router = new MethodRouter(handlers, async () => (await pool.info()).capabilities);
+  const passThrough = createPassThrough(config.upstream.url, log);
+  const identity = createIdentityResolver(config.auth);
+  if (identity.mode === "demo") {
+    log.warn({ event: "auth.demo" }, "auth mode 'demo': the bearer token is taken as the user's name; never use this in production");
+  }
+
+  const app = express();
+  app.disable("x-powered-by");
+  app.get("/healthz", (_req, res) => {
+    res.json({ status: "ok", heldTasks: tasks.heldCount(), upstreamSessions: pool.sessionCount() });
+  });
+  const door = frontDoor({ config, identity, router, passThrough, log });
+  app.all(config.path, (req, res, next) => {
+    door(req, res).catch(next);
+  });
+
+  const server = createServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(":") ? `[${config.host}]` : config.host;
+  const url = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}${config.path}`;
+  log.info({ event: "gateway.started", url, upstream: config.upstream.url, store: config.store.kind, auth: identity.mode }, "taskgate listening");
+
+  return {
+    url,
+    port,
+    server,
+    pool,
+    tasks,
+    store,
+    log,
+    async close() {
+      await tasks.shutdown();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await pool.close();
+      await store.close();
+    },
+  };
+}

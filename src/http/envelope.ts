@@ -1,0 +1,251 @@
+// parseEnvelope: validates one 2026-07-28 POST (headers + raw body) in the spec's check order —
+// JSON/JSON-RPC shape, required _meta, standard headers, protocol version, known method — and
+// returns the request, a notification to accept (202), or the first RpcError (with the request id
+// whenever it could be read). Capability gating and params validation are left to the router.
+// classifyLegacy decides which requests go to the legacy (initialize + session) pass-through.
+
+import { ErrorCode, RpcError, headerMismatch, invalidParams, methodNotFound } from "../protocol/errors.js";
+import {
+  META,
+  MODERN_METHODS,
+  NAME_PARAM,
+  PROTOCOL_VERSION,
+  SUPPORTED_VERSIONS,
+  type ClientCapabilities,
+  type JsonObject,
+  type JsonRpcRequest,
+  type RequestId,
+} from "../protocol/wire.js";
+import { clip, decodeHeaderValue, getHeader, type HeaderMap } from "./headerValue.js";
+
+export type Envelope =
+  | { kind: "request"; request: JsonRpcRequest; capabilities: ClientCapabilities; protocolVersion: string }
+  | { kind: "notification"; method: string }
+  | { kind: "error"; id: RequestId | null; error: RpcError };
+
+export interface EnvelopeInput {
+  /** Lower-cased names as Node gives them (lookup is case-insensitive anyway). */
+  headers: HeaderMap;
+  body: string;
+}
+
+type Candidate = { id: RequestId; method: string; params: JsonObject };
+type ErrorEnvelope = Extract<Envelope, { kind: "error" }>;
+
+const LOG_LEVELS = new Set(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]);
+const LEGACY_VERSIONS = new Set(["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]);
+
+const DISCOVER_HINT = "send server/discover or call methods directly with _meta";
+const removed = (method: string, instead: string): [string, string] => [
+  method,
+  `'${method}' was removed in ${PROTOCOL_VERSION}: ${instead}`,
+];
+const serverToClient = (method: string): [string, string] => [
+  method,
+  `'${method}' is not a client-to-server request in ${PROTOCOL_VERSION}: servers ask for it inside input_required results`,
+];
+const REMOVED_METHODS = new Map<string, string>([
+  removed("initialize", `${DISCOVER_HINT} (supported versions: ${SUPPORTED_VERSIONS.join(", ")})`),
+  removed("ping", DISCOVER_HINT),
+  removed("logging/setLevel", `set _meta '${META.logLevel}' on each request instead`),
+  removed("resources/subscribe", "use subscriptions/listen with notifications.resourceSubscriptions"),
+  removed("resources/unsubscribe", "close the subscriptions/listen stream instead"),
+  ["tasks/result", "'tasks/result' was removed from the tasks extension: tasks/get returns the result inline"],
+  ["tasks/list", "'tasks/list' does not exist in the tasks extension"],
+  serverToClient("roots/list"),
+  serverToClient("sampling/createMessage"),
+  serverToClient("elicitation/create"),
+]);
+
+export function parseEnvelope(input: EnvelopeInput): Envelope {
+  const parsed = parseJson(input.body);
+  if (parsed instanceof RpcError) return fail(null, parsed);
+  const shaped = readShape(parsed);
+  if ("kind" in shaped) return shaped;
+  const { id, method, params } = shaped;
+  const metaError = checkMeta(params);
+  if (metaError) return fail(id, metaError);
+  const meta = params._meta as JsonObject;
+  const version = meta[META.protocolVersion] as string;
+  const error = checkHeaders(input.headers, method, params, version) ?? checkVersion(version) ?? checkMethod(method);
+  if (error) return fail(id, error);
+  const request: JsonRpcRequest = { jsonrpc: "2.0", id, method, params: params as JsonRpcRequest["params"] };
+  return { kind: "request", request, capabilities: meta[META.clientCapabilities] as ClientCapabilities, protocolVersion: version };
+}
+
+// ---- 1. JSON and JSON-RPC shape -------------------------------------------------------------
+
+function parseJson(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return new RpcError(ErrorCode.ParseError, "Parse error: the request body is not valid JSON", undefined, 400);
+  }
+}
+
+function readShape(message: unknown): Candidate | Envelope {
+  if (Array.isArray(message)) {
+    const why = `JSON-RPC batching does not exist in ${PROTOCOL_VERSION}`;
+    return invalidRequest(null, `${why}: POST exactly one request or notification per HTTP request`);
+  }
+  if (!isObject(message)) return invalidRequest(null, "Invalid request: the body must be a JSON-RPC request object");
+  const id = readableId(message.id);
+  const problem = shapeProblem(message);
+  if (problem) return invalidRequest(id, problem);
+  const method = message.method as string;
+  const params = (message.params ?? {}) as JsonObject;
+  if (!("id" in message)) return notificationOrError(method);
+  if (id === null) return invalidRequest(null, "Invalid request: 'id' must be a string or an integer (null is not allowed)");
+  return { id, method, params };
+}
+
+function shapeProblem(message: JsonObject): string | undefined {
+  if ("result" in message || "error" in message) return "Invalid request: clients must not POST JSON-RPC responses";
+  if (message.jsonrpc !== "2.0") return "Invalid request: 'jsonrpc' must be \"2.0\"";
+  if (typeof message.method !== "string") return "Invalid request: 'method' must be a string";
+  if ("params" in message && !isObject(message.params)) return "Invalid request: 'params' must be an object";
+  return undefined;
+}
+
+function notificationOrError(method: string): Envelope {
+  if (method.startsWith("notifications/")) return { kind: "notification", method };
+  return invalidRequest(null, `Invalid request: '${clip(method)}' is not a notification, so it needs an 'id'`);
+}
+
+function readableId(id: unknown): RequestId | null {
+  if (typeof id === "string") return id;
+  return typeof id === "number" && Number.isSafeInteger(id) ? id : null;
+}
+
+// ---- 2. required _meta -----------------------------------------------------------------------
+
+function checkMeta(params: JsonObject): RpcError | undefined {
+  const meta = params._meta;
+  const required = [META.protocolVersion, META.clientCapabilities];
+  if (meta === undefined) return metaError(`Missing required params._meta (it must carry ${quoteAll(required)})`);
+  if (!isObject(meta)) return metaError("Invalid params._meta: it must be an object");
+  const missing = required.filter((key) => meta[key] === undefined);
+  if (missing.length > 0) return metaError(`Missing required _meta ${missing.length > 1 ? "keys" : "key"} ${quoteAll(missing)}`);
+  if (typeof meta[META.protocolVersion] !== "string") return metaError(`Invalid _meta '${META.protocolVersion}': it must be a string`);
+  if (!isObject(meta[META.clientCapabilities])) return metaError(`Invalid _meta '${META.clientCapabilities}': it must be an object`);
+  return checkLogLevel(meta[META.logLevel]);
+}
+
+function checkLogLevel(level: unknown): RpcError | undefined {
+  if (level === undefined || (typeof level === "string" && LOG_LEVELS.has(level))) return undefined;
+  const shown = clip(JSON.stringify(level) ?? String(level));
+  return metaError(`Invalid _meta '${META.logLevel}': ${shown} is not one of ${[...LOG_LEVELS].join(", ")}`);
+}
+
+const metaError = (message: string) => invalidParams(message, undefined, 400);
+const quoteAll = (keys: string[]) => keys.map((k) => `'${k}'`).join(", ");
+
+// ---- 3. standard headers ---------------------------------------------------------------------
+
+function checkHeaders(headers: HeaderMap, method: string, params: JsonObject, version: string): RpcError | undefined {
+  return (
+    compareHeader(headers, "MCP-Protocol-Version", version, true) ??
+    compareHeader(headers, "Mcp-Method", method, true) ??
+    checkNameHeader(headers, method, params)
+  );
+}
+
+function checkNameHeader(headers: HeaderMap, method: string, params: JsonObject): RpcError | undefined {
+  const paramName = Object.hasOwn(NAME_PARAM, method) ? NAME_PARAM[method] : undefined;
+  if (paramName === undefined) return undefined;
+  // Deliberate relaxation: tasks/* may omit Mcp-Name (the spec's own tutorial polls without it).
+  const required = !method.startsWith("tasks/");
+  return compareHeader(headers, "Mcp-Name", params[paramName], required, `params.${paramName}`);
+}
+
+function compareHeader(
+  headers: HeaderMap,
+  name: string,
+  body: unknown,
+  required: boolean,
+  field?: string,
+): RpcError | undefined {
+  const raw = getHeader(headers, name);
+  if (raw === undefined) {
+    return required ? headerMismatch(`Missing required header ${name} (expected ${describe(body, field)})`) : undefined;
+  }
+  if (Array.isArray(raw)) return headerMismatch(`Invalid header ${name}: sent ${raw.length} times, send it exactly once`);
+  const decoded = decodeHeaderValue(raw);
+  if (!decoded.ok) return headerMismatch(`Invalid header ${name} value '${clip(raw)}': ${decoded.reason}`);
+  if (sameValue(decoded.value, body)) return undefined;
+  const shown = clip(decoded.value);
+  return headerMismatch(`Header mismatch: ${name} header value '${shown}' does not match body value ${describe(body, field)}`);
+}
+
+/** Strings compare exactly (case-sensitive); integer params compare numerically. */
+function sameValue(header: string, body: unknown): boolean {
+  if (typeof body === "string") return header === body;
+  return typeof body === "number" && /^-?\d+$/.test(header) && Number(header) === body;
+}
+
+function describe(body: unknown, field = "the body value"): string {
+  if (typeof body === "string") return `'${clip(body)}'`;
+  if (typeof body === "number") return `'${body}'`;
+  return body === undefined ? `(${field} is absent)` : `(${field} is not a string)`;
+}
+
+// ---- 4. protocol version, 5. method ----------------------------------------------------------
+
+function checkVersion(version: string): RpcError | undefined {
+  if ((SUPPORTED_VERSIONS as readonly string[]).includes(version)) return undefined;
+  return new RpcError(
+    ErrorCode.UnsupportedProtocolVersion,
+    `Unsupported protocol version '${clip(version)}' (supported: ${SUPPORTED_VERSIONS.join(", ")})`,
+    { supported: [...SUPPORTED_VERSIONS], requested: version },
+    400,
+  );
+}
+
+function checkMethod(method: string): RpcError | undefined {
+  if (MODERN_METHODS.has(method)) return undefined;
+  const removed = REMOVED_METHODS.get(method);
+  return removed ? new RpcError(ErrorCode.MethodNotFound, `Method not found: ${removed}`, undefined, 404) : methodNotFound(clip(method));
+}
+
+// ---- helpers -----------------------------------------------------------------------------------
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function fail(id: RequestId | null, error: RpcError): ErrorEnvelope {
+  return { kind: "error", id, error };
+}
+
+function invalidRequest(id: RequestId | null, message: string): ErrorEnvelope {
+  return fail(id, new RpcError(ErrorCode.InvalidRequest, message, undefined, 400));
+}
+
+// ---- dual-era classification (§10) -------------------------------------------------------------
+
+export interface LegacyClassifyInput {
+  /** HTTP method: "POST" | "GET" | "DELETE" | anything else. */
+  method: string;
+  headers: HeaderMap;
+  /** Parsed JSON body, or undefined when there is none / it did not parse. */
+  body?: unknown;
+  isKnownLegacySession: (id: string) => boolean;
+}
+
+/**
+ * True when the request belongs to the legacy pass-through: a known legacy Mcp-Session-Id; an
+ * `initialize` without modern `_meta` protocolVersion; or a POST without modern `_meta` whose
+ * MCP-Protocol-Version header is absent or names a legacy version (so a legacy client with an
+ * expired session reaches the legacy path and gets its 404 ⇒ re-initialize). Else false.
+ */
+export function classifyLegacy(input: LegacyClassifyInput): boolean {
+  const session = getHeader(input.headers, "mcp-session-id");
+  if (typeof session === "string" && input.isKnownLegacySession(session.trim())) return true;
+  if (input.method.toUpperCase() !== "POST") return false;
+  const message = isObject(input.body) ? input.body : undefined;
+  const meta = isObject(message?.params) && isObject(message.params._meta) ? message.params._meta : {};
+  if (message?.method === "initialize" && meta[META.protocolVersion] === undefined) return true;
+  if (meta[META.protocolVersion] !== undefined || meta[META.clientCapabilities] !== undefined) return false;
+  const version = getHeader(input.headers, "mcp-protocol-version");
+  return version === undefined || (typeof version === "string" && LEGACY_VERSIONS.has(version.trim()));
+}

@@ -1,0 +1,73 @@
+// The legacy door: a legacy-shaped request is proxied to the upstream unchanged (SSE streams
+// included) with http-proxy-middleware. Session ids the upstream issues are remembered so later
+// requests of that session (POST, GET stream, DELETE) are recognised as legacy.
+
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createProxyMiddleware } from "http-proxy-middleware";
+import type { Logger } from "pino";
+
+export interface PassThrough {
+  handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined): void;
+  isKnownSession(id: string): boolean;
+}
+
+/** A session nobody used for this long is forgotten (the upstream will have expired it too). */
+const SESSION_IDLE_MS = 24 * 60 * 60 * 1000;
+
+export function createPassThrough(upstreamUrl: string, log: Logger): PassThrough {
+  const target = new URL(upstreamUrl);
+  const sessions = new Map<string, number>();
+  const bodies = new WeakMap<IncomingMessage, Buffer>();
+
+  const proxy = createProxyMiddleware<IncomingMessage, ServerResponse>({
+    target: target.origin,
+    changeOrigin: true,
+    pathRewrite: (path) => target.pathname + (path.includes("?") ? path.slice(path.indexOf("?")) : ""),
+    on: {
+      proxyReq: (proxyReq, req) => {
+        // The body was already read to classify the request; send the same bytes on.
+        const body = bodies.get(req);
+        if (body && body.length > 0) {
+          proxyReq.setHeader("Content-Length", body.length);
+          proxyReq.write(body);
+        }
+      },
+      proxyRes: (proxyRes, req) => {
+        const issued = proxyRes.headers["mcp-session-id"];
+        if (typeof issued === "string") sessions.set(issued, Date.now());
+        const used = req.headers["mcp-session-id"];
+        if (typeof used === "string" && (req.method === "DELETE" || proxyRes.statusCode === 404)) sessions.delete(used);
+        log.info(
+          { event: "legacy.proxied", httpMethod: req.method, status: proxyRes.statusCode, newSession: typeof issued === "string" },
+          "legacy request passed through",
+        );
+      },
+      error: (error, _req, res) => {
+        log.warn({ event: "legacy.proxy.failed", err: String(error) }, "legacy pass-through failed");
+        const out = res as ServerResponse;
+        if (!out.headersSent) {
+          out.writeHead(502, { "Content-Type": "application/json" });
+          out.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32603, message: `Upstream unreachable: ${error.message}` } }));
+        }
+      },
+    },
+  });
+
+  return {
+    handle(req, res, body) {
+      if (body) bodies.set(req, body);
+      const used = req.headers["mcp-session-id"];
+      if (typeof used === "string" && sessions.has(used)) sessions.set(used, Date.now());
+      void proxy(req, res, () => undefined);
+    },
+    isKnownSession(id) {
+      const seen = sessions.get(id);
+      if (seen === undefined) return false;
+      if (Date.now() - seen > SESSION_IDLE_MS) {
+        sessions.delete(id);
+        return false;
+      }
+      return true;
+    },
+  };
+}

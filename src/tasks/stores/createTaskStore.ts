@@ -1,0 +1,117 @@
+// createTaskStore: builds the TaskStore for a backend. "memory" is a keyv Map (lost on exit); "file" is
+// keyv-file at `path`, patched so every write is on disk (atomic tmp+rename, fsynced) before the
+// create()/update() that caused it resolves, so a process killed right after still finds it on restart.
+// One process per file: keyv-file keeps the whole store in memory and rewrites the file on each write.
+
+import { randomUUID } from "node:crypto";
+import { mkdir, open, readFile, rename } from "node:fs/promises";
+import path from "node:path";
+import { Keyv } from "keyv";
+import { KeyvFile } from "keyv-file";
+import type { TaskStore } from "../taskStore.js";
+import { KeyvTaskStore } from "./keyvTaskStore.js";
+
+export type TaskStoreOptions = { kind: "memory" } | { kind: "file"; path: string };
+
+const NAMESPACE = "taskgate";
+
+export async function createTaskStore(opts: TaskStoreOptions): Promise<TaskStore> {
+  if (opts.kind === "memory") {
+    return new KeyvTaskStore(new Keyv({ namespace: NAMESPACE, throwOnErrors: true }));
+  }
+  const filename = path.resolve(opts.path);
+  await mkdir(path.dirname(filename), { recursive: true });
+  await assertLoadable(filename);
+  const file = new KeyvFile({
+    filename,
+    writeDelay: 0, // ignored once patched below; set so an unpatched instance would not batch for 100ms
+    expiredCheckDelay: 10 * 60_000, // sweep expired records (on the next write) every 10 min, not daily
+  });
+  const flush = makeWritesDurable(file, filename);
+  // throwOnErrors: without it keyv swallows a failed disk write (emits "error", set() resolves false).
+  const keyv = new Keyv(file, { namespace: NAMESPACE, throwOnErrors: true });
+  return new KeyvTaskStore(keyv, { onClose: flush });
+}
+
+/**
+ * keyv-file loads its file synchronously in the constructor and, if parsing fails, logs and starts
+ * EMPTY, then overwrites the file on the next write. Refuse to start instead of silently losing tasks.
+ */
+async function assertLoadable(filename: string): Promise<void> {
+  let text: string;
+  try {
+    text = await readFile(filename, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw error;
+  }
+  try {
+    JSON.parse(text);
+  } catch (error) {
+    throw new Error(`task store file ${filename} is not valid JSON; refusing to start with an empty store`, {
+      cause: error,
+    });
+  }
+}
+
+/** The keyv-file 5.3.x internals this module relies on (checked at runtime below). */
+interface KeyvFileInternals {
+  _data: Map<string, unknown>;
+  _lastExpire: number;
+  opts: { serialize: (value: unknown) => string | Buffer };
+  save: () => Promise<void>;
+  saveToDisk: () => Promise<void>;
+}
+
+/**
+ * keyv-file's own save() is not durable on resolve: while a disk write is in flight, a new set()
+ * is handed the in-flight write's promise, whose snapshot predates that set(); the set() resolves
+ * but its data is not on disk. Its saveToDisk() also rewrites the file in place (a kill mid-write
+ * leaves a truncated file). Replace both on this instance: save() resolves only after a write whose
+ * snapshot was taken after the call; writes go to a temp file, are fsynced, then renamed over.
+ * Returns a flush function (resolves once memory and file agree).
+ */
+function makeWritesDurable(file: KeyvFile, filename: string): () => Promise<void> {
+  const internals = file as unknown as KeyvFileInternals;
+  if (
+    !(internals._data instanceof Map) ||
+    typeof internals.save !== "function" ||
+    typeof internals.saveToDisk !== "function" ||
+    typeof internals.opts?.serialize !== "function"
+  ) {
+    throw new Error("keyv-file internals changed (expected 5.3.x); cannot guarantee durable task writes");
+  }
+
+  // Unique per instance, so two instances on one file (not supported, but e.g. in tests) cannot
+  // rename each other's half-written temp file. A kill mid-write can leave one behind; it is garbage.
+  const tmpname = `${filename}.tmp-${randomUUID().slice(0, 8)}`;
+  const writeSnapshot = async (): Promise<void> => {
+    // Snapshot synchronously, before the first await, so it includes every set() made so far.
+    const data = internals.opts.serialize({ cache: [...internals._data], lastExpire: internals._lastExpire });
+    const handle = await open(tmpname, "w");
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(tmpname, filename);
+  };
+
+  let queued: Promise<void> | undefined; // a write that has not taken its snapshot yet
+  let last: Promise<void> = Promise.resolve(); // the most recently scheduled write
+  internals.saveToDisk = writeSnapshot;
+  internals.save = () => {
+    if (queued !== undefined) return queued; // its snapshot will include the caller's change
+    const write = last
+      .catch(() => undefined)
+      .then(() => {
+        queued = undefined;
+        return writeSnapshot();
+      });
+    queued = write;
+    last = write;
+    return write;
+  };
+  return () => internals.save();
+}

@@ -1,0 +1,118 @@
+// Runs the shared IdentityResolver contract against both resolvers (demo, tokens), then checks what is
+// specific to each, createIdentityResolver's dispatch, and parseBearer.
+
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { parseBearer } from "../../src/auth/bearer.js";
+import { createIdentityResolver } from "../../src/auth/createIdentityResolver.js";
+import { createDemoResolver } from "../../src/auth/demoResolver.js";
+import { sha256Hex } from "../../src/auth/identity.js";
+import { createTokenResolver } from "../../src/auth/tokenResolver.js";
+import { identityResolverContract } from "./identityResolver.contract.js";
+
+const ALICE_TOKEN = "alice-secret-token";
+const BOB_TOKEN = "bob-secret-token";
+const tokens = [
+  { sha256: sha256Hex(ALICE_TOKEN), subject: "alice" },
+  { sha256: sha256Hex(BOB_TOKEN), subject: "bob" },
+];
+
+identityResolverContract("demo", () => ({
+  resolver: createDemoResolver(),
+  mode: "demo",
+  validToken: "alice",
+  subject: "alice",
+  invalidToken: "x".repeat(257),
+}));
+
+identityResolverContract("tokens", () => ({
+  resolver: createTokenResolver(tokens),
+  mode: "tokens",
+  validToken: ALICE_TOKEN,
+  subject: "alice",
+  invalidToken: "not-a-configured-token",
+}));
+
+describe("demo resolver", () => {
+  const resolver = createDemoResolver();
+
+  it("uses the token verbatim as the subject", async () => {
+    for (const token of ["bob", "Alice.Smith@example.com", "ünïcødé", "x".repeat(256)]) {
+      assert.deepEqual(await resolver.resolve(token), { subject: token });
+    }
+  });
+
+  it("refuses tokens longer than 256 characters", async () => {
+    assert.equal(await resolver.resolve("x".repeat(257)), undefined);
+  });
+
+  it("refuses control characters and line separators", async () => {
+    for (const token of ["a\u0000b", "a\nb", "a\tb", "a\u007fb", "a\u0085b", "a\u2028b"]) {
+      assert.equal(await resolver.resolve(token), undefined, JSON.stringify(token));
+    }
+  });
+
+  it("refuses tokens with surrounding whitespace (no two spellings of one subject)", async () => {
+    assert.equal(await resolver.resolve(" alice"), undefined);
+    assert.equal(await resolver.resolve("alice "), undefined);
+  });
+});
+
+describe("tokens resolver", () => {
+  const resolver = createTokenResolver(tokens);
+
+  it("maps each configured token to its own subject", async () => {
+    assert.deepEqual(await resolver.resolve(BOB_TOKEN), { subject: "bob" });
+  });
+
+  it("does not accept the hash itself, the subject, or near misses", async () => {
+    for (const token of [sha256Hex(ALICE_TOKEN), "alice", `${ALICE_TOKEN} `, ALICE_TOKEN.toUpperCase(), ALICE_TOKEN.slice(0, -1)]) {
+      assert.equal(await resolver.resolve(token), undefined, token);
+    }
+  });
+
+  it("refuses an empty token list and malformed hashes at construction", () => {
+    assert.throws(() => createTokenResolver([]), /needs at least one token/);
+    assert.throws(() => createTokenResolver([{ sha256: "abcd", subject: "x" }]), /64 hex/);
+  });
+});
+
+describe("createIdentityResolver", () => {
+  it("picks the resolver for the mode", async () => {
+    const demo = createIdentityResolver({ mode: "demo", tokens: [] });
+    assert.equal(demo.mode, "demo");
+    assert.deepEqual(await demo.resolve("carol"), { subject: "carol" });
+
+    const byToken = createIdentityResolver({ mode: "tokens", tokens });
+    assert.equal(byToken.mode, "tokens");
+    assert.deepEqual(await byToken.resolve(ALICE_TOKEN), { subject: "alice" });
+    assert.equal(await byToken.resolve("alice"), undefined);
+  });
+
+  it("refuses tokens mode without tokens", () => {
+    assert.throws(() => createIdentityResolver({ mode: "tokens", tokens: [] }), /needs at least one token/);
+  });
+});
+
+describe("parseBearer", () => {
+  it("extracts the token, whatever the scheme's case and surrounding whitespace", () => {
+    assert.equal(parseBearer("Bearer abc"), "abc");
+    assert.equal(parseBearer("bearer abc"), "abc");
+    assert.equal(parseBearer("BEARER abc"), "abc");
+    assert.equal(parseBearer("  Bearer   abc.def-ghi_~+/=  "), "abc.def-ghi_~+/=");
+    assert.equal(parseBearer("Bearer\tabc"), "abc");
+  });
+
+  it("returns undefined when missing or malformed", () => {
+    for (const header of [undefined, "", "   ", "Bearer", "Bearer ", "Bearerabc", "Basic abc", "Token abc", "Bearer a b", "abc"]) {
+      assert.equal(parseBearer(header), undefined, JSON.stringify(header));
+    }
+  });
+
+  it("feeds the resolvers end to end", async () => {
+    const resolver = createIdentityResolver({ mode: "tokens", tokens });
+    const token = parseBearer(`Bearer ${BOB_TOKEN}`);
+    assert.ok(token);
+    assert.deepEqual(await resolver.resolve(token), { subject: "bob" });
+  });
+});

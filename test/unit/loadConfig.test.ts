@@ -1,0 +1,345 @@
+// loadConfig: layering (defaults < file < env < flags) and one readable, source-naming line per problem.
+// Each error test asserts the option path, the source (file + line, env var, or flag) and what is allowed.
+
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { ConfigError, ENV_VARS, loadConfig } from "../../src/config/loadConfig.js";
+
+const dir = mkdtempSync(join(tmpdir(), "taskgate-config-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const configDir = fileURLToPath(new URL("../../config/", import.meta.url));
+const HASH = "e706f2008f191924f4f6d6107fa56e8677a25a416815975bb848eb48e9694416";
+
+let counter = 0;
+function write(ext: string, text: string): string {
+  const file = join(dir, `config-${++counter}${ext}`);
+  writeFileSync(file, text);
+  return file;
+}
+
+const minimalYaml = "upstream:\n  url: http://127.0.0.1:9000/mcp\nauth:\n  mode: demo\n";
+const minimalEnv = { TASKGATE_UPSTREAM_URL: "http://127.0.0.1:9000/mcp", TASKGATE_AUTH_MODE: "demo" };
+
+/** Runs fn, asserts it throws ConfigError, and returns the error's lines. */
+function problemsOf(fn: () => unknown): readonly string[] {
+  try {
+    fn();
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, `expected ConfigError, got ${String(error)}`);
+    assert.equal(error.message, error.problems.join("\n"));
+    return error.problems;
+  }
+  assert.fail("expected loadConfig to throw");
+}
+
+/** The single line that mentions `needle`. */
+function lineWith(problems: readonly string[], needle: string): string {
+  const found = problems.filter((line) => line.includes(needle));
+  assert.equal(found.length, 1, `expected one line with ${needle} in:\n${problems.join("\n")}`);
+  return found[0] as string;
+}
+
+describe("loadConfig: layering", () => {
+  it("fills every default when only the required options are given", () => {
+    const config = loadConfig({ env: minimalEnv });
+    assert.deepEqual(config, {
+      upstream: { url: "http://127.0.0.1:9000/mcp" },
+      host: "127.0.0.1",
+      port: 3000,
+      path: "/mcp",
+      bodyLimitBytes: 1_048_576,
+      allowedOrigins: [],
+      allowedHosts: [],
+      auth: { mode: "demo", tokens: [] },
+      store: { kind: "memory", path: ".taskgate/tasks.json" },
+      tasks: { policy: "auto", autoAfterMs: 1000, ttlMs: 3_600_000, pollIntervalMs: 5000, tools: {}, inputKeys: {} },
+      cache: { ttlMs: 60_000, cacheScope: "private" },
+      log: { level: "info" },
+    });
+  });
+
+  it("reads a YAML file (.yaml and .yml) and deep-merges it over the defaults", () => {
+    for (const ext of [".yaml", ".yml"]) {
+      const file = write(ext, `${minimalYaml}port: 4000\ntasks:\n  ttlMs: 10\n  tools:\n    greet: never\n`);
+      const config = loadConfig({ file });
+      assert.equal(config.port, 4000);
+      assert.equal(config.tasks.ttlMs, 10);
+      assert.equal(config.tasks.policy, "auto"); // sibling default kept
+      assert.deepEqual(config.tasks.tools, { greet: "never" });
+    }
+  });
+
+  it("reads a JSON file", () => {
+    const file = write(
+      ".json",
+      JSON.stringify({ upstream: { url: "https://up.example/mcp" }, auth: { mode: "demo" }, store: { kind: "file" } }),
+    );
+    const config = loadConfig({ file });
+    assert.equal(config.upstream.url, "https://up.example/mcp");
+    assert.deepEqual(config.store, { kind: "file", path: ".taskgate/tasks.json" });
+  });
+
+  it("treats an empty file as setting nothing", () => {
+    const config = loadConfig({ file: write(".yaml", "# nothing here\n"), env: minimalEnv });
+    assert.equal(config.port, 3000);
+  });
+
+  it("lets environment variables override the file, deep-merging objects", () => {
+    const file = write(".yaml", `${minimalYaml}port: 4000\nhost: 0.0.0.0\ntasks:\n  policy: never\n  ttlMs: 10\n`);
+    const config = loadConfig({
+      file,
+      env: {
+        TASKGATE_PORT: "5000",
+        TASKGATE_TASKS_POLICY: "always",
+        TASKGATE_ALLOWED_ORIGINS: "https://a.example, https://b.example",
+        TASKGATE_ALLOWED_HOSTS: "gw.internal:3000",
+        TASKGATE_LOG_LEVEL: "debug",
+        TASKGATE_CACHE_TTL_MS: "0",
+        PATH: "/usr/bin", // non-TASKGATE variables are ignored
+      },
+    });
+    assert.equal(config.port, 5000);
+    assert.equal(config.host, "0.0.0.0"); // from the file
+    assert.equal(config.tasks.policy, "always");
+    assert.equal(config.tasks.ttlMs, 10); // file value in the same object survives
+    assert.deepEqual(config.allowedOrigins, ["https://a.example", "https://b.example"]);
+    assert.deepEqual(config.allowedHosts, ["gw.internal:3000"]);
+    assert.equal(config.log.level, "debug");
+    assert.equal(config.cache.ttlMs, 0);
+  });
+
+  it("maps every documented variable", () => {
+    const config = loadConfig({
+      env: {
+        TASKGATE_UPSTREAM_URL: "http://up:1/mcp",
+        TASKGATE_HOST: "::1",
+        TASKGATE_PORT: "1",
+        TASKGATE_PATH: "/gw",
+        TASKGATE_BODY_LIMIT_BYTES: "2048",
+        TASKGATE_ALLOWED_ORIGINS: "https://o",
+        TASKGATE_ALLOWED_HOSTS: "h",
+        TASKGATE_AUTH_MODE: "tokens",
+        TASKGATE_AUTH_TOKENS: `${HASH}:alice`,
+        TASKGATE_STORE_KIND: "file",
+        TASKGATE_STORE_PATH: "/tmp/t.json",
+        TASKGATE_TASKS_POLICY: "required",
+        TASKGATE_TASKS_AUTO_AFTER_MS: "5",
+        TASKGATE_TASKS_TTL_MS: "6",
+        TASKGATE_TASKS_POLL_INTERVAL_MS: "7",
+        TASKGATE_CACHE_TTL_MS: "8",
+        TASKGATE_CACHE_SCOPE: "public",
+        TASKGATE_LOG_LEVEL: "silent",
+      },
+    });
+    assert.deepEqual(config, {
+      upstream: { url: "http://up:1/mcp" },
+      host: "::1",
+      port: 1,
+      path: "/gw",
+      bodyLimitBytes: 2048,
+      allowedOrigins: ["https://o"],
+      allowedHosts: ["h"],
+      auth: { mode: "tokens", tokens: [{ sha256: HASH, subject: "alice" }] },
+      store: { kind: "file", path: "/tmp/t.json" },
+      tasks: { policy: "required", autoAfterMs: 5, ttlMs: 6, pollIntervalMs: 7, tools: {}, inputKeys: {} },
+      cache: { ttlMs: 8, cacheScope: "public" },
+      log: { level: "silent" },
+    });
+    assert.equal(ENV_VARS.length, 18);
+  });
+
+  it("lets CLI overrides beat the environment, ignoring undefined flags", () => {
+    const config = loadConfig({
+      env: { ...minimalEnv, TASKGATE_PORT: "5000", TASKGATE_HOST: "0.0.0.0" },
+      overrides: { port: 6000, host: undefined, tasks: { autoAfterMs: 0 } },
+    });
+    assert.equal(config.port, 6000);
+    assert.equal(config.host, "0.0.0.0");
+    assert.equal(config.tasks.autoAfterMs, 0);
+    assert.equal(config.tasks.ttlMs, 3_600_000);
+  });
+
+  it("replaces arrays instead of concatenating them", () => {
+    const file = write(".yaml", `${minimalYaml}allowedHosts: [a, b]\n`);
+    const config = loadConfig({ file, env: { TASKGATE_ALLOWED_HOSTS: "c" } });
+    assert.deepEqual(config.allowedHosts, ["c"]);
+  });
+});
+
+describe("loadConfig: errors name the option, its source and what is allowed", () => {
+  it("bad port from the file: path, file and line, and the limit", () => {
+    const file = write(".yaml", `${minimalYaml}port: 99999\n`);
+    const line = lineWith(problemsOf(() => loadConfig({ file })), "port");
+    assert.match(line, /^port: /);
+    assert.match(line, /65535/);
+    assert.ok(line.includes(`config file ${file}, line 5`), line);
+  });
+
+  it("bad port from env and from a flag name their source", () => {
+    const fromEnv = lineWith(problemsOf(() => loadConfig({ env: { ...minimalEnv, TASKGATE_PORT: "70000" } })), "port");
+    assert.match(fromEnv, /^port: .*65535.*\(from TASKGATE_PORT\)$/);
+    const fromFlag = lineWith(
+      problemsOf(() => loadConfig({ env: minimalEnv, overrides: { port: -1 }, flagNames: { port: "--port" } })),
+      "port",
+    );
+    assert.match(fromFlag, /^port: .*>=0.*\(from flag --port\)$/);
+    const unnamedFlag = lineWith(problemsOf(() => loadConfig({ env: minimalEnv, overrides: { port: -1 } })), "port");
+    assert.match(unnamedFlag, /command-line flags/);
+  });
+
+  it("bad url", () => {
+    const file = write(".yaml", "upstream:\n  url: ftp://legacy/mcp\nauth:\n  mode: demo\n");
+    const line = lineWith(problemsOf(() => loadConfig({ file })), "upstream.url");
+    assert.match(line, /^upstream\.url: must be an http\(s\) URL/);
+    assert.ok(line.includes('"ftp://legacy/mcp"'), line);
+    assert.ok(line.includes(`config file ${file}, line 2`), line);
+  });
+
+  it("unknown key in the file names the key, the allowed keys and a likely fix", () => {
+    const file = write(".yaml", `${minimalYaml}tasks:\n  pollIntervall: 3\nprot: 1\n`);
+    const problems = problemsOf(() => loadConfig({ file }));
+    const nested = lineWith(problems, "tasks.pollIntervall");
+    assert.match(nested, /^tasks\.pollIntervall: unknown option/);
+    assert.match(nested, /did you mean "pollIntervalMs"/);
+    assert.match(nested, /allowed in tasks: policy, autoAfterMs, ttlMs, pollIntervalMs, tools, inputKeys/);
+    assert.ok(nested.includes(`config file ${file}, line 6`), nested);
+    const top = lineWith(problems, "prot");
+    assert.match(top, /^prot: unknown option; did you mean "port"\? \(allowed at top level: upstream, host, port/);
+    assert.ok(top.includes(`line 7`), top);
+  });
+
+  it("unknown TASKGATE_ variable names it and lists the known ones", () => {
+    const problems = problemsOf(() => loadConfig({ env: { ...minimalEnv, TASKGATE_LOG_LEVL: "debug" } }));
+    const line = lineWith(problems, "TASKGATE_LOG_LEVL");
+    assert.match(line, /^TASKGATE_LOG_LEVL: unknown environment variable \(did you mean TASKGATE_LOG_LEVEL\?\)/);
+    for (const name of ENV_VARS) assert.ok(line.includes(name), `${name} missing from: ${line}`);
+  });
+
+  it("non-integer env numbers name the variable", () => {
+    for (const value of ["abc", "1.5", "1e3", "12x"]) {
+      const line = lineWith(problemsOf(() => loadConfig({ env: { ...minimalEnv, TASKGATE_TASKS_TTL_MS: value } })), "TASKGATE");
+      assert.match(line, /^TASKGATE_TASKS_TTL_MS: must be an integer \(option tasks\.ttlMs\)/);
+      assert.ok(line.includes(JSON.stringify(value)), line);
+    }
+  });
+
+  it("reports every env problem at once", () => {
+    const problems = problemsOf(() => loadConfig({ env: { TASKGATE_PORT: "x", TASKGATE_NOPE: "1" } }));
+    assert.equal(problems.length, 2);
+  });
+
+  it("a bad enum lists the allowed values", () => {
+    const fromEnv = lineWith(
+      problemsOf(() => loadConfig({ env: { ...minimalEnv, TASKGATE_CACHE_SCOPE: "world" } })),
+      "cache.cacheScope",
+    );
+    assert.equal(fromEnv, 'cache.cacheScope: must be one of public, private, got "world" (from TASKGATE_CACHE_SCOPE)');
+    const file = write(".yaml", `${minimalYaml}tasks:\n  tools:\n    greet: sometimes\n`);
+    const fromFile = lineWith(problemsOf(() => loadConfig({ file })), "tasks.tools.greet");
+    assert.match(fromFile, /must be one of never, auto, always, required/);
+    assert.ok(fromFile.includes(`line 7`), fromFile);
+    const mode = lineWith(problemsOf(() => loadConfig({ env: { ...minimalEnv, TASKGATE_AUTH_MODE: "sso" } })), "auth.mode");
+    assert.match(mode, /'demo'.*'tokens'.*"sso".*TASKGATE_AUTH_MODE/);
+  });
+
+  it("missing auth.mode (and missing upstream.url) say they are required and how to set them", () => {
+    const problems = problemsOf(() => loadConfig({ file: write(".yaml", "port: 3000\n") }));
+    assert.equal(problems.length, 2);
+    const mode = lineWith(problems, "auth.mode");
+    assert.match(mode, /^auth\.mode: is required but not set — must be chosen explicitly: 'demo' .* or 'tokens'/);
+    assert.match(mode, /TASKGATE_AUTH_MODE/);
+    assert.match(lineWith(problems, "upstream.url"), /^upstream\.url: is required but not set.*TASKGATE_UPSTREAM_URL/);
+    // An auth block without mode is reported the same way.
+    const inBlock = problemsOf(() => loadConfig({ file: write(".yaml", "upstream:\n  url: http://u/\nauth: {}\n") }));
+    assert.match(lineWith(inBlock, "auth.mode"), /^auth\.mode: is required but not set/);
+  });
+
+  it("tokens mode without tokens is refused", () => {
+    const viaEnv = problemsOf(() => loadConfig({ env: { ...minimalEnv, TASKGATE_AUTH_MODE: "tokens" } }));
+    assert.match(lineWith(viaEnv, "auth.tokens"), /^auth\.tokens: mode 'tokens' needs at least one token/);
+    const file = write(".yaml", "upstream:\n  url: http://u/\nauth:\n  mode: tokens\n  tokens: []\n");
+    const viaFile = lineWith(problemsOf(() => loadConfig({ file })), "auth.tokens");
+    assert.match(viaFile, /^auth\.tokens: mode 'tokens' needs at least one token/);
+    assert.ok(viaFile.includes(`config file ${file}, line 5`), viaFile);
+  });
+
+  it("bad token entries: malformed env entry, bad hash, duplicate hash", () => {
+    const env = { ...minimalEnv, TASKGATE_AUTH_MODE: "tokens" };
+    const malformed = problemsOf(() => loadConfig({ env: { ...env, TASKGATE_AUTH_TOKENS: `${HASH}:alice,raw-secret` } }));
+    assert.equal(malformed.length, 1);
+    assert.match(malformed[0] as string, /^TASKGATE_AUTH_TOKENS: entry 2 must be "sha256hex:subject"/);
+    assert.ok(!(malformed[0] as string).includes("raw-secret"), "the entry (maybe a secret) is not echoed");
+    const badHash = problemsOf(() => loadConfig({ env: { ...env, TASKGATE_AUTH_TOKENS: "ABCD:alice" } }));
+    assert.match(lineWith(badHash, "auth.tokens[0].sha256"), /64 lowercase hex.*\(from TASKGATE_AUTH_TOKENS\)$/);
+    assert.ok(!badHash.join("\n").includes("ABCD"), "token material is not echoed");
+    const duplicate = problemsOf(() =>
+      loadConfig({ env: { ...env, TASKGATE_AUTH_TOKENS: `${HASH}:alice,${HASH}:bob` } }),
+    );
+    assert.match(lineWith(duplicate, "auth.tokens[1].sha256"), /duplicate token hash/);
+  });
+
+  it("missing file", () => {
+    const file = join(dir, "does-not-exist.yaml");
+    assert.deepEqual(problemsOf(() => loadConfig({ file })), [`config file not found: ${file}`]);
+  });
+
+  it("unsupported extension", () => {
+    const file = write(".toml", "port = 1\n");
+    assert.match(lineWith(problemsOf(() => loadConfig({ file })), file), /unsupported extension ".toml"/);
+  });
+
+  it("YAML syntax error gives the line", () => {
+    const file = write(".yaml", "upstream:\n  url: http://u/\nauth:\n  mode: [demo\n");
+    const line = lineWith(problemsOf(() => loadConfig({ file })), file);
+    assert.match(line, new RegExp(`^config file ${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: YAML syntax error at line \\d+, column \\d+: `));
+    const duplicateKey = write(".yaml", "port: 1\nport: 2\n");
+    assert.match(lineWith(problemsOf(() => loadConfig({ file: duplicateKey })), "YAML"), /at line 2, column 1/);
+  });
+
+  it("JSON syntax error gives the line", () => {
+    const file = write(".json", '{\n  "port": 3000,\n}\n');
+    assert.match(lineWith(problemsOf(() => loadConfig({ file })), file), /JSON syntax error at line 3, column 1/);
+  });
+
+  it("a file whose top level is not a mapping", () => {
+    const file = write(".yaml", "- port\n- host\n");
+    assert.match(lineWith(problemsOf(() => loadConfig({ file })), file), /top level must be a mapping/);
+  });
+
+  it("a wrongly typed value says what was expected", () => {
+    const file = write(".yaml", `${minimalYaml}port: "3000"\n`);
+    assert.match(lineWith(problemsOf(() => loadConfig({ file })), "port"), /^port: .*expected number, received string/);
+  });
+});
+
+describe("example configs", () => {
+  it("config/taskgate.example.yaml parses and shows the documented tasks block", () => {
+    const config = loadConfig({ file: join(configDir, "taskgate.example.yaml") });
+    assert.equal(config.auth.mode, "demo");
+    assert.deepEqual(config.tasks, {
+      policy: "auto",
+      autoAfterMs: 1000,
+      ttlMs: 3_600_000,
+      pollIntervalMs: 5000,
+      tools: { greet: "never", build_report: "always", run_suite: "required" },
+      inputKeys: {},
+    });
+    // Every other value in the example is the default.
+    const defaults = loadConfig({ env: { TASKGATE_UPSTREAM_URL: config.upstream.url, TASKGATE_AUTH_MODE: "demo" } });
+    assert.deepEqual({ ...config, tasks: defaults.tasks }, defaults);
+  });
+
+  it("config/tokens.example.yaml parses in tokens mode", () => {
+    const config = loadConfig({ file: join(configDir, "tokens.example.yaml") });
+    assert.equal(config.auth.mode, "tokens");
+    assert.deepEqual(
+      config.auth.tokens.map((token) => token.subject),
+      ["alice", "bob"],
+    );
+  });
+});

@@ -1,0 +1,273 @@
+// Shared TaskStore contract (see src/tasks/taskStore.ts): every backend must pass these node:test cases.
+// `open` gives a fresh, empty store per test; `reopen` (persistent backends only) opens another store
+// on the same data, used to check that records survive close+reopen and are on disk once writes resolve.
+
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, beforeEach, describe, it } from "node:test";
+import type { TaskRecord } from "../../src/tasks/taskRecord.js";
+import type { TaskStore } from "../../src/tasks/taskStore.js";
+
+export type OpenTaskStore = () => Promise<{ store: TaskStore; reopen?: () => Promise<TaskStore> }>;
+
+export function makeRecord(overrides: Partial<TaskRecord> = {}): TaskRecord {
+  const now = new Date().toISOString();
+  return {
+    taskId: randomUUID(),
+    status: "working",
+    createdAt: now,
+    lastUpdatedAt: now,
+    ttlMs: null,
+    ownerHash: "a".repeat(64),
+    tool: "echo",
+    usedKeys: [],
+    holder: "instance-1",
+    version: 1,
+    ...overrides,
+  };
+}
+
+const ids = (records: TaskRecord[]) => records.map((r) => r.taskId).sort();
+
+export function taskStoreContract(name: string, open: OpenTaskStore): void {
+  describe(`TaskStore contract: ${name}`, () => {
+    let store: TaskStore;
+    let reopenFn: (() => Promise<TaskStore>) | undefined;
+    const opened: TaskStore[] = [];
+
+    /** Opens another store on the same data (tracked for closing), or undefined if not persistent. */
+    const reopen = async (): Promise<TaskStore | undefined> => {
+      if (reopenFn === undefined) return undefined;
+      const again = await reopenFn();
+      opened.push(again);
+      return again;
+    };
+
+    beforeEach(async () => {
+      const result = await open();
+      store = result.store;
+      reopenFn = result.reopen;
+      opened.push(store);
+    });
+
+    afterEach(async () => {
+      await Promise.all(opened.splice(0).map((s) => s.close()));
+    });
+
+    it("create then get finds the record", async () => {
+      const record = makeRecord({ statusMessage: "starting", pollIntervalMs: 500 });
+      await store.create(record);
+      assert.deepEqual(await store.get(record.taskId), record);
+    });
+
+    it("get of an unknown id is undefined", async () => {
+      assert.equal(await store.get("no-such-task"), undefined);
+    });
+
+    it("records are copies: mutating a returned or created object does not change the store", async () => {
+      const record = makeRecord();
+      await store.create(record);
+      record.status = "failed";
+      const got = await store.get(record.taskId);
+      assert.ok(got);
+      got.usedKeys.push("sneaky");
+      assert.deepEqual((await store.get(record.taskId))?.usedKeys, []);
+      assert.equal((await store.get(record.taskId))?.status, "working");
+    });
+
+    it("duplicate create throws and leaves the original", async () => {
+      const record = makeRecord();
+      await store.create(record);
+      await assert.rejects(store.create({ ...record, tool: "other" }), /already exists/);
+      assert.equal((await store.get(record.taskId))?.tool, "echo");
+    });
+
+    it("concurrent creates of one id: exactly one succeeds", async () => {
+      const record = makeRecord();
+      const results = await Promise.allSettled([store.create(record), store.create({ ...record, tool: "b" })]);
+      assert.deepEqual(results.map((r) => r.status).sort(), ["fulfilled", "rejected"]);
+    });
+
+    it("update mutates, bumps version, persists and returns the new record", async () => {
+      const record = makeRecord();
+      await store.create(record);
+      const updated = await store.update(record.taskId, (current) => ({
+        ...current,
+        status: "input_required",
+        statusMessage: "need input",
+      }));
+      assert.equal(updated?.status, "input_required");
+      assert.equal(updated?.statusMessage, "need input");
+      assert.equal(updated?.version, record.version + 1);
+      assert.deepEqual(await store.get(record.taskId), updated);
+    });
+
+    it("update of an unknown id is undefined and mutate is not called", async () => {
+      let called = false;
+      const result = await store.update("no-such-task", (current) => {
+        called = true;
+        return current;
+      });
+      assert.equal(result, undefined);
+      assert.equal(called, false);
+    });
+
+    it("mutate returning undefined leaves the record unchanged (even if it edited its argument)", async () => {
+      const record = makeRecord();
+      await store.create(record);
+      const result = await store.update(record.taskId, (current) => {
+        current.status = "failed";
+        return undefined;
+      });
+      assert.deepEqual(result, record);
+      assert.deepEqual(await store.get(record.taskId), record);
+    });
+
+    it("50 concurrent updates appending to a list lose nothing", async () => {
+      const record = makeRecord();
+      await store.create(record);
+      const keys = Array.from({ length: 50 }, (_, i) => `key-${i}`);
+      await Promise.all(
+        keys.map((key) =>
+          store.update(record.taskId, (current) => ({ ...current, usedKeys: [...current.usedKeys, key] })),
+        ),
+      );
+      const final = await store.get(record.taskId);
+      assert.deepEqual([...(final?.usedKeys ?? [])].sort(), [...keys].sort());
+      assert.equal(final?.version, record.version + 50);
+    });
+
+    it("TTL: a record is found at once and gone after createdAt + ttlMs", async () => {
+      const record = makeRecord({ ttlMs: 200 });
+      await store.create(record);
+      assert.ok(await store.get(record.taskId));
+      assert.deepEqual(ids(await store.listUnfinished()), [record.taskId]);
+      await sleep(400);
+      assert.equal(await store.get(record.taskId), undefined);
+      let called = false;
+      const updated = await store.update(record.taskId, (current) => {
+        called = true;
+        return current;
+      });
+      assert.equal(updated, undefined);
+      assert.equal(called, false);
+      assert.deepEqual(await store.listUnfinished(), []);
+    });
+
+    it("TTL counts from createdAt, not from the write", async () => {
+      const old = new Date(Date.now() - 60_000).toISOString();
+      const record = makeRecord({ createdAt: old, lastUpdatedAt: old, ttlMs: 30_000 });
+      await store.create(record);
+      assert.equal(await store.get(record.taskId), undefined);
+    });
+
+    it("ttlMs null never expires", async () => {
+      const ancient = "2000-01-01T00:00:00.000Z";
+      const record = makeRecord({ createdAt: ancient, lastUpdatedAt: ancient, ttlMs: null });
+      await store.create(record);
+      assert.deepEqual(await store.get(record.taskId), record);
+      assert.deepEqual(ids(await store.listUnfinished()), [record.taskId]);
+    });
+
+    it("listUnfinished returns only working and input_required records", async () => {
+      const working = makeRecord({ status: "working" });
+      const asking = makeRecord({ status: "input_required" });
+      const done = makeRecord({ status: "completed", result: { content: [] } });
+      const failed = makeRecord({ status: "failed" });
+      const cancelled = makeRecord({ status: "cancelled" });
+      const finishing = makeRecord({ status: "working" });
+      for (const r of [working, asking, done, failed, cancelled, finishing]) await store.create(r);
+      assert.deepEqual(ids(await store.listUnfinished()), ids([working, asking, finishing]));
+
+      await store.update(finishing.taskId, (c) => ({ ...c, status: "completed", result: { ok: true } }));
+      const unfinished = await store.listUnfinished();
+      assert.deepEqual(ids(unfinished), ids([working, asking]));
+      assert.deepEqual(
+        unfinished.find((r) => r.taskId === working.taskId),
+        working,
+      );
+    });
+
+    it("persistence: records (finished ones with result too) survive close and reopen", async (t) => {
+      if (reopenFn === undefined) return t.skip("backend is not persistent");
+      const running = makeRecord({ status: "working" });
+      const asking = makeRecord({ status: "input_required", inputRequests: {} });
+      const finished = makeRecord();
+      await store.create(running);
+      await store.create(asking);
+      await store.create(finished);
+      const completed = await store.update(finished.taskId, (c) => ({
+        ...c,
+        status: "completed",
+        result: { content: [{ type: "text", text: "done" }], structuredContent: { n: 42 } },
+      }));
+      await store.close();
+
+      const again = await reopen();
+      assert.ok(again);
+      assert.deepEqual(await again.get(running.taskId), running);
+      assert.deepEqual(await again.get(asking.taskId), asking);
+      assert.deepEqual(await again.get(finished.taskId), completed);
+      assert.deepEqual(ids(await again.listUnfinished()), ids([running, asking]));
+      // The reopened store keeps working: updates continue from the stored version.
+      const next = await again.update(running.taskId, (c) => ({ ...c, status: "failed" }));
+      assert.equal(next?.version, running.version + 1);
+      assert.deepEqual(ids(await again.listUnfinished()), [asking.taskId]);
+    });
+
+    it("persistence: writes are on disk as soon as create/update resolve (no close, as if killed)", async (t) => {
+      if (reopenFn === undefined) return t.skip("backend is not persistent");
+      const records = Array.from({ length: 20 }, () => makeRecord({ result: { blob: "x".repeat(2_000) } }));
+      // Concurrent writes, so some land while an earlier disk write is still in flight.
+      await Promise.all(records.map((r) => store.create(r)));
+      await Promise.all(
+        records.map((r) => store.update(r.taskId, (c) => ({ ...c, usedKeys: ["k"], status: "completed" }))),
+      );
+      await store.create(makeRecord({ taskId: "last-one" }));
+
+      const again = await reopen(); // the first store is NOT closed: nothing gets flushed for us
+      assert.ok(again);
+      for (const r of records) {
+        const got = await again.get(r.taskId);
+        assert.equal(got?.version, r.version + 1, `task ${r.taskId} update lost`);
+        assert.equal(got?.status, "completed");
+      }
+      assert.ok(await again.get("last-one"));
+      assert.deepEqual(ids(await again.listUnfinished()), ["last-one"]);
+    });
+
+    it("persistence: a write that lands while a slow disk write is in flight is on disk when it resolves", async (t) => {
+      if (reopenFn === undefined) return t.skip("backend is not persistent");
+      // A big record makes one disk write slow; small creates keep arriving until it has finished.
+      // (Finished records, so the unfinished-index writes do not add extra, rescuing disk writes.)
+      let bigDone = false;
+      const big = store
+        .create(makeRecord({ status: "completed", result: { blob: "x".repeat(4_000_000) } }))
+        .finally(() => {
+          bigDone = true;
+        });
+      const small: TaskRecord[] = [];
+      const writes: Promise<void>[] = [];
+      while (!bigDone) {
+        const record = makeRecord({ status: "completed" });
+        small.push(record);
+        writes.push(store.create(record));
+        await sleep(1);
+      }
+      await Promise.all([big, ...writes]);
+
+      const again = await reopen(); // first store still open, never flushed by close()
+      assert.ok(again);
+      const missing: string[] = [];
+      for (const r of small) if ((await again.get(r.taskId)) === undefined) missing.push(r.taskId);
+      assert.deepEqual(missing, [], `${missing.length} of ${small.length} resolved creates not on disk`);
+    });
+
+    it("operations after close reject", async () => {
+      await store.close();
+      await assert.rejects(store.get("x"), /closed/);
+      await store.close(); // idempotent
+    });
+  });
+}
