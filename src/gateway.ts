@@ -14,6 +14,9 @@ import { createPassThrough } from "./http/passThrough.js";
 import type { MethodHandler } from "./methods/context.js";
 import { discoverResult } from "./methods/discover.js";
 import { relayHandler } from "./methods/relay.js";
+import { resumableRelayHandler } from "./methods/resumableRelay.js";
+import { HeldCalls } from "./calls/heldCalls.js";
+import { RequestStateCodec } from "./calls/requestStateCodec.js";
 import { MethodRouter } from "./methods/router.js";
 import { tasksHandlers } from "./methods/tasks.js";
 import { createLogger } from "./observability/logger.js";
@@ -47,16 +50,18 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
   if (orphans > 0) log.warn({ event: "tasks.recovered", failed: orphans }, "tasks left running by a previous process were failed");
 
   const relay = relayHandler(pool, config.cache);
+  const heldCalls = new HeldCalls(new RequestStateCodec(config.mrtr.secret), config.mrtr.holdTimeoutMs, log);
+  const resumable = resumableRelayHandler(pool, heldCalls, config.cache);
   const handlers: Record<string, MethodHandler> = {
     "server/discover": async () => discoverResult(await pool.info(), config.cache),
     "tools/list": relay,
     "prompts/list": relay,
-    "prompts/get": relay,
+    "prompts/get": resumable,
     "resources/list": relay,
     "resources/templates/list": relay,
-    "resources/read": relay,
+    "resources/read": resumable,
     "completion/complete": relay,
-    "tools/call": toolCallHandler({ pool, catalog, tasks, config }),
+    "tools/call": toolCallHandler({ pool, catalog, tasks, heldCalls, config }),
     ...tasksHandlers(tasks),
   };
   const router = new MethodRouter(handlers, async () => (await pool.info()).capabilities);
@@ -95,6 +100,7 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     store,
     log,
     async close() {
+      heldCalls.abortAll("gateway shutting down");
       await tasks.shutdown();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

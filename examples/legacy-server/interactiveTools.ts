@@ -1,6 +1,6 @@
 // Registers the tools that ask the client something mid-call: build_report, run_suite (long, with
 // progress + form elicitation), ask_url (URL elicitation), ask_sampling, list_roots, two_questions
-// (two concurrent elicitations), two_rounds (two sequential ones). Every question is related to the
+// (two concurrent elicitations), two_rounds (two sequential ones), ping_then_greet (a ping first). Every question is related to the
 // tool call (see ToolRun); a client lacking the capability gets the documented default instead.
 
 import { randomUUID } from "node:crypto";
@@ -151,6 +151,16 @@ export function registerInteractiveTools(session: SessionContext): void {
         });
         const name = [answer(first, "first"), answer(last, "last")].filter((p) => p !== undefined).join(" ");
         return text(`Hello, ${name}!`);
+      }),
+  );
+
+  mcp.registerTool(
+    "ping_then_greet",
+    { description: "Pings the client mid-call (a legacy server checking it is alive), then greets.", inputSchema: { name: z.string() } },
+    (args, extra) =>
+      runTool(session, "ping_then_greet", extra, async (run) => {
+        await run.pingClient();
+        return text(`Pinged, then: Hello, ${args.name}!`);
       }),
   );
 }

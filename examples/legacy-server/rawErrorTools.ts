@@ -1,8 +1,7 @@
-// routeRawTools(mcp, handlers): tools/call for the named tools goes straight to `handlers[name]`, so
-// whatever they throw leaves as a real JSON-RPC error. SDK 1.x McpServer catches every throw from a
-// registerTool callback and answers {isError: true} instead (only -32042 passes through), so we
-// re-install tools/call in front of McpServer's own handler; every other tool still goes to it.
-// Throw JsonRpcError (not McpError, whose message gets an "MCP error <code>: " prefix on the wire).
+// routeRawTools(mcp, handlers): tools/call for the named tools bypasses McpServer, so what they throw
+// leaves as a real JSON-RPC error (SDK 1.x McpServer turns every throw from a registerTool callback
+// into {isError: true}; only -32042 passes). Other tools still reach McpServer's handler. Throw
+// JsonRpcError: McpError's message carries an "MCP error <code>: " prefix onto the wire.
 
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { CallToolRequestSchema, type CallToolRequest, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";

@@ -25,10 +25,10 @@ export interface LegacyServer {
   url: string;
   port: number;
   /**
-   * "session-opened" / "session-closed" {sessionId, clientCapabilities}, "tool-started" {tool,
+   * "session-opened" (on notifications/initialized) / "session-closed" {sessionId, clientCapabilities}, "tool-started" {tool,
    * sessionId, requestId}, "tool-finished" {tool, outcome, ...}, "cancelled" {tool, requestId,
    * reason}, "elicitation-answered" {tool, action, content}, "sampling-answered" {tool, text, model},
-   * "roots-answered" {tool, roots}. Payload types are exported from state.ts.
+   * "roots-answered" {tool, roots}, "ping-answered" {tool}. Payload types are exported from state.ts.
    */
   events: EventEmitter;
   sessionCount(): number;

@@ -3,8 +3,7 @@
 // progressToken) and client requests (elicitation, sampling, roots) that are RELATED to the tool
 // call, i.e. they travel on the call's own SSE stream and are cancelled with it.
 
-import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import type { RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import type { RequestHandlerExtra, RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type {
   CallToolResult,
   ElicitRequestFormParams,
@@ -12,6 +11,7 @@ import type {
   ServerNotification,
   ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
+import { EmptyResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import { scaledDelay, type SessionContext, type ToolOutcome } from "./state.js";
 
@@ -122,6 +122,14 @@ export class ToolRun {
       sessionId: this.extra.sessionId,
     });
     return outcome;
+  }
+
+  /** ping on this call's stream; resolves with the round-trip time in ms. */
+  async pingClient(): Promise<number> {
+    const started = Date.now();
+    await this.session.mcp.server.request({ method: "ping" }, EmptyResultSchema, this.related());
+    this.events.emit("ping-answered", { tool: this.tool, sessionId: this.extra.sessionId });
+    return Date.now() - started;
   }
 
   /** sampling/createMessage with one user message; undefined when the client cannot sample. */

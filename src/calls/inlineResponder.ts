@@ -1,71 +1,67 @@
-// Serves a running upstream call inline on the client's own HTTP request: JSON when the result
-// comes quickly, otherwise an SSE stream carrying the request's progress and then the result.
-// A client that goes away cancels the upstream call. A question from the upstream ends the call
-// with an error here (MRTR rounds are not offered on inline calls yet).
+// Serves a running upstream call on the client's own HTTP request: JSON when the result comes
+// quickly, otherwise an SSE stream with the request's progress and then the result. When the
+// upstream asks, the call is held and the client gets an MRTR `input_required` result (all
+// questions open at that moment, and a sealed requestState); its retry resumes the call.
+// A client that goes away while the call runs cancels it upstream.
 
-import type { IncomingMessage, ServerResponse } from "node:http";
-import { ErrorCode, RpcError } from "../protocol/errors.js";
-import type { RequestId } from "../protocol/wire.js";
+import type { ServerResponse } from "node:http";
+import { ErrorCode, missingCapability } from "../protocol/errors.js";
+import type { ClientCapabilities, JsonObject, RequestId } from "../protocol/wire.js";
 import { errorMessage, resultMessage } from "../http/rpcResponse.js";
 import { SseWriter } from "../http/sseWriter.js";
 import { STREAMED, type HandlerResult } from "../methods/context.js";
-import type { UpstreamCall } from "./upstreamCall.js";
+import { missingCapabilityFor } from "./declaredKinds.js";
+import type { CallBinding, HeldCall, HeldCalls } from "./heldCalls.js";
+import type { Question, UpstreamCall } from "./upstreamCall.js";
 import { modernResult } from "./upstreamResult.js";
 
 export interface InlineOptions {
   id: RequestId;
   progressToken?: string | number;
-  req: IncomingMessage;
   res: ServerResponse;
   /** How long a result may take and still be answered as plain JSON. */
   jsonWindowMs: number;
   note: Record<string, unknown>;
+  /** What the client declared on this request: questions of other kinds are never shown. */
+  capabilities: ClientCapabilities;
+  heldCalls: HeldCalls;
+  binding: CallBinding;
+  /** Set when this request resumes a held call. */
+  held?: HeldCall;
+  /** Extra fields for a complete result (ttlMs/cacheScope on cacheable ones). */
+  decorate?: (result: JsonObject) => JsonObject;
 }
 
-export async function respondInline(call: UpstreamCall, options: InlineOptions): Promise<HandlerResult> {
-  const { id, progressToken, res } = options;
+/** Concurrent questions arrive a few ms apart; gather them into one round. */
+const GATHER_MS = 30;
+
+export function inputRequiredResult(heldCalls: HeldCalls, held: HeldCall): JsonObject {
+  return { resultType: "input_required", inputRequests: heldCalls.openRequests(held), requestState: heldCalls.issueRound(held) };
+}
+
+export function respondInline(call: UpstreamCall, options: InlineOptions): Promise<HandlerResult> {
+  const { id, progressToken, res, heldCalls } = options;
+  let held = options.held;
   let sse: SseWriter | undefined;
   const pending: unknown[] = [];
-  const openStream = () => {
-    if (sse || res.headersSent) return;
-    sse = new SseWriter(res);
-    for (const message of pending.splice(0)) sse.send(message);
-  };
-  const emit = (message: unknown) => (sse ? sse.send(message) : pending.push(message));
-
-  const stopWatching = call.watch({
-    progress: (p) => {
-      if (progressToken === undefined) return;
-      emit({ jsonrpc: "2.0", method: "notifications/progress", params: { progressToken, ...p } });
-      openStream();
-    },
-    question: (q) => {
-      q.refuse({ code: ErrorCode.InternalError, message: "the client cannot answer questions on an inline call" });
-      const what = String((q.request.params as { message?: string }).message ?? q.request.method);
-      options.note.outcome = "question_refused";
-      call.abort(`upstream asked '${what}' during an inline call`);
-      finishWith(
-        errorMessage(
-          id,
-          new RpcError(
-            ErrorCode.InternalError,
-            `The upstream tool asked the client a question (${q.request.method}: "${what}") during an inline call, ` +
-              "which taskgate cannot relay yet; the upstream call was cancelled. Declare the " +
-              "io.modelcontextprotocol/tasks extension to run this tool as a task and answer it with tasks/update.",
-          ),
-        ),
-      );
-    },
-  });
-
+  const asked: Question[] = [];
+  let gather: NodeJS.Timeout | undefined;
   let done = false;
   let resolveDone: (r: HandlerResult) => void = () => undefined;
   const finished = new Promise<HandlerResult>((r) => (resolveDone = r));
-  function finishWith(message: unknown): void {
+
+  const openStream = () => {
+    if (sse || done || res.headersSent) return;
+    sse = new SseWriter(res);
+    for (const message of pending.splice(0)) sse.send(message);
+  };
+
+  const finishWith = (message: unknown) => {
     if (done) return;
     done = true;
     stopWatching();
     clearTimeout(timer);
+    clearTimeout(gather);
     if (sse) {
       sse.send(message);
       sse.end();
@@ -75,13 +71,44 @@ export async function respondInline(call: UpstreamCall, options: InlineOptions):
       res.end(text);
     }
     resolveDone(STREAMED);
-  }
+  };
+
+  const askClient = () => {
+    held ??= heldCalls.hold(call, options.binding);
+    for (const question of asked.splice(0)) if (!question.settled) heldCalls.addQuestion(held, question);
+    options.note.outcome = "input_required";
+    finishWith(resultMessage(id, inputRequiredResult(heldCalls, held)));
+  };
+
+  const stopWatching = call.watch({
+    progress: (p) => {
+      if (progressToken === undefined || done) return;
+      const message = { jsonrpc: "2.0", method: "notifications/progress", params: { progressToken, ...p } };
+      if (sse) sse.send(message);
+      else pending.push(message);
+      openStream();
+    },
+    question: (question) => {
+      if (done) return;
+      const missing = missingCapabilityFor(question.request, options.capabilities);
+      if (missing) {
+        question.refuse({ code: ErrorCode.InvalidRequest, message: "the client did not declare this capability" });
+        call.abort("the upstream needs a capability the client did not declare");
+        options.note.outcome = "missing_capability";
+        finishWith(errorMessage(id, missingCapability(missing, `the upstream asked for ${question.request.method}, which this request did not declare`)));
+        return;
+      }
+      asked.push(question);
+      gather ??= setTimeout(askClient, GATHER_MS);
+    },
+  });
 
   const timer = setTimeout(openStream, options.jsonWindowMs);
   res.on("close", () => {
     if (done) return;
     done = true;
     clearTimeout(timer);
+    clearTimeout(gather);
     stopWatching();
     sse?.end();
     options.note.outcome = "client_disconnected";
@@ -91,8 +118,9 @@ export async function respondInline(call: UpstreamCall, options: InlineOptions):
 
   void call.outcome.then((outcome) => {
     if (outcome.kind === "result") {
-      options.note.outcome = outcome.result.isError === true ? "tool_error" : "result";
-      finishWith(resultMessage(id, modernResult(outcome.result)));
+      if (!options.note.outcome) options.note.outcome = outcome.result.isError === true ? "tool_error" : "result";
+      const result = modernResult(outcome.result);
+      finishWith(resultMessage(id, options.decorate ? options.decorate(result) : result));
     } else if (outcome.kind === "error") {
       options.note.outcome = "error";
       finishWith(errorMessage(id, outcome.error));
@@ -102,4 +130,3 @@ export async function respondInline(call: UpstreamCall, options: InlineOptions):
   });
   return finished;
 }
-

@@ -14,16 +14,21 @@ import { respondInline } from "./inlineResponder.js";
 import { policyFor } from "./taskPolicy.js";
 import { UpstreamCall } from "./upstreamCall.js";
 import type { UpstreamCatalog } from "../upstream/upstreamCatalog.js";
+import { ownerHashOf } from "../auth/identity.js";
+import type { HeldCalls } from "./heldCalls.js";
+import { argumentsDigest } from "./requestStateCodec.js";
+import { isRetry, resumeHeldCall } from "./resumeHeldCall.js";
 
 export interface ToolCallDeps {
   pool: UpstreamPool;
   catalog: UpstreamCatalog;
   tasks: TaskManager;
+  heldCalls: HeldCalls;
   config: Config;
 }
 
 /** A quick result within this window is answered as JSON, not SSE. */
-const INLINE_JSON_WINDOW_MS = 250;
+export const INLINE_JSON_WINDOW_MS = 250;
 
 export function toolCallHandler(deps: ToolCallDeps) {
   return async (ctx: RequestContext): Promise<HandlerResult> => {
@@ -33,13 +38,23 @@ export function toolCallHandler(deps: ToolCallDeps) {
       throw invalidParams("params.arguments must be an object");
     }
     ctx.note.tool = name;
+    const configuredKey = deps.config.tasks.inputKeys[name];
+    const binding = {
+      owner: ownerHashOf(ctx.identity),
+      method: "tools/call",
+      name,
+      args: argumentsDigest(args),
+      ...(configuredKey ? { configuredKey } : {}),
+    };
+    if (isRetry(ctx.params)) return resumeHeldCall(ctx, deps.heldCalls, binding, { jsonWindowMs: INLINE_JSON_WINDOW_MS });
+
     const declared = declaresTasks(ctx.capabilities);
     const policy = policyFor(name, deps.config.tasks, await deps.catalog.taskSupportOf(name));
     if (!declared && policy === "required") {
       throw missingCapability({ extensions: { [TASKS_EXTENSION]: {} } }, `tool '${name}' runs only as a task; declare ${TASKS_EXTENSION}`);
     }
 
-    // Legacy `params.task` and all modern _meta are deliberately not forwarded.
+    // Legacy `params.task`, MRTR fields and all modern _meta are deliberately not forwarded.
     const upstreamParams: JsonObject = { name, ...(args !== undefined ? { arguments: args } : {}) };
     const call = new UpstreamCall(deps.pool, profileOf(ctx.capabilities), "tools/call", upstreamParams, ctx.log);
     const progressToken = ctx.meta.progressToken as string | number | undefined;
@@ -47,10 +62,12 @@ export function toolCallHandler(deps: ToolCallDeps) {
       respondInline(call, {
         id: ctx.id,
         ...(progressToken !== undefined ? { progressToken } : {}),
-        req: ctx.req,
         res: ctx.res,
         jsonWindowMs: INLINE_JSON_WINDOW_MS,
         note: ctx.note,
+        capabilities: ctx.capabilities,
+        heldCalls: deps.heldCalls,
+        binding,
       });
 
     if (!declared || policy === "never") return inline();

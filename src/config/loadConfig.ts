@@ -62,7 +62,10 @@ const ENV_TABLE = {
   TASKGATE_TASKS_POLL_INTERVAL_MS: { path: ["tasks", "pollIntervalMs"], kind: "int" },
   TASKGATE_CACHE_TTL_MS: { path: ["cache", "ttlMs"], kind: "int" },
   TASKGATE_CACHE_SCOPE: { path: ["cache", "cacheScope"], kind: "string" },
+  TASKGATE_SUBSCRIPTIONS_KEEP_ALIVE_MS: { path: ["subscriptions", "keepAliveMs"], kind: "int" },
   TASKGATE_LOG_LEVEL: { path: ["log", "level"], kind: "string" },
+  TASKGATE_MRTR_SECRET: { path: ["mrtr", "secret"], kind: "string" },
+  TASKGATE_MRTR_HOLD_TIMEOUT_MS: { path: ["mrtr", "holdTimeoutMs"], kind: "int" },
 } as const satisfies Record<string, { path: readonly string[]; kind: EnvKind }>;
 
 export type EnvVarName = keyof typeof ENV_TABLE;

@@ -79,11 +79,27 @@ export const ConfigSchema = z
       })
       .strict()
       .prefault({}),
+    mrtr: z
+      .object({
+        /** HMAC key sealing requestState (≥32 bytes, hex or base64). Generated at start when unset. */
+        secret: z.string().min(32, "must be at least 32 characters (use 32+ random bytes, hex or base64)").optional(),
+        /** A held inline call nobody resumes is cancelled upstream after this long. */
+        holdTimeoutMs: z.number().int().positive().default(300_000),
+      })
+      .strict()
+      .prefault({}),
     cache: z
       .object({
         /** ttlMs / cacheScope put on cacheable results (discover, lists, reads). */
         ttlMs: z.number().int().min(0).default(60_000),
         cacheScope: z.enum(["public", "private"]).default("private"),
+      })
+      .strict()
+      .prefault({}),
+    subscriptions: z
+      .object({
+        /** Interval of the `:` keep-alive comments on open subscriptions/listen streams. */
+        keepAliveMs: positiveMs.default(15_000),
       })
       .strict()
       .prefault({}),

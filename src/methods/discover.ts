@@ -1,16 +1,26 @@
 // server/discover: the upstream's initialize result restated for 2026-07-28, plus the tasks
-// extension. Capabilities taskgate cannot honour yet (list-change and resource subscriptions,
-// legacy tasks, logging) are left out, so what is advertised always works.
+// extension. listChanged / resources.subscribe are advertised exactly when the upstream offers
+// them and its notification stream is open (subscriptions/listen serves them); legacy tasks and
+// logging are left out, so what is advertised always works.
 
 import type { Config } from "../config/schema.js";
 import { META, SUPPORTED_VERSIONS, TASKS_EXTENSION, type JsonObject } from "../protocol/wire.js";
 import type { UpstreamInfo } from "../upstream/upstreamSession.js";
 
-export function modernCapabilities(upstream: JsonObject): JsonObject {
+const flag = (value: unknown, key: string): boolean =>
+  typeof value === "object" && value !== null && (value as JsonObject)[key] === true;
+
+/** `notificationStream`: upstream notifications reach taskgate (see UpstreamInfo). */
+export function modernCapabilities(upstream: JsonObject, notificationStream = false): JsonObject {
   const caps: JsonObject = {};
-  if (upstream.tools) caps.tools = {};
-  if (upstream.prompts) caps.prompts = {};
-  if (upstream.resources) caps.resources = {};
+  const relayed = (value: unknown, ...keys: string[]): JsonObject => {
+    const out: JsonObject = {};
+    if (notificationStream) for (const key of keys) if (flag(value, key)) out[key] = true;
+    return out;
+  };
+  if (upstream.tools) caps.tools = relayed(upstream.tools, "listChanged");
+  if (upstream.prompts) caps.prompts = relayed(upstream.prompts, "listChanged");
+  if (upstream.resources) caps.resources = relayed(upstream.resources, "subscribe", "listChanged");
   if (upstream.completions) caps.completions = {};
   caps.extensions = { ...((upstream.extensions as JsonObject | undefined) ?? {}), [TASKS_EXTENSION]: {} };
   return caps;
@@ -20,7 +30,7 @@ export function discoverResult(info: UpstreamInfo, cache: Config["cache"]): Json
   return {
     resultType: "complete",
     supportedVersions: [...SUPPORTED_VERSIONS],
-    capabilities: modernCapabilities(info.capabilities),
+    capabilities: modernCapabilities(info.capabilities, info.notificationStream),
     ...(info.instructions ? { instructions: info.instructions } : {}),
     ttlMs: cache.ttlMs,
     cacheScope: cache.cacheScope,

@@ -1,6 +1,8 @@
 // The pool of upstream sessions: one multiplexed session per capability profile, opened on
 // first use, re-created when the upstream answers 404 for an expired session (the request is
-// then sent once more on the new session; it never started on the dead one).
+// then sent once more on the new session; it never started on the dead one). Every session's
+// unrelated notifications go to `onNotification`; `onSessionOpened` says when state kept on the
+// upstream per session (resource subscriptions) must be re-established.
 
 import type { Logger } from "pino";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -13,6 +15,8 @@ export interface UpstreamPoolOptions {
   log: Logger;
   clientInfo?: { name: string; version: string };
   onNotification?: NotificationListener;
+  /** A session of this profile key (see profileKey) is open; also after a re-open. */
+  onSessionOpened?: (profileKey: string) => void;
 }
 
 const isSessionGone = (error: unknown) => error instanceof StreamableHTTPError && error.code === 404;
@@ -79,7 +83,11 @@ export class UpstreamPool {
     }).then(
       (session) => {
         this.opened.set(key, session);
-        log.info({ event: "upstream.session.opened", profile: key, upstreamVersion: session.info.protocolVersion }, "upstream session opened");
+        log.info(
+          { event: "upstream.session.opened", profile: key, upstreamVersion: session.info.protocolVersion, notificationStream: session.info.notificationStream },
+          "upstream session opened",
+        );
+        this.options.onSessionOpened?.(key);
         return session;
       },
       (error: unknown) => {

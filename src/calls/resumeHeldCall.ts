@@ -1,0 +1,76 @@
+// An MRTR retry (a tools/call, prompts/get or resources/read carrying requestState and
+// inputResponses): finds the held call, checks every answer against its question before
+// anything is delivered, then resumes the call on this request — or asks again for what is
+// still open. Any refusal leaves the held call exactly as it was.
+
+import { invalidParams } from "../protocol/errors.js";
+import type { JsonObject } from "../protocol/wire.js";
+import { resultMessage } from "../http/rpcResponse.js";
+import { STREAMED, type HandlerResult, type RequestContext } from "../methods/context.js";
+import type { CallBinding, HeldCalls } from "./heldCalls.js";
+import { inputRequiredResult, respondInline } from "./inlineResponder.js";
+import { checkInputResponse } from "./inputResponseCheck.js";
+import type { Question } from "./upstreamCall.js";
+
+const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
+
+export function isRetry(params: JsonObject): boolean {
+  return params.requestState !== undefined || params.inputResponses !== undefined;
+}
+
+export async function resumeHeldCall(
+  ctx: RequestContext,
+  heldCalls: HeldCalls,
+  binding: CallBinding,
+  options: { jsonWindowMs: number; decorate?: (result: JsonObject) => JsonObject },
+): Promise<HandlerResult> {
+  const { requestState, inputResponses = {} } = ctx.params;
+  if (!isObject(inputResponses)) throw invalidParams("params.inputResponses must be an object mapping inputRequests keys to answers");
+  if (requestState === undefined) {
+    throw invalidParams("inputResponses came without requestState: echo the requestState of the input_required result");
+  }
+  const held = heldCalls.find(requestState, binding);
+
+  const answers: Array<[string, Question, JsonObject]> = [];
+  for (const [key, question] of held.questions) {
+    if (question.settled || !(key in inputResponses)) continue;
+    const problem = checkInputResponse(question.request, inputResponses[key]);
+    if (problem) {
+      throw invalidParams(`inputResponses.${key}: ${problem} (the question stays open; retry with a corrected answer and the same requestState)`);
+    }
+    answers.push([key, question, inputResponses[key] as JsonObject]);
+  }
+  heldCalls.consume(held);
+  ctx.note.resumed = answers.length;
+
+  const deliver = () => {
+    for (const [key, question, answer] of answers) {
+      held.questions.delete(key);
+      question.answer(answer);
+    }
+  };
+  const stillOpen = [...held.questions.entries()].some(([key, q]) => !q.settled && !answers.some(([k]) => k === key));
+  if (stillOpen) {
+    deliver();
+    ctx.note.outcome = "input_required";
+    const text = JSON.stringify(resultMessage(ctx.id, inputRequiredResult(heldCalls, held)));
+    ctx.res.writeHead(200, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text) });
+    ctx.res.end(text);
+    return STREAMED;
+  }
+  // Watch before answering, so a follow-up question is caught by this request.
+  const responding = respondInline(held.call, {
+    id: ctx.id,
+    ...(typeof ctx.meta.progressToken === "string" || typeof ctx.meta.progressToken === "number" ? { progressToken: ctx.meta.progressToken } : {}),
+    res: ctx.res,
+    jsonWindowMs: options.jsonWindowMs,
+    note: ctx.note,
+    capabilities: ctx.capabilities,
+    heldCalls,
+    binding,
+    held,
+    ...(options.decorate ? { decorate: options.decorate } : {}),
+  });
+  deliver();
+  return responding;
+}
