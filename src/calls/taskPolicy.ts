@@ -1,9 +1,11 @@
 // Decides how a tools/call is served: inline or as a task. Config per tool wins, then the
 // upstream tool's 2025-11-25 `execution.taskSupport`, then the configured default.
+// `forbidden` is no hint: SDK 1.x stamps it on every plain tool, and it only says the upstream
+// cannot run the call as a 2025-11-25 task itself — taskgate holds the blocking call either way.
 
 import type { Config, TaskPolicy } from "../config/schema.js";
 
-const fromTaskSupport: Record<string, TaskPolicy> = { required: "required", optional: "auto", forbidden: "never" };
+const fromTaskSupport: Record<string, TaskPolicy> = { required: "required", optional: "auto" };
 
 export function policyFor(tool: string, tasks: Config["tasks"], upstreamTaskSupport: string | undefined): TaskPolicy {
   return tasks.tools[tool] ?? (upstreamTaskSupport ? fromTaskSupport[upstreamTaskSupport] : undefined) ?? tasks.policy;
