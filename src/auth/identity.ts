@@ -16,3 +16,7 @@ export const sha256Hex = (text: string) => createHash("sha256").update(text, "ut
 
 /** What a task stores about its owner: a hash, so the store never holds subjects in clear. */
 export const ownerHashOf = (identity: Identity) => sha256Hex(`subject:${identity.subject}`);
+
+/** How a caller appears in logs. In demo mode the subject IS the bearer token, so only a hash is shown. */
+export const loggableSubject = (identity: Identity, mode: string) =>
+  mode === "demo" ? `demo#${sha256Hex(identity.subject).slice(0, 12)}` : identity.subject;

@@ -3,10 +3,11 @@
 // anything is delivered, then resumes the call on this request — or asks again for what is
 // still open. Any refusal leaves the held call exactly as it was.
 
-import { invalidParams } from "../protocol/errors.js";
+import { invalidParams, missingCapability } from "../protocol/errors.js";
 import type { JsonObject } from "../protocol/wire.js";
 import { resultMessage } from "../http/rpcResponse.js";
 import { STREAMED, type HandlerResult, type RequestContext } from "../methods/context.js";
+import { missingCapabilityFor } from "./declaredKinds.js";
 import type { CallBinding, HeldCalls } from "./heldCalls.js";
 import { inputRequiredResult, respondInline } from "./inlineResponder.js";
 import { checkInputResponse } from "./inputResponseCheck.js";
@@ -39,6 +40,14 @@ export async function resumeHeldCall(
       throw invalidParams(`inputResponses.${key}: ${problem} (the question stays open; retry with a corrected answer and the same requestState)`);
     }
     answers.push([key, question, inputResponses[key] as JsonObject]);
+  }
+  // A question left open is shown again on this request: only if THIS request declared its kind.
+  for (const [key, question] of held.questions) {
+    if (question.settled || answers.some(([k]) => k === key)) continue;
+    const missing = missingCapabilityFor(question.request, ctx.capabilities);
+    if (missing) {
+      throw missingCapability(missing, `inputRequests.${key} (${question.request.method}) is still open and this request did not declare it`);
+    }
   }
   heldCalls.consume(held);
   ctx.note.resumed = answers.length;

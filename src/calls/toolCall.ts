@@ -48,8 +48,10 @@ export function toolCallHandler(deps: ToolCallDeps) {
     };
     if (isRetry(ctx.params)) return resumeHeldCall(ctx, deps.heldCalls, binding, { jsonWindowMs: INLINE_JSON_WINDOW_MS });
 
+    const facts = await deps.catalog.describe(name);
+    if (facts && !facts.known) throw invalidParams(`Unknown tool: '${name}' is not in the upstream's tools/list`);
     const declared = declaresTasks(ctx.capabilities);
-    const policy = policyFor(name, deps.config.tasks, await deps.catalog.taskSupportOf(name));
+    const policy = policyFor(name, deps.config.tasks, facts?.taskSupport);
     if (!declared && policy === "required") {
       throw missingCapability({ extensions: { [TASKS_EXTENSION]: {} } }, `tool '${name}' runs only as a task; declare ${TASKS_EXTENSION}`);
     }

@@ -233,7 +233,8 @@ export interface LegacyClassifyInput {
 }
 
 /**
- * True when the request belongs to the legacy pass-through: a known legacy Mcp-Session-Id; an
+ * True when the request belongs to the legacy pass-through: a known legacy Mcp-Session-Id; a
+ * GET/DELETE carrying any Mcp-Session-Id; an
  * `initialize` without modern `_meta` protocolVersion; or a POST without modern `_meta` whose
  * MCP-Protocol-Version header is absent or names a legacy version (so a legacy client with an
  * expired session reaches the legacy path and gets its 404 ⇒ re-initialize). Else false.
@@ -241,7 +242,9 @@ export interface LegacyClassifyInput {
 export function classifyLegacy(input: LegacyClassifyInput): boolean {
   const session = getHeader(input.headers, "mcp-session-id");
   if (typeof session === "string" && input.isKnownLegacySession(session.trim())) return true;
-  if (input.method.toUpperCase() !== "POST") return false;
+  // 2026-07-28 has no GET/DELETE at all: one carrying a session id is a legacy client's, even for a
+  // session this process never saw (e.g. after a restart); the upstream answers 404 if it is gone.
+  if (input.method.toUpperCase() !== "POST") return typeof session === "string" && session.trim() !== "";
   const message = isObject(input.body) ? input.body : undefined;
   const meta = isObject(message?.params) && isObject(message.params._meta) ? message.params._meta : {};
   if (message?.method === "initialize" && meta[META.protocolVersion] === undefined) return true;

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { parseBearer } from "../auth/bearer.js";
-import type { IdentityResolver } from "../auth/identity.js";
+import { loggableSubject, type IdentityResolver } from "../auth/identity.js";
 import type { Config } from "../config/schema.js";
 import { ErrorCode, RpcError } from "../protocol/errors.js";
 import type { JsonObject, RequestId } from "../protocol/wire.js";
@@ -95,7 +95,7 @@ export function frontDoor(deps: FrontDoorDeps) {
       const message = token === undefined ? "Authorization: Bearer <token> is required" : "The bearer token is not valid";
       return sendError(res, idOf(parsed), new RpcError(ErrorCode.InvalidRequest, message, undefined, 401), { "WWW-Authenticate": WWW_AUTHENTICATE });
     }
-    note.subject = identity.subject;
+    note.subject = loggableSubject(identity, deps.identity.mode);
 
     const envelope = parseEnvelope({ headers: req.headers, body: body?.toString("utf8") ?? "" });
     if (envelope.kind === "error") {

@@ -2,7 +2,9 @@
 // free loopback ports, and speaks 2026-07-28 to it over real HTTP (plain fetch, SSE read with
 // eventsource-parser). Every test file builds on this; nothing here is a mock.
 
+import type { EventEmitter } from "node:events";
 import { createParser } from "eventsource-parser";
+import type { Logger } from "pino";
 import { startLegacyServer, type LegacyServer } from "../../examples/legacy-server/server.js";
 import { ConfigSchema, type ConfigInput } from "../../src/config/schema.js";
 import { startGateway, type Gateway } from "../../src/gateway.js";
@@ -18,7 +20,7 @@ export interface Stack {
 
 type StackOverrides = Omit<Partial<ConfigInput>, "upstream">;
 
-export async function startStack(options: { speed?: number; config?: StackOverrides } = {}): Promise<Stack> {
+export async function startStack(options: { speed?: number; config?: StackOverrides; log?: Logger } = {}): Promise<Stack> {
   const legacy = await startLegacyServer({ port: 0, speed: options.speed ?? 20 });
   const config = ConfigSchema.parse({
     port: 0,
@@ -26,7 +28,7 @@ export async function startStack(options: { speed?: number; config?: StackOverri
     ...options.config,
     upstream: { url: legacy.url },
   });
-  const gateway = await startGateway(config, { log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent") });
+  const gateway = await startGateway(config, { log: options.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? "silent") });
   return {
     legacy,
     gateway,
@@ -140,4 +142,21 @@ export async function pollTask(
     if (Date.now() > deadline) throw new Error(`task ${taskId} did not reach the expected state; last: ${JSON.stringify(reply.message)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** Resolves with the next `name` event of `events` (e.g. the legacy server's) that `match`es; rejects after `ms`. */
+export function nextEvent<T>(events: EventEmitter, name: string, match: (payload: T) => boolean = () => true, ms = 5000): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const listener = (payload: T) => {
+      if (!match(payload)) return;
+      clearTimeout(timer);
+      events.off(name, listener);
+      resolve(payload);
+    };
+    const timer = setTimeout(() => {
+      events.off(name, listener);
+      reject(new Error(`timed out after ${ms} ms waiting for event '${name}'`));
+    }, ms);
+    events.on(name, listener);
+  });
 }

@@ -411,10 +411,15 @@ test("classifyLegacy: GET/DELETE with a known legacy session ⇒ legacy", () => 
   assert.equal(classify("DELETE", { "mcp-session-id": "legacy-1" }), true);
 });
 
-test("classifyLegacy: GET/DELETE without a known legacy session ⇒ not legacy (caller answers 405)", () => {
+test("classifyLegacy: GET/DELETE without any session id ⇒ not legacy (caller answers 405)", () => {
   assert.equal(classify("GET", {}), false);
-  assert.equal(classify("GET", { "mcp-session-id": "unknown" }), false);
-  assert.equal(classify("DELETE", { "mcp-session-id": "unknown" }), false);
+  assert.equal(classify("DELETE", {}), false);
+  assert.equal(classify("GET", { "mcp-session-id": " " }), false);
+});
+
+test("classifyLegacy: GET/DELETE with a session id taskgate never saw ⇒ legacy (the upstream answers 404)", () => {
+  assert.equal(classify("GET", { "mcp-session-id": "unknown" }), true);
+  assert.equal(classify("DELETE", { "mcp-session-id": "unknown" }), true);
 });
 
 test("classifyLegacy: legacy initialize (no modern _meta) ⇒ legacy", () => {

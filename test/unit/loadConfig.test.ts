@@ -58,6 +58,8 @@ describe("loadConfig: layering", () => {
       auth: { mode: "demo", tokens: [] },
       store: { kind: "memory", path: ".taskgate/tasks.json" },
       tasks: { policy: "auto", autoAfterMs: 1000, ttlMs: 3_600_000, pollIntervalMs: 5000, tools: {}, inputKeys: {} },
+      mrtr: { holdTimeoutMs: 300_000 },
+      subscriptions: { keepAliveMs: 15_000 },
       cache: { ttlMs: 60_000, cacheScope: "private" },
       log: { level: "info" },
     });
@@ -134,6 +136,9 @@ describe("loadConfig: layering", () => {
         TASKGATE_CACHE_TTL_MS: "8",
         TASKGATE_CACHE_SCOPE: "public",
         TASKGATE_LOG_LEVEL: "silent",
+        TASKGATE_MRTR_SECRET: "0123456789abcdef0123456789abcdef",
+        TASKGATE_MRTR_HOLD_TIMEOUT_MS: "9",
+        TASKGATE_SUBSCRIPTIONS_KEEP_ALIVE_MS: "10",
       },
     });
     assert.deepEqual(config, {
@@ -147,10 +152,12 @@ describe("loadConfig: layering", () => {
       auth: { mode: "tokens", tokens: [{ sha256: HASH, subject: "alice" }] },
       store: { kind: "file", path: "/tmp/t.json" },
       tasks: { policy: "required", autoAfterMs: 5, ttlMs: 6, pollIntervalMs: 7, tools: {}, inputKeys: {} },
+      mrtr: { secret: "0123456789abcdef0123456789abcdef", holdTimeoutMs: 9 },
+      subscriptions: { keepAliveMs: 10 },
       cache: { ttlMs: 8, cacheScope: "public" },
       log: { level: "silent" },
     });
-    assert.equal(ENV_VARS.length, 18);
+    assert.equal(ENV_VARS.length, 21);
   });
 
   it("lets CLI overrides beat the environment, ignoring undefined flags", () => {
