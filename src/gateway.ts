@@ -1,5 +1,6 @@
 // Assembles one taskgate instance from a Config: upstream pool, task store and manager, method
-// router, front door and pass-through, on an HTTP server. Used by the CLI and by every e2e test.
+// router, front door and pass-through, subscriptions/listen fed by the task bus and the upstream's
+// notifications, on an HTTP server. Used by the CLI and by every e2e test.
 
 import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
@@ -20,6 +21,8 @@ import { RequestStateCodec } from "./calls/requestStateCodec.js";
 import { MethodRouter } from "./methods/router.js";
 import { tasksHandlers } from "./methods/tasks.js";
 import { createLogger } from "./observability/logger.js";
+import { Subscriptions } from "./subscriptions/subscriptions.js";
+import { UpstreamEvents } from "./subscriptions/upstreamEvents.js";
 import { createTaskStore } from "./tasks/stores/createTaskStore.js";
 import { InProcessTaskBus } from "./tasks/taskBus.js";
 import { TaskManager } from "./tasks/taskManager.js";
@@ -35,6 +38,10 @@ export interface Gateway {
   pool: UpstreamPool;
   tasks: TaskManager;
   store: TaskStore;
+  /** Open subscriptions/listen streams, their task listeners and upstream resource holds. */
+  subscriptions: Subscriptions;
+  /** Notifications from the upstream's sessions (list changes, resource updates). */
+  upstreamEvents: UpstreamEvents;
   log: Logger;
   close(): Promise<void>;
 }
@@ -42,12 +49,24 @@ export interface Gateway {
 export async function startGateway(config: Config, options: { log?: Logger } = {}): Promise<Gateway> {
   const log = options.log ?? createLogger(config.log.level);
   const instanceId = randomUUID();
-  const pool = new UpstreamPool({ url: config.upstream.url, log });
+  const upstreamEvents = new UpstreamEvents();
+  const pool = new UpstreamPool({
+    url: config.upstream.url,
+    log,
+    onNotification: (notification) => upstreamEvents.feed(notification),
+    onSessionOpened: (profileKey) => upstreamEvents.sessionOpened(profileKey),
+  });
   const catalog = new UpstreamCatalog(pool);
+  upstreamEvents.onAnyListChanged((kind) => {
+    if (kind === "tools") catalog.invalidate();
+  });
   const store = await createTaskStore(config.store.kind === "file" ? { kind: "file", path: config.store.path } : { kind: "memory" });
-  const tasks = new TaskManager(store, new InProcessTaskBus(), config.tasks, instanceId, log);
+  const bus = new InProcessTaskBus();
+  const tasks = new TaskManager(store, bus, config.tasks, instanceId, log);
   const orphans = await tasks.failOrphans();
   if (orphans > 0) log.warn({ event: "tasks.recovered", failed: orphans }, "tasks left running by a previous process were failed");
+
+  const subscriptions = new Subscriptions({ tasks, bus, pool, events: upstreamEvents, keepAliveMs: config.subscriptions.keepAliveMs, log });
 
   const relay = relayHandler(pool, config.cache);
   const heldCalls = new HeldCalls(new RequestStateCodec(config.mrtr.secret), config.mrtr.holdTimeoutMs, log);
@@ -62,6 +81,7 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     "resources/read": resumable,
     "completion/complete": relay,
     "tools/call": toolCallHandler({ pool, catalog, tasks, heldCalls, config }),
+    "subscriptions/listen": subscriptions.handler,
     ...tasksHandlers(tasks),
   };
   const router = new MethodRouter(handlers, async () => (await pool.info()).capabilities);
@@ -98,10 +118,13 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     pool,
     tasks,
     store,
+    subscriptions,
+    upstreamEvents,
     log,
     async close() {
       heldCalls.abortAll("gateway shutting down");
-      await tasks.shutdown();
+      await tasks.shutdown(); // listeners see their tasks fail…
+      await subscriptions.close(); // …then each listen stream gets its closing result
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await pool.close();

@@ -1,0 +1,213 @@
+// One open subscriptions/listen SSE stream. Contract: the acknowledgement is the first frame and
+// lists exactly what is honoured; each followed task's current state comes right after it, then
+// one frame per newer version until a terminal one; every frame carries the subscriptionId.
+// dispose() releases every bus listener, upstream resource hold and timer the stream took.
+
+import type { Logger } from "pino";
+import { SseWriter } from "../http/sseWriter.js";
+import { ErrorCode, RpcError } from "../protocol/errors.js";
+import { META, TERMINAL_STATUSES, type JsonObject, type RequestId } from "../protocol/wire.js";
+import type { TaskBus } from "../tasks/taskBus.js";
+import type { TaskManager } from "../tasks/taskManager.js";
+import type { TaskRecord } from "../tasks/taskRecord.js";
+import { detailedTask } from "../tasks/taskView.js";
+import type { RequestContext } from "../methods/context.js";
+import type { UpstreamPool } from "../upstream/upstreamPool.js";
+import type { ListenFilter } from "./listenFilter.js";
+import type { ListKind, UpstreamEvents } from "./upstreamEvents.js";
+import type { UpstreamResources } from "./upstreamResources.js";
+
+export interface ListenDeps {
+  tasks: TaskManager;
+  bus: TaskBus;
+  pool: UpstreamPool;
+  events: UpstreamEvents;
+  resources: UpstreamResources;
+  keepAliveMs: number;
+  log: Logger;
+}
+
+interface Follow {
+  /** Version of the last frame sent for this task (-1: none yet). */
+  last: number;
+  /** Bus events that arrived before the current state was sent; undefined once live. */
+  queue?: TaskRecord[];
+  off: () => void;
+}
+
+const LIST_KINDS: Array<[keyof ListenFilter & `${ListKind}ListChanged`, ListKind]> = [
+  ["toolsListChanged", "tools"],
+  ["promptsListChanged", "prompts"],
+  ["resourcesListChanged", "resources"],
+];
+
+/** How long shutdown waits for a closing result to reach the socket. */
+const FLUSH_WAIT_MS = 1_000;
+
+export class ListenStream {
+  readonly id: RequestId;
+  private readonly follows = new Map<string, Follow>();
+  private readonly cleanups: Array<() => void> = [];
+  /** Frames raised before the acknowledgement went out. */
+  private early: JsonObject[] | undefined = [];
+  private writer?: SseWriter;
+  private disposed = false;
+
+  constructor(
+    private readonly ctx: RequestContext,
+    private readonly deps: ListenDeps,
+    private readonly onDisposed: (stream: ListenStream) => void,
+  ) {
+    this.id = ctx.id;
+    // The client may leave while we set up: whatever was taken by then is given back.
+    ctx.res.on("close", () => this.dispose("client closed the stream"));
+  }
+
+  get isDisposed(): boolean {
+    return this.disposed;
+  }
+
+  /** Sets everything up, then opens the SSE response with the acknowledgement. */
+  async start(filter: ListenFilter): Promise<void> {
+    const { tasks, bus, events, resources } = this.deps;
+    const honoured: JsonObject = {};
+
+    // Tasks: follow on the bus first, then read the current state, so no change falls between.
+    for (const taskId of filter.taskIds) {
+      this.follows.set(taskId, { last: -1, queue: [], off: bus.subscribe(taskId, (record) => this.onRecord(taskId, record)) });
+    }
+    const current = new Map<string, TaskRecord>();
+    for (const taskId of filter.taskIds) {
+      try {
+        current.set(taskId, await tasks.get(this.ctx.identity, taskId));
+      } catch (error) {
+        // Unknown, expired or someone else's: silently not honoured (never revealed).
+        if (!(error instanceof RpcError && error.code === ErrorCode.InvalidParams)) throw error;
+        this.unfollow(taskId);
+      }
+      if (this.disposed) return;
+    }
+    if (filter.asked.taskIds) honoured.taskIds = [...current.keys()];
+
+    // Upstream-fed kinds: only what the upstream offers and can actually tell us about.
+    const wantsUpstream = LIST_KINDS.some(([field]) => filter[field]) || filter.asked.resourceSubscriptions;
+    const upstream = wantsUpstream ? await this.upstreamOffers() : undefined;
+    if (this.disposed) return;
+    for (const [field, kind] of LIST_KINDS) {
+      if (!filter[field] || !upstream?.listChanged[kind]) continue;
+      honoured[field] = true;
+      this.hold(events.onListChanged(kind, () => this.emit(notification(`notifications/${kind}/list_changed`, this.tag()))));
+    }
+    if (filter.asked.resourceSubscriptions && upstream?.subscribe) {
+      const held: string[] = [];
+      for (const uri of filter.resourceSubscriptions) {
+        // Listen before subscribing upstream: an update right after the subscription is kept.
+        const off = events.onResourceUpdated(uri, () => this.emit(notification("notifications/resources/updated", { uri, ...this.tag() })));
+        const acquired = await resources.acquire(uri);
+        this.hold(off);
+        if (acquired) this.hold(() => resources.release(uri));
+        if (this.disposed) return;
+        if (acquired) held.push(uri);
+      }
+      honoured.resourceSubscriptions = held;
+    }
+
+    // Nothing was written before this point; the acknowledgement is the first frame.
+    this.writer = new SseWriter(this.ctx.res, this.deps.keepAliveMs);
+    this.writer.send(notification("notifications/subscriptions/acknowledged", { ...this.tag(), notifications: honoured }));
+    for (const [taskId, record] of current) {
+      const follow = this.follows.get(taskId);
+      if (!follow) continue;
+      const queued = follow.queue ?? [];
+      follow.queue = undefined;
+      this.deliver(taskId, follow, record);
+      for (const later of queued.sort((a, b) => a.version - b.version)) this.deliver(taskId, follow, later);
+    }
+    const early = this.early ?? [];
+    this.early = undefined;
+    for (const frame of early) this.writer.send(frame);
+    this.ctx.note.honoured = honoured;
+  }
+
+  /** Server teardown: the JSON-RPC result to the listen request, then the end of the stream. */
+  async finish(): Promise<void> {
+    const { res } = this.ctx;
+    if (this.writer?.open) {
+      this.writer.send({ jsonrpc: "2.0", id: this.id, result: { resultType: "complete", ...this.tag() } });
+      const flushed = new Promise<void>((resolve) => {
+        res.once("finish", resolve);
+        res.once("close", resolve);
+        setTimeout(resolve, FLUSH_WAIT_MS).unref();
+      });
+      this.writer.end();
+      await flushed;
+    }
+    this.dispose("gateway shutting down");
+  }
+
+  /** Gives back everything this stream holds; safe to call more than once. */
+  dispose(why: string): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    for (const taskId of [...this.follows.keys()]) this.unfollow(taskId);
+    for (const cleanup of this.cleanups.splice(0)) cleanup();
+    this.writer?.end();
+    this.deps.log.debug({ event: "subscriptions.listen.closed", subscriptionId: this.id, why }, "listen stream closed");
+    this.onDisposed(this);
+  }
+
+  /** Keeps `cleanup` for dispose(); runs it at once if the stream is already gone. */
+  private hold(cleanup: () => void): void {
+    if (this.disposed) cleanup();
+    else this.cleanups.push(cleanup);
+  }
+
+  private tag(): { _meta: JsonObject } {
+    return { _meta: { [META.subscriptionId]: this.id } };
+  }
+
+  private emit(frame: JsonObject): void {
+    if (this.disposed) return;
+    if (this.early) this.early.push(frame);
+    else this.writer?.send(frame);
+  }
+
+  private onRecord(taskId: string, record: TaskRecord): void {
+    const follow = this.follows.get(taskId);
+    if (!follow || this.disposed) return;
+    if (follow.queue) follow.queue.push(record);
+    else this.deliver(taskId, follow, record);
+  }
+
+  private deliver(taskId: string, follow: Follow, record: TaskRecord): void {
+    if (this.follows.get(taskId) !== follow || record.version <= follow.last) return;
+    follow.last = record.version;
+    this.writer?.send(notification("notifications/tasks", { ...this.tag(), ...detailedTask(record) }));
+    if (TERMINAL_STATUSES.has(record.status)) this.unfollow(taskId); // it will never change again
+  }
+
+  private unfollow(taskId: string): void {
+    this.follows.get(taskId)?.off();
+    this.follows.delete(taskId);
+  }
+
+  private async upstreamOffers(): Promise<{ listChanged: Record<ListKind, boolean>; subscribe: boolean } | undefined> {
+    try {
+      const info = await this.deps.pool.info();
+      const caps = info.capabilities;
+      const flag = (kind: string, key: string) =>
+        info.notificationStream && typeof caps[kind] === "object" && caps[kind] !== null && (caps[kind] as JsonObject)[key] === true;
+      return {
+        listChanged: { tools: flag("tools", "listChanged"), prompts: flag("prompts", "listChanged"), resources: flag("resources", "listChanged") },
+        subscribe: flag("resources", "subscribe"),
+      };
+    } catch (error) {
+      this.deps.log.warn({ event: "subscriptions.upstream.unavailable", err: String(error) }, "upstream unreachable: its notifications are not honoured");
+      return undefined;
+    }
+  }
+}
+
+function notification(method: string, params: JsonObject): JsonObject {
+  return { jsonrpc: "2.0", method, params };
+}
