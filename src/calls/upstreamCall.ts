@@ -8,6 +8,7 @@ import type { InputRequest, JsonObject, JsonRpcErrorObject } from "../protocol/w
 import { callContextStorage } from "../upstream/callContext.js";
 import type { LegacyClientCapabilities } from "../upstream/capabilityProfile.js";
 import type { UpstreamPool } from "../upstream/upstreamPool.js";
+import { ErrorCode } from "../protocol/errors.js";
 import { toJsonRpcError } from "./upstreamError.js";
 
 export type CallOutcome =
@@ -45,6 +46,7 @@ export class UpstreamCall {
   private readonly watchers = new Set<CallWatcher>();
   private readonly unclaimed: Question[] = [];
   private finished = false;
+  private lostBecause?: string;
 
   constructor(
     pool: UpstreamPool,
@@ -54,7 +56,10 @@ export class UpstreamCall {
     private readonly log: Logger,
   ) {
     this.asked = new Promise((resolve) => (this.markAsked = resolve));
-    const context = { onInput: (request: InputRequest, withdrawn: AbortSignal) => this.ask(request, withdrawn) };
+    const context = {
+      onInput: (request: InputRequest, withdrawn: AbortSignal) => this.ask(request, withdrawn),
+      onStreamLost: (why: string) => this.lose(why),
+    };
     this.outcome = callContextStorage
       .run(context, () =>
         pool.request(profile, method, params, {
@@ -65,9 +70,11 @@ export class UpstreamCall {
       .then(
         (result): CallOutcome => ({ kind: "result", result }),
         (error: unknown): CallOutcome =>
-          this.controller.signal.aborted
-            ? { kind: "aborted", reason: String(this.controller.signal.reason ?? "aborted") }
-            : { kind: "error", error: toJsonRpcError(error) },
+          this.lostBecause !== undefined
+            ? { kind: "error", error: { code: ErrorCode.InternalError, message: `Upstream call lost: ${this.lostBecause} (its session may have ended)` } }
+            : this.controller.signal.aborted
+              ? { kind: "aborted", reason: String(this.controller.signal.reason ?? "aborted") }
+              : { kind: "error", error: toJsonRpcError(error) },
       )
       .finally(() => {
         this.finished = true;
@@ -92,6 +99,14 @@ export class UpstreamCall {
     if (this.finished || this.controller.signal.aborted) return;
     this.log.info({ event: "upstream.call.cancelled", method: this.method, reason }, "upstream call cancelled");
     this.controller.abort(reason);
+  }
+
+  /** The upstream can no longer answer this call: stop waiting, and end it as an error. */
+  private lose(why: string): void {
+    if (this.finished || this.controller.signal.aborted) return;
+    this.lostBecause = why;
+    this.log.warn({ event: "upstream.call.lost", method: this.method, why }, "upstream call lost");
+    this.controller.abort(why);
   }
 
   private ask(request: InputRequest, withdrawn: AbortSignal): Promise<JsonObject> {

@@ -9,6 +9,8 @@ import type { InputRequest, JsonObject } from "../protocol/wire.js";
 export interface CallContext {
   /** Answer a question the upstream asked during this call. Rejects to send an error upstream. */
   onInput(request: InputRequest, signal: AbortSignal): Promise<JsonObject>;
+  /** The call's response stream ended (or broke) without its response and cannot be resumed. */
+  onStreamLost(why: string): void;
 }
 
 export const callContextStorage = new AsyncLocalStorage<CallContext>();
