@@ -200,6 +200,9 @@ export class TaskManager {
     let key = "";
     await this.write(taskId, (current) => {
       key = mintInputKey(question.request, new Set(current.usedKeys), this.settings.inputKeys[current.tool]);
+      // Registered in the same step that publishes the key, so an answer can never find the
+      // key in the store without its question here.
+      held.questions.set(key, question);
       return {
         ...current,
         status: "input_required",
@@ -209,7 +212,6 @@ export class TaskManager {
       };
     });
     if (!key) return;
-    held.questions.set(key, question);
     this.log.info({ event: "task.input_required", taskId, key, kind: question.request.method }, "task waits for input");
     question.withdrawn.addEventListener("abort", () => {
       if (held.questions.get(key) !== question) return;

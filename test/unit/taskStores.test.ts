@@ -15,7 +15,7 @@ import { makeRecord, taskStoreContract } from "./taskStore.contract.js";
 const root = await mkdtemp(path.join(tmpdir(), "taskgate-stores-"));
 after(() => rm(root, { recursive: true, force: true }));
 
-taskStoreContract("memory", async () => ({ store: await createTaskStore({ kind: "memory" }) }));
+taskStoreContract("memory", async () => ({ store: await createTaskStore({ kind: "memory" }) }), { persistent: false });
 
 taskStoreContract("file", async () => {
   const dir = await mkdtemp(path.join(root, "file-"));
@@ -24,7 +24,7 @@ taskStoreContract("file", async () => {
     store: await createTaskStore({ kind: "file", path: file }),
     reopen: () => createTaskStore({ kind: "file", path: file }),
   };
-});
+}, { persistent: true });
 
 describe("KeyvTaskStore backend details", () => {
   it("passes the remaining ttl to keyv, and none for ttlMs null even with a Keyv default ttl", async () => {

@@ -1,0 +1,104 @@
+// Task-flow helpers shared by the task e2e tests: tools/call that must come back as a task,
+// tasks/get|update|cancel whose results are shape-checked (taskShapes.ts), polling until a status,
+// and waiting for an event of the example legacy server. All over real HTTP via kit.ts.
+
+import assert from "node:assert/strict";
+import type { EventEmitter } from "node:events";
+import type { JsonObject } from "../../src/protocol/wire.js";
+import { errorOf, pollTask, resultOf, rpc, TASKS_CAPS, type RpcReply } from "./kit.js";
+import { assertCancelAck, assertCreateTaskResult, assertGetTaskResult, assertUpdateAck } from "./taskShapes.js";
+
+/** Declares the tasks extension and form elicitation (so upstream tools may ask). */
+export const TASKS_AND_FORMS = { ...TASKS_CAPS, elicitation: {} };
+
+export interface Who {
+  token?: string;
+  capabilities?: JsonObject;
+}
+
+export function callTool(url: string, name: string, args: JsonObject = {}, who: Who = {}, params: JsonObject = {}): Promise<RpcReply> {
+  return rpc(url, "tools/call", { name, arguments: args, ...params }, { capabilities: who.capabilities ?? TASKS_AND_FORMS, token: who.token ?? "alice" });
+}
+
+/** tools/call that must answer with a CreateTaskResult (checked); returns it. */
+export async function createTask(url: string, name: string, args: JsonObject = {}, who: Who = {}): Promise<JsonObject> {
+  const reply = await callTool(url, name, args, who);
+  assert.equal(reply.status, 200, JSON.stringify(reply.message));
+  assert.ok(reply.message.result, `expected a result, got ${JSON.stringify(reply.message)}`);
+  return assertCreateTaskResult(resultOf(reply));
+}
+
+export function taskRpc(url: string, method: string, params: JsonObject, token = "alice", headers?: Record<string, string | undefined>): Promise<RpcReply> {
+  return rpc(url, method, params, { capabilities: TASKS_CAPS, token, ...(headers ? { headers } : {}) });
+}
+
+/** tasks/get that must succeed; the result is shape-checked. */
+export async function getTask(url: string, taskId: string, token = "alice"): Promise<JsonObject> {
+  const reply = await taskRpc(url, "tasks/get", { taskId }, token);
+  assert.equal(reply.status, 200, JSON.stringify(reply.message));
+  assert.ok(reply.message.result, `tasks/get failed: ${JSON.stringify(reply.message)}`);
+  return assertGetTaskResult(resultOf(reply));
+}
+
+/** tasks/update that must be acknowledged (empty ack checked). */
+export async function updateTask(url: string, taskId: string, inputResponses: JsonObject, token = "alice"): Promise<void> {
+  const reply = await taskRpc(url, "tasks/update", { taskId, inputResponses }, token);
+  assert.equal(reply.status, 200, JSON.stringify(reply.message));
+  assert.ok(reply.message.result, `tasks/update failed: ${JSON.stringify(reply.message)}`);
+  assertUpdateAck(resultOf(reply));
+}
+
+/** tasks/cancel that must be acknowledged (empty ack checked). */
+export async function cancelTask(url: string, taskId: string, token = "alice"): Promise<void> {
+  const reply = await taskRpc(url, "tasks/cancel", { taskId }, token);
+  assert.equal(reply.status, 200, JSON.stringify(reply.message));
+  assert.ok(reply.message.result, `tasks/cancel failed: ${JSON.stringify(reply.message)}`);
+  assertCancelAck(resultOf(reply));
+}
+
+/** Polls until `done`, then shape-checks the task it stopped on. */
+export async function waitForTask(
+  url: string,
+  taskId: string,
+  done: (task: JsonObject) => boolean,
+  options: { token?: string; timeoutMs?: number } = {},
+): Promise<JsonObject> {
+  return assertGetTaskResult(await pollTask(url, taskId, done, { timeoutMs: 5000, ...options }));
+}
+
+export const hasStatus =
+  (...statuses: string[]) =>
+  (task: JsonObject) =>
+    statuses.includes(task.status as string);
+
+export const TERMINAL = hasStatus("completed", "failed", "cancelled");
+
+/** The outstanding inputRequests keys, sorted. */
+export const keysOf = (task: JsonObject) => Object.keys((task.inputRequests ?? {}) as JsonObject).sort();
+
+/** Resolves with the first `name` event matching `match` (listener attached now, before the action). */
+export function nextEvent<T>(events: EventEmitter, name: string, match: (payload: T) => boolean = () => true, ms = 5000): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      events.off(name, listener);
+      reject(new Error(`timed out waiting for legacy event '${name}'`));
+    }, ms);
+    const listener = (payload: T) => {
+      if (!match(payload)) return;
+      clearTimeout(timer);
+      events.off(name, listener);
+      resolve(payload);
+    };
+    events.on(name, listener);
+  });
+}
+
+/** Asserts a JSON-RPC error reply with this code (and HTTP status, when given); returns the error. */
+export function assertRpcError(reply: RpcReply, code: number, httpStatus?: number): { code: number; message: string; data?: JsonObject } {
+  const error = errorOf(reply);
+  assert.ok(error, `expected error ${code}, got ${JSON.stringify(reply.message)}`);
+  assert.equal(error.code, code, `expected error ${code}, got ${JSON.stringify(error)}`);
+  assert.ok(!("result" in reply.message), "an error reply must not carry a result");
+  if (httpStatus !== undefined) assert.equal(reply.status, httpStatus, `HTTP status for error ${code}`);
+  return error;
+}
