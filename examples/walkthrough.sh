@@ -3,7 +3,7 @@
 # separate request (another device, same task ID, no session), the result, and bob refused.
 #
 #   npm start                      # in another terminal: the demo on http://localhost:3000/mcp
-#   examples/walkthrough.sh        # or: TASKGATE_URL=http://127.0.0.1:4000/mcp examples/walkthrough.sh
+#   examples/walkthrough.sh        # or: MCP_URL=http://127.0.0.1:4000/mcp examples/walkthrough.sh
 #
 # Needs bash and curl only (JSON fields are pulled out with grep/sed). Exits non-zero at the first
 # step that does not answer as expected. WALKTHROUGH_TIMEOUT (seconds, default 120) bounds each
@@ -11,7 +11,7 @@
 
 set -euo pipefail
 
-URL="${TASKGATE_URL:-http://localhost:3000/mcp}"
+URL="${MCP_URL:-http://localhost:3000/mcp}"
 TIMEOUT="${WALKTHROUGH_TIMEOUT:-120}"
 POLL="${WALKTHROUGH_POLL:-1}"
 VERSION="2026-07-28"

@@ -2,6 +2,7 @@
 // legacy server, `hash-token` for the tokens identity mode. Configuration problems stop start-up
 // with a message naming the option and what is allowed.
 
+import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 import { Command, InvalidArgumentError } from "commander";
@@ -10,7 +11,9 @@ import { ConfigError, loadConfig, type ConfigOverrides } from "./config/loadConf
 import type { Config } from "./config/schema.js";
 import { startGateway, type Gateway } from "./gateway.js";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+/** The package root: one level above src/cli.ts, two above the compiled dist/src/cli.js. */
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = [join(HERE, ".."), join(HERE, "..", "..")].find((dir) => existsSync(join(dir, "package.json"))) ?? join(HERE, "..");
 const FLAG_NAMES = { "upstream.url": "--upstream", port: "--port", host: "--host", "auth.mode": "--auth", "store.kind": "--store", "store.path": "--store-path" };
 
 const portNumber = (value: string) => {

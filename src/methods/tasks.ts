@@ -18,7 +18,7 @@ export function tasksHandlers(tasks: TaskManager) {
   return {
     "tasks/get": async (ctx: RequestContext): Promise<JsonObject> => {
       const record = await tasks.get(ctx.identity, taskIdOf(ctx));
-      ctx.note.status = record.status;
+      ctx.note.taskStatus = record.status;
       return { ...detailedTask(record), resultType: "complete" };
     },
     "tasks/update": async (ctx: RequestContext): Promise<JsonObject> => {

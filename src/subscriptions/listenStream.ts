@@ -1,6 +1,7 @@
 // One open subscriptions/listen SSE stream. Contract: the acknowledgement is the first frame and
 // lists exactly what is honoured; each followed task's current state comes right after it, then
-// one frame per newer version until a terminal one; every frame carries the subscriptionId.
+// one frame per change of status or of open questions until a terminal one (progress-only
+// updates are not pushed); every frame carries the subscriptionId.
 // dispose() releases every bus listener, upstream resource hold and timer the stream took.
 
 import type { Logger } from "pino";
@@ -28,8 +29,10 @@ export interface ListenDeps {
 }
 
 interface Follow {
-  /** Version of the last frame sent for this task (-1: none yet). */
+  /** Version of the last record seen for this task (-1: none yet). */
   last: number;
+  /** Status and open input keys of the last frame sent: a frame goes out only when these change. */
+  shape?: string;
   /** Bus events that arrived before the current state was sent; undefined once live. */
   queue?: TaskRecord[];
   off: () => void;
@@ -182,6 +185,10 @@ export class ListenStream {
   private deliver(taskId: string, follow: Follow, record: TaskRecord): void {
     if (this.follows.get(taskId) !== follow || record.version <= follow.last) return;
     follow.last = record.version;
+    // Status changes (and questions asked or answered) are pushed; progress-only updates are not.
+    const shape = `${record.status}:${Object.keys(record.inputRequests ?? {}).sort().join(",")}`;
+    if (shape === follow.shape) return;
+    follow.shape = shape;
     this.writer?.send(notification("notifications/tasks", { ...this.tag(), ...detailedTask(record) }));
     if (TERMINAL_STATUSES.has(record.status)) this.unfollow(taskId); // it will never change again
   }

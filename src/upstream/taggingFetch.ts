@@ -29,7 +29,8 @@ export function taggingFetch(origins: RequestOrigins): typeof fetch {
     const context = callContextStorage.getStore();
     const response = await fetch(input, init);
     const contentType = response.headers.get("content-type") ?? "";
-    if (!context || !response.body || !contentType.includes("text/event-stream")) return response;
+    // Only a call's own POST: GET streams (standalone or resumed) belong to no call.
+    if (!context || init?.method !== "POST" || !response.body || !contentType.includes("text/event-stream")) return response;
 
     const requestId = requestIdOf(init?.body);
     let answered = false;

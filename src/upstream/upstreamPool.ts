@@ -7,6 +7,7 @@
 import type { Logger } from "pino";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { JsonObject } from "../protocol/wire.js";
+import { callContextStorage } from "./callContext.js";
 import { profileKey, type LegacyClientCapabilities } from "./capabilityProfile.js";
 import { UpstreamSession, type NotificationListener, type RequestOptions, type UpstreamInfo } from "./upstreamSession.js";
 
@@ -68,7 +69,8 @@ export class UpstreamPool {
     const existing = this.sessions.get(key);
     if (existing) return existing;
     const log = this.options.log;
-    const opening = UpstreamSession.open({
+    // Opened outside any call's context: the session (and its GET stream) belongs to no one call.
+    const opening = callContextStorage.exit(() => UpstreamSession.open({
       url: this.options.url,
       profile,
       clientInfo: this.options.clientInfo ?? { name: "taskgate", version: "0.1.0" },
@@ -80,7 +82,7 @@ export class UpstreamPool {
           this.opened.delete(key);
         }
       },
-    }).then(
+    })).then(
       (session) => {
         this.opened.set(key, session);
         log.info(

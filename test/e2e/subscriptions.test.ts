@@ -186,6 +186,9 @@ describe("subscriptions/listen", () => {
     assert.equal(answered.status, 200, JSON.stringify(answered.body));
     const completed = await mine.waitFor(isTaskStatus(aliceTask, "completed"), 10_000, "completed");
     assert.deepEqual(statusTrail(mine.frames, aliceTask), ["working", "input_required", "working", "completed"]);
+    // One frame per status change: build_report's progress updates are not pushed.
+    const taskFrames = mine.frames.filter((f) => f.method === "notifications/tasks" && paramsOf(f).taskId === aliceTask);
+    assert.deepEqual(taskFrames.map((f) => paramsOf(f).status), ["working", "input_required", "working", "completed"]);
     assert.match(JSON.stringify(paramsOf(completed).result), /charts included/);
 
     // Each frame is the DetailedTask exactly as tasks/get returns it (minus resultType).
