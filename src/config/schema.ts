@@ -7,6 +7,8 @@ export const TaskPolicy = z.enum(["never", "auto", "always", "required"]);
 export type TaskPolicy = z.infer<typeof TaskPolicy>;
 
 const positiveMs = z.number().int().positive();
+/** Durations that become a setTimeout: Node fires at once past 2^31-1 ms (~24.8 days). */
+const timerMs = z.number().int().max(2_147_483_647, "must be at most 2147483647 ms (~24.8 days)");
 
 export const ConfigSchema = z
   .object({
@@ -70,7 +72,7 @@ export const ConfigSchema = z
     tasks: z
       .object({
         policy: TaskPolicy.default("auto"),
-        autoAfterMs: z.number().int().min(0).default(1000),
+        autoAfterMs: timerMs.min(0).default(1000),
         ttlMs: positiveMs.default(3_600_000),
         pollIntervalMs: positiveMs.default(5000),
         tools: z.record(z.string(), TaskPolicy).default({}),
@@ -84,7 +86,7 @@ export const ConfigSchema = z
         /** HMAC key sealing requestState (≥32 bytes, hex or base64). Generated at start when unset. */
         secret: z.string().min(32, "must be at least 32 characters (use 32+ random bytes, hex or base64)").optional(),
         /** A held inline call nobody resumes is cancelled upstream after this long. */
-        holdTimeoutMs: z.number().int().positive().default(300_000),
+        holdTimeoutMs: timerMs.positive().default(300_000),
       })
       .strict()
       .prefault({}),
@@ -99,7 +101,7 @@ export const ConfigSchema = z
     subscriptions: z
       .object({
         /** Interval of the `:` keep-alive comments on open subscriptions/listen streams. */
-        keepAliveMs: positiveMs.default(15_000),
+        keepAliveMs: timerMs.positive().default(15_000),
       })
       .strict()
       .prefault({}),

@@ -16,6 +16,8 @@ import type { TaskBus } from "./taskBus.js";
 import type { TaskRecord } from "./taskRecord.js";
 import type { TaskStore } from "./taskStore.js";
 
+const MAX_TIMER_MS = 2_147_483_647;
+
 /** 160 random bits, base64url: unguessable and header-safe. */
 export const newTaskId = () => randomBytes(20).toString("base64url");
 
@@ -71,7 +73,8 @@ export class TaskManager {
       question: (q) => enqueue(() => this.onQuestion(record.taskId, held, q)),
     });
     void call.outcome.then((outcome) => enqueue(() => this.onOutcome(record.taskId, outcome)));
-    if (record.ttlMs !== null) {
+    // Past setTimeout's ceiling (~24.8 days) Node would fire at once; such a task just runs on.
+    if (record.ttlMs !== null && record.ttlMs <= MAX_TIMER_MS) {
       held.expiry = setTimeout(() => call.abort("task expired"), record.ttlMs).unref();
     }
     return record;

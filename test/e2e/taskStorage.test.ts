@@ -1,6 +1,6 @@
 // E2E: the file task store. A finished task outlives its gateway (a new gateway on the same file
 // still serves it); a gateway that shuts down fails the tasks it held, saying why; and the real
-// restart: the CLI (bin/taskgate.js) as a child process is SIGKILLed while a task is working, and
+// restart: the CLI (src/cli.ts) as a child process is SIGKILLed while a task is working, and
 // the next process on the same file reports that task as failed because the gateway restarted.
 // Run: node --import tsx --test test/e2e/taskStorage.test.ts
 
@@ -99,7 +99,8 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 
 /** Spawns `taskgate serve` and resolves once its pino "taskgate listening" line is on stdout. */
 function spawnGateway(args: string[], env: Record<string, string>): Promise<Child> {
-  const child = spawn(process.execPath, [join(ROOT, "bin", "taskgate.js"), "serve", ...args], {
+  // The source, not bin/taskgate.js: bin prefers a compiled dist/ that may be stale in a dev tree.
+  const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "src", "cli.ts"), "serve", ...args], {
     cwd: ROOT,
     env: childEnv(env),
     stdio: ["ignore", "pipe", "pipe"],

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, describe, it } from "node:test";
 import { Keyv } from "keyv";
-import { createTaskStore } from "../../src/tasks/stores/createTaskStore.js";
+import { createTaskStore, sweepExpired } from "../../src/tasks/stores/createTaskStore.js";
 import { KeyvTaskStore } from "../../src/tasks/stores/keyvTaskStore.js";
 import { makeRecord, taskStoreContract } from "./taskStore.contract.js";
 
@@ -46,5 +46,26 @@ describe("KeyvTaskStore backend details", () => {
     const file = path.join(dir, "tasks.json");
     await writeFile(file, '{"cache":[["taskgate:task:1"');
     await assert.rejects(createTaskStore({ kind: "file", path: file }), /not valid JSON/);
+  });
+});
+
+describe("memory backend housekeeping", () => {
+  it("sweeps expired records nobody reads again, keeping live and unlimited ones", async () => {
+    const map = new Map<string, unknown>();
+    const keyv = new Keyv({ store: map, namespace: "sweep" });
+    const store = new KeyvTaskStore(keyv);
+    const old = new Date(Date.now() - 10_000).toISOString();
+    const expired = makeRecord({ createdAt: old, lastUpdatedAt: old, ttlMs: 60_000, status: "completed" });
+    const live = makeRecord({ ttlMs: 60_000, status: "completed" });
+    const forever = makeRecord({ ttlMs: null, status: "completed" });
+    for (const record of [expired, live, forever]) await store.create(record);
+    const before = map.size;
+    // 1 minute later the first one is past its deadline; nobody has read it.
+    assert.equal(sweepExpired(map, Date.now() + 55_000), 1);
+    assert.equal(map.size, before - 1);
+    assert.equal(await store.get(expired.taskId), undefined);
+    assert.equal((await store.get(live.taskId))?.taskId, live.taskId);
+    assert.equal((await store.get(forever.taskId))?.taskId, forever.taskId);
+    await store.close();
   });
 });

@@ -1,4 +1,5 @@
-// createTaskStore: builds the TaskStore for a backend. "memory" is a keyv Map (lost on exit); "file" is
+// createTaskStore: builds the TaskStore for a backend. "memory" is a keyv Map (lost on exit, expired
+// records swept every minute); "file" is
 // keyv-file at `path`, patched so every write is on disk (atomic tmp+rename, fsynced) before the
 // create()/update() that caused it resolves, so a process killed right after still finds it on restart.
 // One process per file: keyv-file keeps the whole store in memory and rewrites the file on each write.
@@ -11,13 +12,39 @@ import { KeyvFile } from "keyv-file";
 import type { TaskStore } from "../taskStore.js";
 import { KeyvTaskStore } from "./keyvTaskStore.js";
 
-export type TaskStoreOptions = { kind: "memory" } | { kind: "file"; path: string };
+export type TaskStoreOptions = { kind: "memory"; sweepIntervalMs?: number } | { kind: "file"; path: string };
 
 const NAMESPACE = "taskgate";
+/** How often the memory backend drops expired records nobody reads any more. */
+const MEMORY_SWEEP_MS = 60_000;
+
+/**
+ * keyv's Map store only drops an expired entry when it is read; finished tasks nobody polls again
+ * would stay for the life of the process. Entries are keyv's serialized `{value, expires}`.
+ */
+export function sweepExpired(map: Map<string, unknown>, now = Date.now()): number {
+  let dropped = 0;
+  for (const [key, raw] of map) {
+    let expires: unknown;
+    try {
+      expires = (typeof raw === "string" ? (JSON.parse(raw) as { expires?: unknown }) : (raw as { expires?: unknown }))?.expires;
+    } catch {
+      continue;
+    }
+    if (typeof expires === "number" && expires <= now) {
+      map.delete(key);
+      dropped++;
+    }
+  }
+  return dropped;
+}
 
 export async function createTaskStore(opts: TaskStoreOptions): Promise<TaskStore> {
   if (opts.kind === "memory") {
-    return new KeyvTaskStore(new Keyv({ namespace: NAMESPACE, throwOnErrors: true }));
+    const map = new Map<string, unknown>();
+    const sweeper = setInterval(() => sweepExpired(map), opts.sweepIntervalMs ?? MEMORY_SWEEP_MS).unref();
+    const keyv = new Keyv({ store: map, namespace: NAMESPACE, throwOnErrors: true });
+    return new KeyvTaskStore(keyv, { onClose: async () => clearInterval(sweeper) });
   }
   const filename = path.resolve(opts.path);
   await mkdir(path.dirname(filename), { recursive: true });
