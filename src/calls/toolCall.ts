@@ -9,7 +9,7 @@ import type { TaskManager } from "../tasks/taskManager.js";
 import { taskHandle } from "../tasks/taskView.js";
 import { profileOf } from "../upstream/capabilityProfile.js";
 import type { UpstreamPool } from "../upstream/upstreamPool.js";
-import type { HandlerResult, RequestContext } from "../methods/context.js";
+import { STREAMED, type HandlerResult, type RequestContext } from "../methods/context.js";
 import { respondInline } from "./inlineResponder.js";
 import { policyFor } from "./taskPolicy.js";
 import { UpstreamCall } from "./upstreamCall.js";
@@ -80,8 +80,20 @@ export function toolCallHandler(deps: ToolCallDeps) {
         new Promise<"slow">((resolve) => setTimeout(() => resolve("slow"), deps.config.tasks.autoAfterMs).unref()),
       ]);
       if (first === "finished") return inline();
+      if (ctx.res.destroyed) {
+        // The caller left while we waited: nobody would ever learn this task's id.
+        call.abort("client left before the task was handed out");
+        ctx.note.outcome = "client_disconnected";
+        return STREAMED;
+      }
     }
-    const record = await deps.tasks.start(call, ctx.identity, name);
+    let record;
+    try {
+      record = await deps.tasks.start(call, ctx.identity, name);
+    } catch (error) {
+      call.abort("the task could not be stored");
+      throw error;
+    }
     ctx.note.taskId = record.taskId;
     ctx.note.outcome = "task";
     return { ...taskHandle(record), resultType: "task" };
