@@ -1,7 +1,8 @@
 // Serves a running upstream call on the client's own HTTP request: JSON when the result comes
 // quickly, otherwise an SSE stream with the request's progress and then the result. When the
 // upstream asks, the call is held and the client gets an MRTR `input_required` result (all
-// questions open at that moment, and a sealed requestState); its retry resumes the call.
+// questions open at that moment, and a sealed requestState); its retry resumes the call. A
+// question already answered by the request's own inputResponses is answered without a round.
 // A client that goes away while the call runs cancels it upstream.
 
 import type { ServerResponse } from "node:http";
@@ -11,6 +12,7 @@ import { errorMessage, resultMessage } from "../http/rpcResponse.js";
 import { SseWriter } from "../http/sseWriter.js";
 import { STREAMED, type HandlerResult } from "../methods/context.js";
 import { missingCapabilityFor } from "./declaredKinds.js";
+import { checkInputResponse } from "./inputResponseCheck.js";
 import type { CallBinding, HeldCall, HeldCalls } from "./heldCalls.js";
 import type { Question, UpstreamCall } from "./upstreamCall.js";
 import { modernResult } from "./upstreamResult.js";
@@ -30,6 +32,9 @@ export interface InlineOptions {
   held?: HeldCall;
   /** Extra fields for a complete result (ttlMs/cacheScope on cacheable ones). */
   decorate?: (result: JsonObject) => JsonObject;
+  /** Answers the client sent up front (a fresh call with inputResponses): a question whose key
+   *  has a fitting answer here is answered without a round. */
+  presetAnswers?: JsonObject;
 }
 
 /** Concurrent questions arrive a few ms apart; gather them into one round. */
@@ -56,7 +61,8 @@ export function respondInline(call: UpstreamCall, options: InlineOptions): Promi
     for (const message of pending.splice(0)) sse.send(message);
   };
 
-  const finishWith = (message: unknown) => {
+  /** `status` applies only while nothing was streamed yet (an SSE response is already 200). */
+  const finishWith = (message: unknown, status = 200) => {
     if (done) return;
     done = true;
     stopWatching();
@@ -67,15 +73,17 @@ export function respondInline(call: UpstreamCall, options: InlineOptions): Promi
       sse.end();
     } else if (!res.headersSent) {
       const text = JSON.stringify(message);
-      res.writeHead(200, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text) });
+      res.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text) });
       res.end(text);
     }
     resolveDone(STREAMED);
   };
 
   const askClient = () => {
-    held ??= heldCalls.hold(call, options.binding);
-    for (const question of asked.splice(0)) if (!question.settled) heldCalls.addQuestion(held, question);
+    if (!held || asked.splice(0).every((question) => question.settled)) {
+      gather = undefined;
+      return;
+    }
     options.note.outcome = "input_required";
     finishWith(resultMessage(id, inputRequiredResult(heldCalls, held)));
   };
@@ -95,7 +103,16 @@ export function respondInline(call: UpstreamCall, options: InlineOptions): Promi
         question.refuse({ code: ErrorCode.InvalidRequest, message: "the client did not declare this capability" });
         call.abort("the upstream needs a capability the client did not declare");
         options.note.outcome = "missing_capability";
-        finishWith(errorMessage(id, missingCapability(missing, `the upstream asked for ${question.request.method}, which this request did not declare`)));
+        const error = missingCapability(missing, `the upstream asked for ${question.request.method}, which this request did not declare`);
+        finishWith(errorMessage(id, error), error.httpStatus);
+        return;
+      }
+      held ??= heldCalls.hold(call, options.binding);
+      const key = heldCalls.addQuestion(held, question);
+      const preset = options.presetAnswers?.[key];
+      if (preset !== undefined && checkInputResponse(question.request, preset) === undefined) {
+        held.questions.delete(key);
+        question.answer(preset as JsonObject);
         return;
       }
       asked.push(question);

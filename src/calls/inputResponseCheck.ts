@@ -32,7 +32,7 @@ function checkElicitation(request: InputRequest, answer: Record<string, unknown>
   }
   for (const [name, value] of Object.entries(answer.content)) {
     const schema = properties[name];
-    if (!schema) return `content has '${name}', which the question does not ask for`;
+    if (!schema) continue; // JSON Schema allows extra properties; the upstream decides what to make of them
     const problem = checkPrimitive(name, value, schema);
     if (problem) return problem;
   }

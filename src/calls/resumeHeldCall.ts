@@ -15,8 +15,17 @@ import type { Question } from "./upstreamCall.js";
 
 const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
 
+/** A retry carries requestState. inputResponses alone is a fresh call with answers up front. */
 export function isRetry(params: JsonObject): boolean {
-  return params.requestState !== undefined || params.inputResponses !== undefined;
+  return params.requestState !== undefined;
+}
+
+/** The answers a fresh call sent up front; anything but an object is refused. */
+export function presetAnswersOf(params: JsonObject): JsonObject | undefined {
+  const { inputResponses } = params;
+  if (inputResponses === undefined) return undefined;
+  if (!isObject(inputResponses)) throw invalidParams("params.inputResponses must be an object mapping inputRequests keys to answers");
+  return inputResponses;
 }
 
 export async function resumeHeldCall(
@@ -25,11 +34,8 @@ export async function resumeHeldCall(
   binding: CallBinding,
   options: { jsonWindowMs: number; decorate?: (result: JsonObject) => JsonObject },
 ): Promise<HandlerResult> {
-  const { requestState, inputResponses = {} } = ctx.params;
-  if (!isObject(inputResponses)) throw invalidParams("params.inputResponses must be an object mapping inputRequests keys to answers");
-  if (requestState === undefined) {
-    throw invalidParams("inputResponses came without requestState: echo the requestState of the input_required result");
-  }
+  const { requestState } = ctx.params;
+  const inputResponses = presetAnswersOf(ctx.params) ?? {};
   const held = heldCalls.find(requestState, binding);
 
   const answers: Array<[string, Question, JsonObject]> = [];

@@ -17,7 +17,7 @@ import type { UpstreamCatalog } from "../upstream/upstreamCatalog.js";
 import { ownerHashOf } from "../auth/identity.js";
 import type { HeldCalls } from "./heldCalls.js";
 import { argumentsDigest } from "./requestStateCodec.js";
-import { isRetry, resumeHeldCall } from "./resumeHeldCall.js";
+import { isRetry, presetAnswersOf, resumeHeldCall } from "./resumeHeldCall.js";
 
 export interface ToolCallDeps {
   pool: UpstreamPool;
@@ -48,6 +48,7 @@ export function toolCallHandler(deps: ToolCallDeps) {
     };
     if (isRetry(ctx.params)) return resumeHeldCall(ctx, deps.heldCalls, binding, { jsonWindowMs: INLINE_JSON_WINDOW_MS });
 
+    const presetAnswers = presetAnswersOf(ctx.params);
     const facts = await deps.catalog.describe(name);
     if (facts && !facts.known) throw invalidParams(`Unknown tool: '${name}' is not in the upstream's tools/list`);
     const declared = declaresTasks(ctx.capabilities);
@@ -70,6 +71,7 @@ export function toolCallHandler(deps: ToolCallDeps) {
         capabilities: ctx.capabilities,
         heldCalls: deps.heldCalls,
         binding,
+        ...(presetAnswers ? { presetAnswers } : {}),
       });
 
     if (!declared || policy === "never") return inline();

@@ -8,7 +8,7 @@ import type { JsonObject } from "../protocol/wire.js";
 import type { HeldCalls } from "../calls/heldCalls.js";
 import { respondInline } from "../calls/inlineResponder.js";
 import { argumentsDigest } from "../calls/requestStateCodec.js";
-import { isRetry, resumeHeldCall } from "../calls/resumeHeldCall.js";
+import { isRetry, presetAnswersOf, resumeHeldCall } from "../calls/resumeHeldCall.js";
 import { INLINE_JSON_WINDOW_MS } from "../calls/toolCall.js";
 import { UpstreamCall } from "../calls/upstreamCall.js";
 import { profileOf } from "../upstream/capabilityProfile.js";
@@ -29,6 +29,7 @@ export function resumableRelayHandler(pool: UpstreamPool, heldCalls: HeldCalls, 
       const decorate = cacheable ? (r: JsonObject) => ({ ...r, ttlMs: 0, cacheScope: "private" }) : undefined;
       return resumeHeldCall(ctx, heldCalls, binding, { jsonWindowMs: INLINE_JSON_WINDOW_MS, ...(decorate ? { decorate } : {}) });
     }
+    const presetAnswers = presetAnswersOf(ctx.params);
     const upstreamParams: JsonObject = { [nameKey]: name, ...(args !== undefined ? { arguments: args } : {}) };
     const call = new UpstreamCall(pool, profileOf(ctx.capabilities), ctx.method, upstreamParams, ctx.log);
     const decorate = cacheable ? (r: JsonObject) => ({ ...r, ttlMs: cache.ttlMs, cacheScope: cache.cacheScope }) : undefined;
@@ -41,6 +42,7 @@ export function resumableRelayHandler(pool: UpstreamPool, heldCalls: HeldCalls, 
       heldCalls,
       binding,
       ...(decorate ? { decorate } : {}),
+      ...(presetAnswers ? { presetAnswers } : {}),
     });
   };
 }

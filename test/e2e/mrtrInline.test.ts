@@ -503,9 +503,23 @@ describe("inline MRTR: requestState abuse (each followed by the rightful complet
     await twoRoundsFinish(await twoRoundsSecond(first));
   });
 
-  test("inputResponses without requestState → -32602", async () => {
+  test("a fresh call with inputResponses up front: a fitting answer is used without a round, the rest is asked", async () => {
     const first = await twoRoundsFirst();
-    expectInvalidParams(await callTool(stack.url, "two_rounds", {}, {}, { inputResponses: { first: accept({ first: "Eve" }) } }), /requestState/);
+    // `first` is answered up front (plus two keys nobody asks for); only `last` is asked.
+    const second = expectInputRequired(
+      await callTool(stack.url, "two_rounds", {}, {}, { inputResponses: { first: accept({ first: "Eve" }), bogus: 1, other: { x: true } } }),
+    );
+    assert.deepEqual(Object.keys(second.inputRequests), ["last"]);
+    const done = expectComplete(
+      await callTool(stack.url, "two_rounds", {}, {}, { requestState: second.requestState, inputResponses: { last: accept({ last: "Ng" }) } }),
+    );
+    assert.equal(textOf(done), "Hello, Eve Ng!");
+    // An answer that does not fit (or a key nobody asks) is not used: the question is asked.
+    const asked = expectInputRequired(await callTool(stack.url, "two_rounds", {}, {}, { inputResponses: { first: accept({ first: 12345 }) } }));
+    assert.deepEqual(Object.keys(asked.inputRequests), ["first"]);
+    const wrongKey = expectInputRequired(await callTool(stack.url, "two_rounds", {}, {}, { inputResponses: { wrong_key: accept({ first: "Eve" }) } }));
+    assert.deepEqual(Object.keys(wrongKey.inputRequests), ["first"]);
+    // The first round of the earlier call was not disturbed.
     await twoRoundsFinish(await twoRoundsSecond(first));
   });
 
