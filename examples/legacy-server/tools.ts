@@ -1,7 +1,8 @@
-// Registers the simple tools on one session's McpServer: greet, fail_tool, broken_tool (a true
-// JSON-RPC error, via rawErrorTools), slow_echo (cancellable), toggle_beta (adds/removes `beta` on
-// EVERY live session, so each gets tools/list_changed) and touch_resource (bumps example://counter
-// and sends resources/updated to subscribed sessions). Interactive tools live in interactiveTools.ts.
+// Registers the simple tools on one session's McpServer: greet, forecast (x-mcp-header
+// arguments), fail_tool, broken_tool (a true JSON-RPC error, via rawErrorTools), slow_echo
+// (cancellable), toggle_beta (adds/removes `beta` on EVERY live session, so each gets
+// tools/list_changed) and touch_resource (bumps example://counter and sends resources/updated to
+// subscribed sessions). Interactive tools live in interactiveTools.ts.
 
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
@@ -18,6 +19,18 @@ export function registerTools(session: SessionContext): void {
     "greet",
     { title: "Greet", description: "Says hello at once.", inputSchema: { name: z.string().describe("Who to greet") } },
     (args, extra) => runTool(session, "greet", extra, async () => text(`Hello, ${args.name}!`)),
+  );
+
+  mcp.registerTool(
+    "forecast",
+    {
+      description: "A forecast for a region; `region` is mirrored in the Mcp-Param-Region header (x-mcp-header).",
+      inputSchema: {
+        region: z.string().meta({ "x-mcp-header": "Region" }).describe("Region name"),
+        days: z.number().int().min(1).max(7).optional().meta({ "x-mcp-header": "Days" }),
+      },
+    },
+    (args, extra) => runTool(session, "forecast", extra, async () => text(`Forecast for ${args.region}: sunny for ${args.days ?? 1} day(s).`)),
   );
 
   mcp.registerTool(

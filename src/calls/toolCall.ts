@@ -15,6 +15,7 @@ import { policyFor } from "./taskPolicy.js";
 import { UpstreamCall } from "./upstreamCall.js";
 import type { UpstreamCatalog } from "../upstream/upstreamCatalog.js";
 import { ownerHashOf } from "../auth/identity.js";
+import { checkParamHeaders } from "../http/paramHeaders.js";
 import type { HeldCalls } from "./heldCalls.js";
 import { argumentsDigest } from "./requestStateCodec.js";
 import { isRetry, presetAnswersOf, resumeHeldCall } from "./resumeHeldCall.js";
@@ -46,11 +47,13 @@ export function toolCallHandler(deps: ToolCallDeps) {
       args: argumentsDigest(args),
       ...(configuredKey ? { configuredKey } : {}),
     };
+    const facts = await deps.catalog.describe(name);
+    if (facts && !facts.known) throw invalidParams(`Unknown tool: '${name}' is not in the upstream's tools/list`);
+    const headerProblem = facts?.paramHeaders && checkParamHeaders(ctx.req.headers, facts.paramHeaders, args as JsonObject | undefined);
+    if (headerProblem) throw headerProblem;
     if (isRetry(ctx.params)) return resumeHeldCall(ctx, deps.heldCalls, binding, { jsonWindowMs: INLINE_JSON_WINDOW_MS });
 
     const presetAnswers = presetAnswersOf(ctx.params);
-    const facts = await deps.catalog.describe(name);
-    if (facts && !facts.known) throw invalidParams(`Unknown tool: '${name}' is not in the upstream's tools/list`);
     const declared = declaresTasks(ctx.capabilities);
     const policy = policyFor(name, deps.config.tasks, facts?.taskSupport);
     if (!declared && policy === "required") {

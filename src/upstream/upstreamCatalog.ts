@@ -1,17 +1,25 @@
-// What taskgate remembers about the upstream's tools: their names and 2025-11-25
-// `execution.taskSupport` hints, read from tools/list once and again after the upstream says its
+// What taskgate remembers about the upstream's tools: their names, 2025-11-25
+// `execution.taskSupport` hints and x-mcp-header arguments, read from tools/list once and again after the upstream says its
 // tools changed (or a call names a tool we have not seen, in case the list moved on).
 
+import { paramHeadersOf, type ParamHeaders } from "../http/paramHeaders.js";
 import type { JsonObject } from "../protocol/wire.js";
 import type { UpstreamPool } from "./upstreamPool.js";
 
 export interface ToolFacts {
   known: boolean;
   taskSupport?: string;
+  /** Mcp-Param-* headers the tool's arguments must be mirrored in. */
+  paramHeaders?: ParamHeaders;
+}
+
+interface KnownTool {
+  taskSupport?: string;
+  paramHeaders: ParamHeaders;
 }
 
 export class UpstreamCatalog {
-  private tools?: Promise<Map<string, string | undefined>>;
+  private tools?: Promise<Map<string, KnownTool>>;
 
   constructor(private readonly pool: UpstreamPool) {}
 
@@ -23,8 +31,9 @@ export class UpstreamCatalog {
       tools = await this.current();
     }
     if (!tools) return undefined;
-    const taskSupport = tools.get(tool);
-    return { known: tools.has(tool), ...(taskSupport ? { taskSupport } : {}) };
+    const known = tools.get(tool);
+    if (!known) return { known: false };
+    return { known: true, paramHeaders: known.paramHeaders, ...(known.taskSupport ? { taskSupport: known.taskSupport } : {}) };
   }
 
   /** Forget what we know (tools/list_changed from the upstream). */
@@ -32,7 +41,7 @@ export class UpstreamCatalog {
     this.tools = undefined;
   }
 
-  private async current(): Promise<Map<string, string | undefined> | undefined> {
+  private async current(): Promise<Map<string, KnownTool> | undefined> {
     this.tools ??= this.load().catch((error: unknown) => {
       this.tools = undefined;
       throw error;
@@ -44,13 +53,15 @@ export class UpstreamCatalog {
     }
   }
 
-  private async load(): Promise<Map<string, string | undefined>> {
-    const tools = new Map<string, string | undefined>();
+  private async load(): Promise<Map<string, KnownTool>> {
+    const tools = new Map<string, KnownTool>();
     let cursor: string | undefined;
     do {
       const page = await this.pool.request({}, "tools/list", cursor ? { cursor } : {});
       for (const tool of (page.tools as JsonObject[] | undefined) ?? []) {
-        if (typeof tool.name === "string") tools.set(tool.name, (tool.execution as { taskSupport?: string } | undefined)?.taskSupport);
+        if (typeof tool.name !== "string") continue;
+        const taskSupport = (tool.execution as { taskSupport?: string } | undefined)?.taskSupport;
+        tools.set(tool.name, { paramHeaders: paramHeadersOf(tool.inputSchema), ...(taskSupport ? { taskSupport } : {}) });
       }
       cursor = typeof page.nextCursor === "string" ? page.nextCursor : undefined;
     } while (cursor);
