@@ -4,7 +4,6 @@
 // Run: node --import tsx --test test/e2e/legacyServer.test.ts
 
 import assert from "node:assert/strict";
-import type { EventEmitter } from "node:events";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -26,6 +25,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { startLegacyServer, type LegacyServer } from "../../examples/legacy-server/server.js";
 import type { CancelledEvent, SessionEvent, ToolFinishedEvent, ToolStartedEvent } from "../../examples/legacy-server/state.js";
+import { nextEvent } from "./kit.js";
 
 const SPEED = 50;
 
@@ -77,22 +77,6 @@ async function connect(server: LegacyServer, setup: ClientSetup = {}): Promise<C
 
 async function closeClients(): Promise<void> {
   for (const { client } of openClients.splice(0)) await client.close().catch(() => undefined);
-}
-
-function nextEvent<T>(events: EventEmitter, name: string, match: (payload: T) => boolean = () => true, ms = 5000): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      events.off(name, listener);
-      reject(new Error(`timed out waiting for event ${name}`));
-    }, ms);
-    const listener = (payload: T) => {
-      if (!match(payload)) return;
-      clearTimeout(timer);
-      events.off(name, listener);
-      resolve(payload);
-    };
-    events.on(name, listener);
-  });
 }
 
 function textOf(result: unknown): string {

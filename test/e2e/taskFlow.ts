@@ -3,7 +3,6 @@
 // and waiting for an event of the example legacy server. All over real HTTP via kit.ts.
 
 import assert from "node:assert/strict";
-import type { EventEmitter } from "node:events";
 import type { JsonObject } from "../../src/protocol/wire.js";
 import { errorOf, pollTask, resultOf, rpc, TASKS_CAPS, type RpcReply } from "./kit.js";
 import { assertCancelAck, assertCreateTaskResult, assertGetTaskResult, assertUpdateAck } from "./taskShapes.js";
@@ -77,21 +76,7 @@ export const TERMINAL = hasStatus("completed", "failed", "cancelled");
 export const keysOf = (task: JsonObject) => Object.keys((task.inputRequests ?? {}) as JsonObject).sort();
 
 /** Resolves with the first `name` event matching `match` (listener attached now, before the action). */
-export function nextEvent<T>(events: EventEmitter, name: string, match: (payload: T) => boolean = () => true, ms = 5000): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      events.off(name, listener);
-      reject(new Error(`timed out waiting for legacy event '${name}'`));
-    }, ms);
-    const listener = (payload: T) => {
-      if (!match(payload)) return;
-      clearTimeout(timer);
-      events.off(name, listener);
-      resolve(payload);
-    };
-    events.on(name, listener);
-  });
-}
+export { nextEvent } from "./kit.js";
 
 /** Asserts a JSON-RPC error reply with this code (and HTTP status, when given); returns the error. */
 export function assertRpcError(reply: RpcReply, code: number, httpStatus?: number): { code: number; message: string; data?: JsonObject } {
