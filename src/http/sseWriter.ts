@@ -1,12 +1,20 @@
 // Writes one SSE response: headers once, one `data:` event per JSON-RPC message, comment
 // keep-alives so proxies keep the stream open. No event ids: 2026-07-28 has no resumption.
+// A client that stops reading is cut off once `maxBufferedBytes` wait in the socket, instead of
+// letting frames pile up in memory; its 'close' then releases whatever the stream held.
 
 import type { ServerResponse } from "node:http";
+
+export const DEFAULT_MAX_BUFFERED_BYTES = 1_048_576;
 
 export class SseWriter {
   private keepAlive?: NodeJS.Timeout;
 
-  constructor(private readonly res: ServerResponse, keepAliveMs = 15_000) {
+  constructor(
+    private readonly res: ServerResponse,
+    keepAliveMs = 15_000,
+    private readonly maxBufferedBytes = DEFAULT_MAX_BUFFERED_BYTES,
+  ) {
     res.writeHead(200, {
       "Content-Type": "text/event-stream",
       "Cache-Control": "no-cache, no-transform",
@@ -22,15 +30,25 @@ export class SseWriter {
   }
 
   send(message: unknown): void {
-    if (this.open) this.res.write(`data: ${JSON.stringify(message)}\n\n`);
+    this.write(`data: ${JSON.stringify(message)}\n\n`);
   }
 
   comment(text: string): void {
-    if (this.open) this.res.write(`: ${text}\n\n`);
+    this.write(`: ${text}\n\n`);
   }
 
   end(): void {
     clearInterval(this.keepAlive);
     if (this.open) this.res.end();
+  }
+
+  private write(chunk: string): void {
+    if (!this.open) return;
+    if (this.res.writableLength > this.maxBufferedBytes) {
+      clearInterval(this.keepAlive);
+      this.res.destroy(new Error("SSE client is not reading; stream cut off"));
+      return;
+    }
+    this.res.write(chunk);
   }
 }
