@@ -94,7 +94,13 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
   const app = express();
   app.disable("x-powered-by");
   app.get("/healthz", (_req, res) => {
-    res.json({ status: "ok", heldTasks: tasks.heldCount(), upstreamSessions: pool.sessionCount() });
+    res.json({
+      status: "ok",
+      heldTasks: tasks.heldCount(),
+      heldCalls: heldCalls.count(),
+      listenStreams: subscriptions.openCount(),
+      upstreamSessions: pool.sessionCount(),
+    });
   });
   const door = frontDoor({ config, identity, router, passThrough, log });
   app.all(config.path, (req, res, next) => {
