@@ -14,7 +14,7 @@ import { startGateway, type Gateway } from "./gateway.js";
 /** The package root: one level above src/cli.ts, two above the compiled dist/src/cli.js. */
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = [join(HERE, ".."), join(HERE, "..", "..")].find((dir) => existsSync(join(dir, "package.json"))) ?? join(HERE, "..");
-const FLAG_NAMES = { "upstream.url": "--upstream", port: "--port", host: "--host", "auth.mode": "--auth", "store.kind": "--store", "store.path": "--store-path" };
+const FLAG_NAMES = { "upstream.url": "--upstream", port: "--port", host: "--host", "auth.mode": "--auth", "store.kind": "--store", "store.path": "--store-path", "store.url": "--store-url" };
 
 const portNumber = (value: string) => {
   const port = Number(value);
@@ -64,16 +64,17 @@ program
   .option("--host <host>", "address to bind (default 127.0.0.1)")
   .option("--config <file>", "YAML or JSON config file (also TASKGATE_CONFIG)")
   .option("--auth <mode>", "identity mode: demo | tokens")
-  .option("--store <kind>", "task store: memory | file")
+  .option("--store <kind>", "task store: memory | file | redis")
   .option("--store-path <file>", "file of the file store")
-  .action(async (opts: { upstream?: string; port?: number; host?: string; config?: string; auth?: string; store?: string; storePath?: string }) => {
+  .option("--store-url <url>", "Redis of the redis store (default redis://127.0.0.1:6379)")
+  .action(async (opts: { upstream?: string; port?: number; host?: string; config?: string; auth?: string; store?: string; storePath?: string; storeUrl?: string }) => {
     const config = configure(
       {
         ...(opts.upstream ? { upstream: { url: opts.upstream } } : {}),
         port: opts.port,
         host: opts.host,
         ...(opts.auth ? { auth: { mode: opts.auth as "demo" } } : {}),
-        ...(opts.store || opts.storePath ? { store: { kind: opts.store as "memory", path: opts.storePath } } : {}),
+        ...(opts.store || opts.storePath || opts.storeUrl ? { store: { kind: opts.store as "memory", path: opts.storePath, url: opts.storeUrl } } : {}),
       },
       opts.config,
     );

@@ -24,7 +24,7 @@ import { createLogger } from "./observability/logger.js";
 import { Subscriptions } from "./subscriptions/subscriptions.js";
 import { UpstreamEvents } from "./subscriptions/upstreamEvents.js";
 import { createTaskStore } from "./tasks/stores/createTaskStore.js";
-import { InProcessTaskBus } from "./tasks/taskBus.js";
+import { createCluster, type Cluster } from "./cluster/createCluster.js";
 import { TaskManager } from "./tasks/taskManager.js";
 import type { TaskStore } from "./tasks/taskStore.js";
 import { UpstreamCatalog } from "./upstream/upstreamCatalog.js";
@@ -60,9 +60,12 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
   upstreamEvents.onAnyListChanged((kind) => {
     if (kind === "tools") catalog.invalidate();
   });
-  const store = await createTaskStore(config.store.kind === "file" ? { kind: "file", path: config.store.path } : { kind: "memory" });
-  const bus = new InProcessTaskBus();
-  const tasks = new TaskManager(store, bus, config.tasks, instanceId, log);
+  const onRedisError = (error: Error) => log.warn({ event: "redis.error", err: error.message || String(error) }, "redis trouble");
+  const { store, cluster } = await openTaskState(config.store, instanceId, onRedisError);
+  const bus = cluster.bus;
+  const tasks = new TaskManager(store, bus, config.tasks, instanceId, log, cluster);
+  await cluster.leases.start();
+  await tasks.serveHolderCommands();
   const orphans = await tasks.failOrphans();
   if (orphans > 0) log.warn({ event: "tasks.recovered", failed: orphans }, "tasks left running by a previous process were failed");
 
@@ -115,7 +118,7 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   const url = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}${config.path}`;
-  log.info({ event: "gateway.started", url, upstream: config.upstream.url, store: config.store.kind, auth: identity.mode }, "taskgate listening");
+  log.info({ event: "gateway.started", url, upstream: config.upstream.url, store: config.store.kind, instanceId, auth: identity.mode }, "taskgate listening");
 
   return {
     url,
@@ -134,7 +137,28 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await pool.close();
+      await cluster.close(); // this instance's lease goes at once: others see its tasks are gone
       await store.close();
     },
   };
+}
+
+/** The task store and the cluster seams (bus, leases, holder link) for the configured store. */
+async function openTaskState(
+  options: Config["store"],
+  instanceId: string,
+  onError: (error: Error) => void,
+): Promise<{ store: TaskStore; cluster: Cluster }> {
+  if (options.kind !== "redis") {
+    const store = await createTaskStore(options.kind === "file" ? { kind: "file", path: options.path } : { kind: "memory" });
+    return { store, cluster: await createCluster({ kind: "local", instanceId }) };
+  }
+  const store = await createTaskStore({ kind: "redis", url: options.url, prefix: options.prefix, instanceId, onError });
+  try {
+    const cluster = await createCluster({ kind: "redis", url: options.url, prefix: options.prefix, leaseMs: options.leaseMs, instanceId, onError });
+    return { store, cluster };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
 }

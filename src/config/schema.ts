@@ -63,12 +63,19 @@ export const ConfigSchema = z
       }),
     store: z
       .object({
-        kind: z.enum(["memory", "file"]).default("memory"),
+        /** memory (one process), file (one process, survives restarts), redis (several instances). */
+        kind: z.enum(["memory", "file", "redis"]).default("memory"),
         /** File of the file store. */
         path: z.string().default(".taskgate/tasks.json"),
+        /** Redis of the redis store (tasks, cross-instance events, instance leases). */
+        url: z.url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" }).default("redis://127.0.0.1:6379"),
+        /** Key and channel prefix in Redis: instances sharing tasks share the prefix. */
+        prefix: z.string().regex(/^[A-Za-z0-9_.:-]+$/, "letters, digits and _ . : - only").default("taskgate"),
+        /** An instance that stopped renewing its lease this long ago is gone; its tasks fail. */
+        leaseMs: timerMs.min(1000).default(15_000),
       })
       .strict()
-      .default({ kind: "memory", path: ".taskgate/tasks.json" }),
+      .prefault({}),
     tasks: z
       .object({
         policy: TaskPolicy.default("auto"),

@@ -1,6 +1,7 @@
-// TaskBus: announces every change of a task record to whoever follows it in this process
-// (subscriptions/listen streams). In-process by default; a multi-instance bus would publish
-// the same events across instances.
+// TaskBus: announces every change of a task record to whoever follows it (subscriptions/listen
+// streams). In-process by default; RedisTaskBus carries the same events across instances.
+// Contract (test/unit/taskBus.contract.ts): a published record reaches every subscriber of its
+// task id, in publish order, and nobody else; unsubscribing stops delivery.
 
 import { EventEmitter } from "node:events";
 import type { TaskRecord } from "./taskRecord.js";
@@ -9,13 +10,24 @@ export interface TaskBus {
   publish(record: TaskRecord): void;
   subscribe(taskId: string, listener: (record: TaskRecord) => void): () => void;
   listenerCount(taskId: string): number;
+  close(): Promise<void>;
 }
 
 export class InProcessTaskBus implements TaskBus {
   private readonly emitter = new EventEmitter().setMaxListeners(0);
 
+  /** `onError`: a listener that throws (the others still get the record). Default: ignored. */
+  constructor(private readonly onError: (error: Error) => void = () => undefined) {}
+
   publish(record: TaskRecord): void {
-    this.emitter.emit(record.taskId, record);
+    // Each listener on its own: one that throws must neither starve the others nor the publisher.
+    for (const listener of this.emitter.listeners(record.taskId) as Array<(r: TaskRecord) => void>) {
+      try {
+        listener(record);
+      } catch (error) {
+        this.onError(error instanceof Error ? error : new Error(String(error)));
+      }
+    }
   }
 
   subscribe(taskId: string, listener: (record: TaskRecord) => void): () => void {
@@ -25,5 +37,9 @@ export class InProcessTaskBus implements TaskBus {
 
   listenerCount(taskId: string): number {
     return this.emitter.listenerCount(taskId);
+  }
+
+  async close(): Promise<void> {
+    this.emitter.removeAllListeners();
   }
 }

@@ -1,17 +1,22 @@
 // The life of tasks: creates a task around a running upstream call, mirrors the call's progress,
 // questions and outcome into the store, and serves tasks/get, tasks/update and tasks/cancel for
 // the task's owner only. For anyone else a task does not exist (same -32602 as an unknown id).
+// With several instances, only the holder of a task's upstream call writes its record: answers
+// and cancels reaching another instance are sent to the holder (HolderLink), and a task whose
+// holder is gone (InstanceLeases) is failed by whoever looks at it.
 
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import type { Config } from "../config/schema.js";
 import { ownerHashOf, type Identity } from "../auth/identity.js";
-import { invalidParams } from "../protocol/errors.js";
 import { TERMINAL_STATUSES, type JsonObject } from "../protocol/wire.js";
 import type { CallOutcome, Question, UpstreamCall } from "../calls/upstreamCall.js";
 import { mintInputKey } from "../calls/inputKeys.js";
 import { checkInputResponse } from "../calls/inputResponseCheck.js";
 import { modernResult } from "../calls/upstreamResult.js";
+import { invalidParams, RpcError } from "../protocol/errors.js";
+import type { HolderCommand, HolderLink, HolderReply } from "../cluster/holderLink.js";
+import type { InstanceLeases } from "../cluster/instanceLeases.js";
 import type { TaskBus } from "./taskBus.js";
 import type { TaskRecord } from "./taskRecord.js";
 import type { TaskStore } from "./taskStore.js";
@@ -40,7 +45,13 @@ export class TaskManager {
     private readonly settings: Config["tasks"],
     private readonly instanceId: string,
     private readonly log: Logger,
+    private readonly cluster: { leases: InstanceLeases; link: HolderLink },
   ) {}
+
+  /** Starts answering other instances' commands for the tasks this instance holds. */
+  async serveHolderCommands(): Promise<void> {
+    await this.cluster.link.serve((command) => this.onCommand(command));
+  }
 
   /** Creates the task record (durably, before returning) and binds the running call to it. */
   async start(call: UpstreamCall, owner: Identity, tool: string): Promise<TaskRecord> {
@@ -81,12 +92,23 @@ export class TaskManager {
   }
 
   async get(owner: Identity, taskId: string): Promise<TaskRecord> {
-    return this.owned(owner, taskId);
+    const record = await this.owned(ownerHashOf(owner), taskId);
+    if (TERMINAL_STATUSES.has(record.status) || record.holder === this.instanceId) return record;
+    if (await this.cluster.leases.isAlive(record.holder)) return record;
+    return (await this.failHolderGone(taskId)) ?? record;
   }
 
   /** Delivers answers; answered keys are gone from the store before this resolves. */
   async update(owner: Identity, taskId: string, responses: JsonObject): Promise<void> {
-    await this.owned(owner, taskId);
+    const ownerHash = ownerHashOf(owner);
+    const record = await this.owned(ownerHash, taskId);
+    if (record.holder !== this.instanceId && !TERMINAL_STATUSES.has(record.status)) {
+      return this.viaHolder(record, { kind: "update", taskId, ownerHash, responses });
+    }
+    await this.updateHeld(taskId, responses);
+  }
+
+  private async updateHeld(taskId: string, responses: JsonObject): Promise<void> {
     const held = this.held.get(taskId);
     const answered: Array<[string, Question, JsonObject]> = [];
     let problem: string | undefined;
@@ -125,8 +147,14 @@ export class TaskManager {
 
   /** Always acknowledges for the owner; a running task stops upstream and ends cancelled. */
   async cancel(owner: Identity, taskId: string): Promise<void> {
-    const record = await this.owned(owner, taskId);
+    const ownerHash = ownerHashOf(owner);
+    const record = await this.owned(ownerHash, taskId);
     if (TERMINAL_STATUSES.has(record.status)) return;
+    if (record.holder !== this.instanceId) return this.viaHolder(record, { kind: "cancel", taskId, ownerHash });
+    await this.cancelHeld(taskId);
+  }
+
+  private async cancelHeld(taskId: string): Promise<void> {
     const updated = await this.store.update(taskId, (current) =>
       TERMINAL_STATUSES.has(current.status)
         ? undefined
@@ -176,10 +204,50 @@ export class TaskManager {
     );
   }
 
-  private async owned(owner: Identity, taskId: string): Promise<TaskRecord> {
+  private async owned(ownerHash: string, taskId: string): Promise<TaskRecord> {
     const record = await this.store.get(taskId);
-    if (!record || record.ownerHash !== ownerHashOf(owner)) throw notFound();
+    if (!record || record.ownerHash !== ownerHash) throw notFound();
     return record;
+  }
+
+  /** Another instance holds the call: it delivers the command. If it is gone, the task fails. */
+  private async viaHolder(record: TaskRecord, command: HolderCommand): Promise<void> {
+    const reply = await this.cluster.link.send(record.holder, command);
+    if (!reply) {
+      await this.failHolderGone(record.taskId);
+      return;
+    }
+    if (!reply.ok) throw new RpcError(reply.error.code, reply.error.message, reply.error.data);
+  }
+
+  /** A command from another instance for a task this one holds (owner checked again here). */
+  private async onCommand(command: HolderCommand): Promise<HolderReply> {
+    try {
+      const record = await this.owned(command.ownerHash, command.taskId);
+      if (record.holder !== this.instanceId) throw notFound();
+      if (command.kind === "update") await this.updateHeld(command.taskId, command.responses);
+      else await this.cancelHeld(command.taskId);
+      return { ok: true };
+    } catch (error) {
+      const rpc = error instanceof RpcError ? error : new RpcError(-32603, String(error));
+      return { ok: false, error: rpc.toJSON() };
+    }
+  }
+
+  /** The instance holding this task is gone: its upstream call went with it. */
+  private async failHolderGone(taskId: string): Promise<TaskRecord | undefined> {
+    const message = "the taskgate instance holding this task is gone; its upstream call was lost";
+    let changed = false;
+    const updated = await this.store.update(taskId, (current) => {
+      if (TERMINAL_STATUSES.has(current.status)) return undefined;
+      changed = true;
+      return stripInputs({ ...current, status: "failed", statusMessage: message, error: { code: -32603, message }, lastUpdatedAt: new Date().toISOString() });
+    });
+    if (updated && changed) {
+      this.log.warn({ event: "task.orphaned", taskId, why: "holder gone" }, "task failed: its holder instance is gone");
+      this.bus.publish(updated);
+    }
+    return updated;
   }
 
   private release(taskId: string): HeldTask | undefined {

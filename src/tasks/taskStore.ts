@@ -1,4 +1,4 @@
-// TaskStore: where task records live. Backends (memory, file) sit behind keyv and all pass
+// TaskStore: where task records live. Backends (memory, file, redis) sit behind keyv and all pass
 // test/unit/taskStore.contract.ts.
 //
 // Contract:
@@ -8,7 +8,8 @@
 //   calls on this store instance, bumps `version`, persists, and returns the new record;
 //   `mutate` returning undefined means "no change" (the current record is returned as is).
 //   Unknown or expired ids resolve to undefined and mutate is not called.
-// - listUnfinished() returns every unexpired record whose status is not terminal.
+// - listUnfinished() returns every unexpired record whose status is not terminal, among those created by
+//   this store or an earlier one on the same data (redis: same instanceId; others' records only via get()).
 
 import type { TaskRecord } from "./taskRecord.js";
 

@@ -22,9 +22,9 @@ describe("taskgate command", () => {
   });
 
   test("a bad value names the option, its source and what is allowed", () => {
-    const result = run(["serve", "--upstream", "http://127.0.0.1:1/mcp", "--auth", "demo"], { TASKGATE_STORE_KIND: "redis" });
+    const result = run(["serve", "--upstream", "http://127.0.0.1:1/mcp", "--auth", "demo"], { TASKGATE_STORE_KIND: "postgres" });
     assert.equal(result.status, 2);
-    assert.match(result.stderr, /store\.kind: .*memory.*file/);
+    assert.match(result.stderr, /store\.kind: .*memory.*file.*redis/);
     assert.match(result.stderr, /TASKGATE_STORE_KIND/);
   });
 

@@ -56,7 +56,7 @@ describe("loadConfig: layering", () => {
       allowedOrigins: [],
       allowedHosts: [],
       auth: { mode: "demo", tokens: [] },
-      store: { kind: "memory", path: ".taskgate/tasks.json" },
+      store: { kind: "memory", path: ".taskgate/tasks.json", url: "redis://127.0.0.1:6379", prefix: "taskgate", leaseMs: 15_000 },
       tasks: { policy: "auto", autoAfterMs: 1000, ttlMs: 3_600_000, pollIntervalMs: 5000, tools: {}, inputKeys: {} },
       mrtr: { holdTimeoutMs: 300_000 },
       subscriptions: { keepAliveMs: 15_000 },
@@ -83,7 +83,13 @@ describe("loadConfig: layering", () => {
     );
     const config = loadConfig({ file });
     assert.equal(config.upstream.url, "https://up.example/mcp");
-    assert.deepEqual(config.store, { kind: "file", path: ".taskgate/tasks.json" });
+    assert.deepEqual(config.store, {
+      kind: "file",
+      path: ".taskgate/tasks.json",
+      url: "redis://127.0.0.1:6379",
+      prefix: "taskgate",
+      leaseMs: 15_000,
+    });
   });
 
   it("treats an empty file as setting nothing", () => {
@@ -127,8 +133,11 @@ describe("loadConfig: layering", () => {
         TASKGATE_ALLOWED_HOSTS: "h",
         TASKGATE_AUTH_MODE: "tokens",
         TASKGATE_AUTH_TOKENS: `${HASH}:alice`,
-        TASKGATE_STORE_KIND: "file",
+        TASKGATE_STORE_KIND: "redis",
         TASKGATE_STORE_PATH: "/tmp/t.json",
+        TASKGATE_STORE_URL: "rediss://redis.internal:6380/2",
+        TASKGATE_STORE_PREFIX: "tg:prod",
+        TASKGATE_STORE_LEASE_MS: "20000",
         TASKGATE_TASKS_POLICY: "required",
         TASKGATE_TASKS_AUTO_AFTER_MS: "5",
         TASKGATE_TASKS_TTL_MS: "6",
@@ -150,14 +159,14 @@ describe("loadConfig: layering", () => {
       allowedOrigins: ["https://o"],
       allowedHosts: ["h"],
       auth: { mode: "tokens", tokens: [{ sha256: HASH, subject: "alice" }] },
-      store: { kind: "file", path: "/tmp/t.json" },
+      store: { kind: "redis", path: "/tmp/t.json", url: "rediss://redis.internal:6380/2", prefix: "tg:prod", leaseMs: 20_000 },
       tasks: { policy: "required", autoAfterMs: 5, ttlMs: 6, pollIntervalMs: 7, tools: {}, inputKeys: {} },
       mrtr: { secret: "0123456789abcdef0123456789abcdef", holdTimeoutMs: 9 },
       subscriptions: { keepAliveMs: 10 },
       cache: { ttlMs: 8, cacheScope: "public" },
       log: { level: "silent" },
     });
-    assert.equal(ENV_VARS.length, 21);
+    assert.equal(ENV_VARS.length, 24);
   });
 
   it("lets CLI overrides beat the environment, ignoring undefined flags", () => {
@@ -205,6 +214,19 @@ describe("loadConfig: errors name the option, its source and what is allowed", (
     assert.match(line, /^upstream\.url: must be an http\(s\) URL/);
     assert.ok(line.includes('"ftp://legacy/mcp"'), line);
     assert.ok(line.includes(`config file ${file}, line 2`), line);
+  });
+
+  it("bad store.url names store.url and says redis://, from the file and from TASKGATE_STORE_URL", () => {
+    const file = write(".yaml", `${minimalYaml}store:\n  kind: redis\n  url: http://x\n`);
+    const line = lineWith(problemsOf(() => loadConfig({ file })), "store.url");
+    assert.match(line, /^store\.url: must be a redis:\/\/ or rediss:\/\/ URL/);
+    assert.ok(line.includes('"http://x"'), line);
+    assert.ok(line.includes(`config file ${file}, line 7`), line);
+    const fromEnv = lineWith(
+      problemsOf(() => loadConfig({ env: { ...minimalEnv, TASKGATE_STORE_URL: "http://x" } })),
+      "store.url",
+    );
+    assert.match(fromEnv, /^store\.url: .*redis:\/\/.*\(from TASKGATE_STORE_URL\)$/);
   });
 
   it("unknown key in the file names the key, the allowed keys and a likely fix", () => {

@@ -1,22 +1,40 @@
-// createTaskStore: builds the TaskStore for a backend. "memory" is a keyv Map (lost on exit, expired
-// records swept every minute); "file" is
-// keyv-file at `path`, patched so every write is on disk (atomic tmp+rename, fsynced) before the
-// create()/update() that caused it resolves, so a process killed right after still finds it on restart.
-// One process per file: keyv-file keeps the whole store in memory and rewrites the file on each write.
+// createTaskStore: builds the TaskStore for a backend. "memory": a keyv Map (lost on exit, expired records
+// swept every minute). "file": keyv-file, every write durably on disk before it resolves; one process per file.
+// "redis": shared by instances on one url+prefix; each instance writes only its own records and index, and
+// start fails (naming store.url) if Redis cannot be reached within a few bounded connection attempts.
 
 import { randomUUID } from "node:crypto";
 import { mkdir, open, readFile, rename } from "node:fs/promises";
 import path from "node:path";
+import KeyvRedis, { createClient } from "@keyv/redis";
 import { Keyv } from "keyv";
 import { KeyvFile } from "keyv-file";
 import type { TaskStore } from "../taskStore.js";
 import { KeyvTaskStore } from "./keyvTaskStore.js";
 
-export type TaskStoreOptions = { kind: "memory"; sweepIntervalMs?: number } | { kind: "file"; path: string };
+export type TaskStoreOptions =
+  | { kind: "memory"; sweepIntervalMs?: number }
+  | { kind: "file"; path: string }
+  | {
+      kind: "redis";
+      /** redis:// or rediss:// URL (config store.url). */
+      url: string;
+      /** Key prefix shared by the instances that share tasks (config store.prefix). */
+      prefix: string;
+      /** This instance; names its own unfinished-task index. */
+      instanceId: string;
+      /** Told about connection problems after start (operations also reject); default: ignored. */
+      onError?: (error: Error) => void;
+    };
 
 const NAMESPACE = "taskgate";
 /** How often the memory backend drops expired records nobody reads any more. */
 const MEMORY_SWEEP_MS = 60_000;
+/** Redis: per connection attempt; attempts at start before createTaskStore gives up. */
+const REDIS_CONNECT_TIMEOUT_MS = 2_000;
+const REDIS_START_ATTEMPTS = 3;
+/** Redis: a command not sent within this long (e.g. queued while reconnecting) rejects instead of hanging. */
+const REDIS_COMMAND_TIMEOUT_MS = 10_000;
 
 /**
  * keyv's Map store only drops an expired entry when it is read; finished tasks nobody polls again
@@ -46,6 +64,7 @@ export async function createTaskStore(opts: TaskStoreOptions): Promise<TaskStore
     const keyv = new Keyv({ store: map, namespace: NAMESPACE, throwOnErrors: true });
     return new KeyvTaskStore(keyv, { onClose: async () => clearInterval(sweeper) });
   }
+  if (opts.kind === "redis") return openRedisStore(opts);
   const filename = path.resolve(opts.path);
   await mkdir(path.dirname(filename), { recursive: true });
   await assertLoadable(filename);
@@ -58,6 +77,75 @@ export async function createTaskStore(opts: TaskStoreOptions): Promise<TaskStore
   // throwOnErrors: without it keyv swallows a failed disk write (emits "error", set() resolves false).
   const keyv = new Keyv(file, { namespace: NAMESPACE, throwOnErrors: true });
   return new KeyvTaskStore(keyv, { onClose: flush });
+}
+
+/**
+ * Keys in Redis: "<prefix>:task:<id>" (keyv's JSON envelope {value, expires}, with a PX expiry when the
+ * task has a ttl) and "<prefix>:index:unfinished:<instanceId>" (JSON array, no expiry).
+ */
+async function openRedisStore(opts: Extract<TaskStoreOptions, { kind: "redis" }>): Promise<TaskStore> {
+  if (opts.instanceId === "" || opts.prefix === "") {
+    throw new TypeError("redis task store needs a non-empty prefix and instanceId");
+  }
+  const where = `store.url ${redactUrl(opts.url)}`;
+  let started = false;
+  let client: ReturnType<typeof createClient>;
+  try {
+    client = createClient({
+      url: opts.url,
+      socket: {
+        connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
+        // Bounded at start (fail fast, clearly); once connected, keep reconnecting with backoff.
+        reconnectStrategy: (retries, cause) =>
+          !started && retries + 1 >= REDIS_START_ATTEMPTS ? cause : Math.min(100 * 2 ** retries, 2_000),
+      },
+      commandOptions: { timeout: REDIS_COMMAND_TIMEOUT_MS },
+    });
+  } catch (error) {
+    throw new Error(`task store: invalid Redis URL (${where}): ${(error as Error).message}`, { cause: error });
+  }
+  // node-redis emits "error" on every failed (re)connect; an EventEmitter without a listener would crash.
+  client.on("error", (error: Error) => {
+    if (started) opts.onError?.(error);
+  });
+  try {
+    await client.connect();
+  } catch (error) {
+    if (client.isOpen) client.destroy();
+    // Node's AggregateError (e.g. ECONNREFUSED on both ::1 and 127.0.0.1) has an empty message.
+    const { message, code, name } = error as { message?: string; code?: unknown; name?: string };
+    const reason = message || (typeof code === "string" ? code : undefined) || name || String(error);
+    throw new Error(`task store: cannot connect to Redis at ${where} after ${REDIS_START_ATTEMPTS} attempts: ${reason}`, {
+      cause: error,
+    });
+  }
+  started = true;
+
+  // Both throwOnErrors: KeyvRedis otherwise turns a failed command into "not found" (undefined).
+  // useKeyPrefix false: KeyvRedis alone applies the namespace ("<prefix>:"), not keyv a second time.
+  const adapter = new KeyvRedis(client, { keyPrefixSeparator: ":", throwOnErrors: true });
+  const keyv = new Keyv(adapter, { namespace: opts.prefix, useKeyPrefix: false, throwOnErrors: true });
+  return new KeyvTaskStore(keyv, {
+    indexKey: `index:unfinished:${opts.instanceId}`,
+    // close() has waited for in-flight operations, so close() (QUIT-like, waits for replies) is immediate;
+    // while disconnected nothing could be answered, so drop the socket instead of waiting forever.
+    onClose: async () => {
+      if (!client.isOpen) return;
+      if (client.isReady) await client.close();
+      else client.destroy();
+    },
+  });
+}
+
+/** The URL without its password, for messages. */
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== "") parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return JSON.stringify(url);
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
-// KeyvTaskStore: the one TaskStore implementation, over any keyv 5 instance (memory Map, keyv-file).
-// Records are JSON strings under "task:<id>"; they vanish at createdAt + ttlMs (checked on read, and
-// passed to keyv as a ttl so the backend purges them). Writes to one task are serialised in-process;
-// "index:unfinished" holds a superset of the non-terminal task ids for listUnfinished(). Single process only.
+// KeyvTaskStore: the one TaskStore implementation, over any keyv 5 instance (memory Map, keyv-file, Redis).
+// Records are JSON under "task:<id>", gone at createdAt + ttlMs (checked on read, and a keyv ttl). Writes are
+// serialised in-process only (one writer per record). The index key (default "index:unfinished", one per
+// instance on Redis) makes listUnfinished() "the unfinished tasks this store created", not all in a shared store.
 
 import type { Keyv } from "keyv";
 import { TERMINAL_STATUSES } from "../../protocol/wire.js";
@@ -9,11 +9,17 @@ import type { TaskRecord } from "../taskRecord.js";
 import type { TaskStore } from "../taskStore.js";
 
 const TASK_PREFIX = "task:";
-const INDEX_KEY = "index:unfinished";
+const DEFAULT_INDEX_KEY = "index:unfinished";
 /** Lock name for the index; cannot collide with TASK_PREFIX-based lock names. */
 const INDEX_LOCK = "index";
 
 export interface KeyvTaskStoreOptions {
+  /**
+   * Key of the unfinished-task index (default "index:unfinished"). The index is a read-modify-write
+   * guarded by an in-process lock, so stores sharing one backend (several instances on one Redis)
+   * must each use their own key; listUnfinished() then sees only the tasks this store created.
+   */
+  indexKey?: string;
   /** Run by close() once in-flight operations have settled, before keyv.disconnect() (e.g. a file flush). */
   onClose?: () => Promise<void>;
 }
@@ -67,11 +73,17 @@ export class KeyvTaskStore implements TaskStore {
   private readonly locks = new KeyedMutex();
   private readonly inflight = new Set<Promise<unknown>>();
   private closing: Promise<void> | undefined;
+  private readonly indexKey: string;
 
   constructor(
     private readonly keyv: Keyv,
     private readonly options: KeyvTaskStoreOptions = {},
-  ) {}
+  ) {
+    this.indexKey = options.indexKey ?? DEFAULT_INDEX_KEY;
+    if (this.indexKey === "" || this.indexKey.startsWith(TASK_PREFIX)) {
+      throw new TypeError(`index key must be non-empty and not start with "${TASK_PREFIX}": ${JSON.stringify(this.indexKey)}`);
+    }
+  }
 
   create(record: TaskRecord): Promise<void> {
     return this.track(() => {
@@ -180,7 +192,7 @@ export class KeyvTaskStore implements TaskStore {
   }
 
   private async readIndex(): Promise<string[]> {
-    const raw = await this.keyv.get<string>(INDEX_KEY);
+    const raw = await this.keyv.get<string>(this.indexKey);
     return typeof raw === "string" ? (JSON.parse(raw) as string[]) : [];
   }
 
@@ -189,7 +201,7 @@ export class KeyvTaskStore implements TaskStore {
       const ids = await this.readIndex();
       if (ids.includes(taskId)) return;
       ids.push(taskId);
-      await this.keyv.set(INDEX_KEY, JSON.stringify(ids), 0);
+      await this.keyv.set(this.indexKey, JSON.stringify(ids), 0);
     });
   }
 
@@ -198,7 +210,7 @@ export class KeyvTaskStore implements TaskStore {
       const ids = await this.readIndex();
       const kept = ids.filter((id) => id !== taskId);
       if (kept.length === ids.length) return;
-      await this.keyv.set(INDEX_KEY, JSON.stringify(kept), 0);
+      await this.keyv.set(this.indexKey, JSON.stringify(kept), 0);
     });
   }
 

@@ -1,0 +1,68 @@
+// createCluster: the three cluster seams (TaskBus, InstanceLeases, HolderLink) for one instance.
+// "local" = single node, in process. "redis" = several instances sharing a Redis at `url`, all
+// keys and channels under `prefix`; an unreachable Redis rejects within a few seconds with an
+// error naming the url. close() closes all three, the lease last (a clean exit frees it at once).
+
+import { InProcessTaskBus, type TaskBus } from "../tasks/taskBus.js";
+import { LocalHolderLink, type HolderLink } from "./holderLink.js";
+import { LocalLeases, type InstanceLeases } from "./instanceLeases.js";
+import { RedisHolderLink } from "./redisHolderLink.js";
+import { RedisLeases } from "./redisLeases.js";
+import { RedisTaskBus } from "./redisTaskBus.js";
+
+export type ClusterOptions =
+  | { kind: "local"; instanceId: string }
+  | {
+      kind: "redis";
+      url: string;
+      prefix: string;
+      leaseMs: number;
+      instanceId: string;
+      /** Runtime Redis trouble (reconnects, failed publishes/renewals). Default: ignored. */
+      onError?: (error: Error) => void;
+    };
+
+export interface Cluster {
+  bus: TaskBus;
+  leases: InstanceLeases;
+  link: HolderLink;
+  close(): Promise<void>;
+}
+
+function assemble(bus: TaskBus, leases: InstanceLeases, link: HolderLink): Cluster {
+  let closing: Promise<void> | undefined;
+  return {
+    bus,
+    leases,
+    link,
+    close() {
+      // Stop taking commands first, then stop announcing, then give up the lease.
+      closing ??= (async () => {
+        await link.close();
+        await bus.close();
+        await leases.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+export async function createCluster(opts: ClusterOptions): Promise<Cluster> {
+  if (opts.kind === "local") {
+    return assemble(new InProcessTaskBus(), new LocalLeases(opts.instanceId), new LocalHolderLink());
+  }
+  const { url, prefix, leaseMs, instanceId, onError } = opts;
+  // Connect one after another: a Redis that cannot be reached fails the first one, with one error.
+  const opened: Array<{ close(): Promise<void> }> = [];
+  try {
+    const bus = await RedisTaskBus.connect({ url, prefix, onError });
+    opened.push(bus);
+    const leases = await RedisLeases.connect({ url, prefix, instanceId, leaseMs, onError });
+    opened.push(leases);
+    const link = await RedisHolderLink.connect({ url, prefix, instanceId, onError });
+    return assemble(bus, leases, link);
+  } catch (error) {
+    await Promise.all(opened.map((part) => part.close()));
+    throw error;
+  }
+}

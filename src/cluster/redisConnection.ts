@@ -1,0 +1,88 @@
+// Opens one node-redis connection for the cluster modules (RedisTaskBus, RedisLeases,
+// RedisHolderLink). Contract: resolves once the connection is ready; an unreachable Redis rejects
+// within ~connectTimeoutMs with an error naming the url (credentials hidden), never retrying the
+// first connect. Once connected, a dropped connection reconnects with capped backoff.
+
+import { createClient } from "@keyv/redis";
+
+function newClient(url: string, connectTimeoutMs: number, mayReconnect: () => boolean) {
+  return createClient({
+    url,
+    socket: {
+      connectTimeout: connectTimeoutMs,
+      // The first connect fails at once (false → connect() rejects); later drops retry.
+      reconnectStrategy: (retries: number) => (mayReconnect() ? Math.min(50 * 2 ** retries, 2_000) : false),
+    },
+  });
+}
+
+export type RedisConnection = ReturnType<typeof newClient>;
+
+export interface RedisConnectOptions {
+  url: string;
+  /** Receives connection errors (reconnects, failed publishes). Default: ignored. */
+  onError?: (error: Error) => void;
+  connectTimeoutMs?: number;
+}
+
+/** The url as safe to show: any password replaced by "***". */
+export function describeRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== "") parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/[^@/]*@/, "//***@");
+  }
+}
+
+export async function connectRedis(options: RedisConnectOptions): Promise<RedisConnection> {
+  const onError = options.onError ?? (() => undefined);
+  let everReady = false;
+  const client = newClient(options.url, options.connectTimeoutMs ?? 3_000, () => everReady);
+  // Without an 'error' listener node-redis would crash the process on a connection error.
+  client.on("error", (error: unknown) => {
+    if (everReady) onError(error instanceof Error ? error : new Error(String(error)));
+  });
+  try {
+    await client.connect();
+  } catch (cause) {
+    if (client.isOpen) client.destroy(); // destroy() throws on a client that already gave up
+    const code = (cause as { code?: unknown } | null)?.code;
+    const reason =
+      cause instanceof Error ? cause.message || (typeof code === "string" ? code : cause.name) : String(cause);
+    throw new Error(`cannot reach Redis at ${describeRedisUrl(options.url)}: ${reason}`, { cause });
+  }
+  everReady = true;
+  return client;
+}
+
+/** Closes gracefully (pending commands finish); never throws, also for a connection already gone. */
+export async function closeRedis(client: RedisConnection): Promise<void> {
+  if (!client.isOpen) return;
+  try {
+    await client.close();
+  } catch {
+    if (client.isOpen) client.destroy();
+  }
+}
+
+/**
+ * A publisher and a subscriber connection (pub/sub needs its own), with `subscribe` already run on
+ * the subscriber when this resolves. On any failure both are closed again before it rejects.
+ */
+export async function connectPubSub(
+  options: RedisConnectOptions,
+  subscribe: (subscriber: RedisConnection) => Promise<unknown>,
+): Promise<{ publisher: RedisConnection; subscriber: RedisConnection }> {
+  const publisher = await connectRedis(options);
+  let subscriber: RedisConnection | undefined;
+  try {
+    subscriber = await connectRedis(options);
+    await subscribe(subscriber);
+    return { publisher, subscriber };
+  } catch (error) {
+    await Promise.all([closeRedis(publisher), subscriber ? closeRedis(subscriber) : undefined]);
+    throw error;
+  }
+}

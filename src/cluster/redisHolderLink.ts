@@ -1,0 +1,169 @@
+// RedisHolderLink: request/reply to a task's holder instance over Redis pub/sub. serve() listens
+// on `<prefix>:instance:<selfId>` for { requestId, replyTo, command } and PUBLISHes { requestId, reply }
+// on `<prefix>:reply:<replyTo>`. send() resolves the reply, or undefined on timeout or at once when
+// PUBLISH reaches nobody (the holder is gone). A throwing handler replies -32603.
+
+import { randomUUID } from "node:crypto";
+import type { HolderCommand, HolderLink, HolderReply } from "./holderLink.js";
+import { closeRedis, connectPubSub, type RedisConnection } from "./redisConnection.js";
+
+const replyChannelOf = (prefix: string, replyTo: string) => `${prefix}:reply:${replyTo}`;
+
+export interface RedisHolderLinkOptions {
+  url: string;
+  prefix: string;
+  instanceId: string;
+  /** Unreadable messages, failed replies, connection errors. Default: ignored. */
+  onError?: (error: Error) => void;
+}
+
+interface Pending {
+  resolve(reply: HolderReply | undefined): void;
+  timer: NodeJS.Timeout;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+function isHolderCommand(value: unknown): value is HolderCommand {
+  if (!isObject(value) || typeof value.taskId !== "string" || typeof value.ownerHash !== "string") return false;
+  return value.kind === "cancel" || (value.kind === "update" && isObject(value.responses));
+}
+
+function isHolderReply(value: unknown): value is HolderReply {
+  if (!isObject(value)) return false;
+  if (value.ok === true) return true;
+  return value.ok === false && isObject(value.error) && typeof value.error.code === "number"
+    && typeof value.error.message === "string";
+}
+
+export class RedisHolderLink implements HolderLink {
+  private readonly pending = new Map<string, Pending>();
+  private serving = false;
+  private closed = false;
+
+  private constructor(
+    private readonly publisher: RedisConnection,
+    private readonly subscriber: RedisConnection,
+    private readonly prefix: string,
+    private readonly instanceId: string,
+    /** Unique per link (not just per instance id), so replies never reach a stale namesake. */
+    private readonly replyTo: string,
+    private readonly onError: (error: Error) => void,
+  ) {}
+
+  /** Resolves once this link's reply channel is subscribed (send() works from then on). */
+  static async connect(options: RedisHolderLinkOptions): Promise<RedisHolderLink> {
+    const onError = options.onError ?? (() => undefined);
+    const replyTo = `${options.instanceId}:${randomUUID()}`;
+    // Replies cannot arrive before `link` is set: nothing was sent yet.
+    let link: RedisHolderLink | undefined;
+    const { publisher, subscriber } = await connectPubSub({ url: options.url, onError }, (sub) =>
+      sub.subscribe(replyChannelOf(options.prefix, replyTo), (message: string) => link?.onReply(message)),
+    );
+    link = new RedisHolderLink(publisher, subscriber, options.prefix, options.instanceId, replyTo, onError);
+    return link;
+  }
+
+
+  private instanceChannel(instanceId: string): string {
+    return `${this.prefix}:instance:${instanceId}`;
+  }
+
+  async serve(handler: (command: HolderCommand) => Promise<HolderReply>): Promise<void> {
+    if (this.closed) throw new Error("RedisHolderLink is closed");
+    if (this.serving) throw new Error("RedisHolderLink is already serving");
+    this.serving = true;
+    await this.subscriber.subscribe(this.instanceChannel(this.instanceId), (message: string) => {
+      void this.onRequest(message, handler);
+    });
+  }
+
+  async send(holder: string, command: HolderCommand, timeoutMs = 3_000): Promise<HolderReply | undefined> {
+    if (this.closed) return undefined;
+    const requestId = randomUUID();
+    const answer = new Promise<HolderReply | undefined>((resolve) => {
+      const timer = setTimeout(() => this.settle(requestId, undefined), timeoutMs);
+      this.pending.set(requestId, { resolve, timer });
+    });
+    try {
+      const receivers = await this.publisher.publish(
+        this.instanceChannel(holder),
+        JSON.stringify({ requestId, replyTo: this.replyTo, command }),
+      );
+      if (receivers === 0) this.settle(requestId, undefined); // nobody serves that instance
+    } catch (error) {
+      this.onError(new Error(`sending ${command.kind} for ${command.taskId} to ${holder} failed`, { cause: error }));
+      this.settle(requestId, undefined);
+    }
+    return answer;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const requestId of [...this.pending.keys()]) this.settle(requestId, undefined);
+    try {
+      if (this.subscriber.isReady) await this.subscriber.unsubscribe();
+    } catch {
+      // The connection is going away anyway.
+    }
+    await Promise.all([closeRedis(this.subscriber), closeRedis(this.publisher)]);
+  }
+
+  private settle(requestId: string, reply: HolderReply | undefined): void {
+    const pending = this.pending.get(requestId);
+    if (pending === undefined) return;
+    this.pending.delete(requestId);
+    clearTimeout(pending.timer);
+    pending.resolve(reply);
+  }
+
+  private onReply(message: string): void {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(message);
+    } catch (error) {
+      this.onError(new Error("unreadable holder reply", { cause: error }));
+      return;
+    }
+    if (!isObject(parsed) || typeof parsed.requestId !== "string" || !isHolderReply(parsed.reply)) {
+      this.onError(new Error("malformed holder reply"));
+      return;
+    }
+    this.settle(parsed.requestId, parsed.reply); // a late reply (after timeout) finds nothing: ignored
+  }
+
+  private async onRequest(message: string, handler: (command: HolderCommand) => Promise<HolderReply>): Promise<void> {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(message);
+    } catch (error) {
+      this.onError(new Error("unreadable holder request", { cause: error }));
+      return;
+    }
+    if (!isObject(parsed) || typeof parsed.requestId !== "string" || typeof parsed.replyTo !== "string") {
+      this.onError(new Error("malformed holder request"));
+      return;
+    }
+    let reply: HolderReply;
+    if (!isHolderCommand(parsed.command)) {
+      reply = { ok: false, error: { code: -32602, message: "Malformed holder command" } };
+    } else {
+      try {
+        reply = await handler(parsed.command);
+      } catch (error) {
+        reply = { ok: false, error: { code: -32603, message: error instanceof Error ? error.message : String(error) } };
+      }
+    }
+    if (this.closed) return; // shutting down: the sender times out, as with a dead holder
+    try {
+      await this.publisher.publish(
+        replyChannelOf(this.prefix, parsed.replyTo),
+        JSON.stringify({ requestId: parsed.requestId, reply }),
+      );
+    } catch (error) {
+      this.onError(new Error("publishing a holder reply failed", { cause: error }));
+    }
+  }
+}

@@ -1,0 +1,75 @@
+// Runs the shared TaskBus contract against InProcessTaskBus and RedisTaskBus, plus the Redis-only
+// case that matters across instances: a record published on one bus reaches subscribers on another
+// (two buses = two connection pairs = two instances). Needs Redis at REDIS_URL (default
+// 127.0.0.1:6379); every channel/key lives under a fresh random prefix, deleted when the suite ends.
+
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { after, describe, it } from "node:test";
+import { createClient } from "@keyv/redis";
+import { RedisTaskBus } from "../../src/cluster/redisTaskBus.js";
+import { InProcessTaskBus } from "../../src/tasks/taskBus.js";
+import { follow, taskBusContract } from "./taskBus.contract.js";
+import { makeRecord } from "./taskStore.contract.js";
+
+const url = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const prefix = `taskgate-test-${randomUUID()}`;
+
+after(async () => {
+  // The bus keeps no keys, but nothing under the test prefix may outlive the suite.
+  const client = await createClient({ url }).connect();
+  for await (const keys of client.scanIterator({ MATCH: `${prefix}:*`, COUNT: 100 })) {
+    if (keys.length > 0) await client.del(keys);
+  }
+  await client.close();
+});
+
+taskBusContract("in-process", async () => new InProcessTaskBus());
+taskBusContract("redis", () => RedisTaskBus.connect({ url, prefix }));
+
+describe("RedisTaskBus across instances", () => {
+  it("a record published on bus A reaches subscribers on bus B, and A's own subscribers exactly once", async () => {
+    const [a, b] = await Promise.all([RedisTaskBus.connect({ url, prefix }), RedisTaskBus.connect({ url, prefix })]);
+    try {
+      const record = makeRecord({ holder: "instance-a" });
+      const onB = follow(b, record.taskId);
+      const onA = follow(a, record.taskId);
+      a.publish(record);
+      a.publish({ ...record, version: 2, status: "completed" });
+      assert.deepEqual((await onB.until(2)).map((r) => [r.version, r.status]), [[1, "working"], [2, "completed"]]);
+      assert.deepEqual(onB.records[0], record);
+      await onA.until(2);
+      await sleep(100); // a duplicate (local emit + Redis echo) would have arrived by now
+      assert.equal(onA.records.length, 2);
+      assert.equal(onB.records.length, 2);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it("buses under another prefix hear nothing", async () => {
+    const [a, stranger] = await Promise.all([
+      RedisTaskBus.connect({ url, prefix }),
+      RedisTaskBus.connect({ url, prefix: `${prefix}-other` }),
+    ]);
+    try {
+      const record = makeRecord();
+      const mine = follow(a, record.taskId);
+      const theirs = follow(stranger, record.taskId);
+      a.publish(record);
+      await mine.until(1);
+      await sleep(100);
+      assert.deepEqual(theirs.records, []);
+    } finally {
+      await Promise.all([a.close(), stranger.close()]);
+    }
+  });
+
+  it("publish after close is a no-op, close is idempotent", async () => {
+    const bus = await RedisTaskBus.connect({ url, prefix });
+    await bus.close();
+    bus.publish(makeRecord());
+    await bus.close();
+  });
+});
