@@ -69,7 +69,15 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
   const orphans = await tasks.failOrphans();
   if (orphans > 0) log.warn({ event: "tasks.recovered", failed: orphans }, "tasks left running by a previous process were failed");
 
-  const subscriptions = new Subscriptions({ tasks, bus, pool, events: upstreamEvents, keepAliveMs: config.subscriptions.keepAliveMs, log });
+  const subscriptions = new Subscriptions({
+    tasks,
+    bus,
+    pool,
+    events: upstreamEvents,
+    keepAliveMs: config.subscriptions.keepAliveMs,
+    holderCheckMs: Math.max(1000, Math.floor(config.store.leaseMs / 3)),
+    log,
+  });
 
   const relay = relayHandler(pool, config.cache);
   const heldCalls = new HeldCalls(new RequestStateCodec(config.mrtr.secret), config.mrtr.holdTimeoutMs, log);

@@ -70,6 +70,11 @@ export class ListenStream {
     return this.disposed;
   }
 
+  /** Tasks this stream still follows (not yet terminal). */
+  followedTaskIds(): string[] {
+    return [...this.follows.keys()];
+  }
+
   /** Sets everything up, then opens the SSE response with the acknowledgement. */
   async start(filter: ListenFilter): Promise<void> {
     const { tasks, bus, events, resources } = this.deps;

@@ -1,6 +1,8 @@
 // Subscriptions: serves subscriptions/listen and keeps the set of open listen streams (any number
 // per client). close() ends each with the closing JSON-RPC result; a stream the client closes
 // gives back its bus listeners, upstream resource subscriptions and keep-alive timer at once.
+// Every holderCheckMs the tasks followed here are checked for a holder instance that is gone, so
+// a listener learns of it without anyone polling.
 
 import type { Logger } from "pino";
 import type { MethodHandler, RequestContext } from "../methods/context.js";
@@ -21,6 +23,8 @@ export interface SubscriptionsDeps {
   pool: UpstreamPool;
   events: UpstreamEvents;
   keepAliveMs: number;
+  /** How often followed tasks are checked for a dead holder instance. */
+  holderCheckMs: number;
   log: Logger;
 }
 
@@ -28,9 +32,11 @@ export class Subscriptions {
   readonly resources: UpstreamResources;
   private readonly open = new Set<ListenStream>();
   private closing = false;
+  private readonly holderCheck: NodeJS.Timeout;
 
   constructor(private readonly deps: SubscriptionsDeps) {
     this.resources = new UpstreamResources(deps.pool, deps.events, deps.log);
+    this.holderCheck = setInterval(() => void this.checkHolders(), deps.holderCheckMs).unref();
   }
 
   readonly handler: MethodHandler = async (ctx: RequestContext) => {
@@ -63,9 +69,19 @@ export class Subscriptions {
     return this.deps.bus.listenerCount(taskId);
   }
 
+  private async checkHolders(): Promise<void> {
+    const followed = new Set([...this.open].flatMap((stream) => stream.followedTaskIds()));
+    for (const taskId of followed) {
+      await this.deps.tasks.checkHolder(taskId).catch((error: unknown) =>
+        this.deps.log.warn({ event: "subscriptions.holder_check.failed", taskId, err: String(error) }, "holder check failed"),
+      );
+    }
+  }
+
   /** Gateway shutdown: every stream gets its closing result, then ends. */
   async close(): Promise<void> {
     this.closing = true;
+    clearInterval(this.holderCheck);
     this.resources.close(); // the upstream sessions end too; no unsubscribe calls
     await Promise.all([...this.open].map((stream) => stream.finish()));
     this.deps.events.close();

@@ -93,9 +93,20 @@ export class TaskManager {
 
   async get(owner: Identity, taskId: string): Promise<TaskRecord> {
     const record = await this.owned(ownerHashOf(owner), taskId);
-    if (TERMINAL_STATUSES.has(record.status) || record.holder === this.instanceId) return record;
-    if (await this.cluster.leases.isAlive(record.holder)) return record;
-    return (await this.failHolderGone(taskId)) ?? record;
+    return (await this.failIfHolderGone(record)) ?? record;
+  }
+
+  /** For followers (listen streams): fails the task now if its holder instance is gone. */
+  async checkHolder(taskId: string): Promise<void> {
+    const record = await this.store.get(taskId);
+    if (record) await this.failIfHolderGone(record);
+  }
+
+  /** The failed record when the task was running on an instance that is gone; else undefined. */
+  private async failIfHolderGone(record: TaskRecord): Promise<TaskRecord | undefined> {
+    if (TERMINAL_STATUSES.has(record.status) || record.holder === this.instanceId) return undefined;
+    if (await this.cluster.leases.isAlive(record.holder)) return undefined;
+    return this.failHolderGone(record.taskId);
   }
 
   /** Delivers answers; answered keys are gone from the store before this resolves. */

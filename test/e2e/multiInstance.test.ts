@@ -27,7 +27,8 @@ describe("several instances sharing tasks through Redis", () => {
   let b: Gateway;
   const children: ChildProcess[] = [];
 
-  const start = (leaseMs = 15_000) =>
+  // Short leases: listen streams check the holders of followed tasks every leaseMs / 3.
+  const start = (leaseMs = 3_000) =>
     startGateway(
       ConfigSchema.parse({
         port: 0,
@@ -139,8 +140,17 @@ describe("several instances sharing tasks through Redis", () => {
     await started;
     assert.equal(resultOf(await rpc(b.url, "tasks/get", { taskId }, { capabilities: TASKS_CAPS })).status, "working", "holder alive: still working");
 
-    await killHard(child.process);
-    const failed = await pollTask(b.url, taskId, (t) => t.status !== "working", { timeoutMs: 10_000 });
+    const listen = await openListen(b.url, { taskIds: [taskId] }, { id: "follower", capabilities: TASKS_CAPS });
+    try {
+      await killHard(child.process);
+      // The follower learns it without anyone polling…
+      const pushed = await listen.waitFor((f) => f.method === "notifications/tasks" && paramsOf(f).status === "failed", 10_000, "failed");
+      assert.match(JSON.stringify(paramsOf(pushed).error), /instance holding this task is gone/);
+    } finally {
+      listen.close();
+    }
+    // …and a poll shows the same.
+    const failed = resultOf(await rpc(a.url, "tasks/get", { taskId }, { capabilities: TASKS_CAPS }));
     assert.equal(failed.status, "failed");
     assert.match((failed.error as { message: string }).message, /instance holding this task is gone/);
   });
