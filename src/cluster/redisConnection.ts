@@ -1,11 +1,11 @@
-// Opens one node-redis connection for the cluster modules (RedisTaskBus, RedisLeases,
-// RedisHolderLink). Contract: resolves once the connection is ready; an unreachable Redis rejects
+// Opens one node-redis connection for every Redis user (the redis task store, RedisTaskBus,
+// RedisLeases, RedisHolderLink). Contract: resolves once the connection is ready; an unreachable Redis rejects
 // within ~connectTimeoutMs with an error naming the url (credentials hidden), never retrying the
 // first connect. Once connected, a dropped connection reconnects with capped backoff.
 
 import { createClient } from "@keyv/redis";
 
-function newClient(url: string, connectTimeoutMs: number, mayReconnect: () => boolean) {
+function newClient(url: string, connectTimeoutMs: number, mayReconnect: () => boolean, commandTimeoutMs?: number) {
   return createClient({
     url,
     socket: {
@@ -13,6 +13,7 @@ function newClient(url: string, connectTimeoutMs: number, mayReconnect: () => bo
       // The first connect fails at once (false → connect() rejects); later drops retry.
       reconnectStrategy: (retries: number) => (mayReconnect() ? Math.min(50 * 2 ** retries, 2_000) : false),
     },
+    ...(commandTimeoutMs ? { commandOptions: { timeout: commandTimeoutMs } } : {}),
   });
 }
 
@@ -23,6 +24,8 @@ export interface RedisConnectOptions {
   /** Receives connection errors (reconnects, failed publishes). Default: ignored. */
   onError?: (error: Error) => void;
   connectTimeoutMs?: number;
+  /** A command not sent within this long (e.g. queued while reconnecting) rejects instead of hanging. */
+  commandTimeoutMs?: number;
 }
 
 /** The url as safe to show: any password replaced by "***". */
@@ -39,7 +42,7 @@ export function describeRedisUrl(url: string): string {
 export async function connectRedis(options: RedisConnectOptions): Promise<RedisConnection> {
   const onError = options.onError ?? (() => undefined);
   let everReady = false;
-  const client = newClient(options.url, options.connectTimeoutMs ?? 3_000, () => everReady);
+  const client = newClient(options.url, options.connectTimeoutMs ?? 3_000, () => everReady, options.commandTimeoutMs);
   // Without an 'error' listener node-redis would crash the process on a connection error.
   client.on("error", (error: unknown) => {
     if (everReady) onError(error instanceof Error ? error : new Error(String(error)));

@@ -1,12 +1,13 @@
 // createTaskStore: builds the TaskStore for a backend. "memory": a keyv Map (lost on exit, expired records
 // swept every minute). "file": keyv-file, every write durably on disk before it resolves; one process per file.
 // "redis": shared by instances on one url+prefix; each instance writes only its own records and index, and
-// start fails (naming store.url) if Redis cannot be reached within a few bounded connection attempts.
+// start fails at once (naming store.url) if Redis cannot be reached.
 
 import { randomUUID } from "node:crypto";
 import { mkdir, open, readFile, rename } from "node:fs/promises";
 import path from "node:path";
-import KeyvRedis, { createClient } from "@keyv/redis";
+import KeyvRedis from "@keyv/redis";
+import { closeRedis, connectRedis, describeRedisUrl, type RedisConnection } from "../../cluster/redisConnection.js";
 import { Keyv } from "keyv";
 import { KeyvFile } from "keyv-file";
 import type { TaskStore } from "../taskStore.js";
@@ -30,9 +31,6 @@ export type TaskStoreOptions =
 const NAMESPACE = "taskgate";
 /** How often the memory backend drops expired records nobody reads any more. */
 const MEMORY_SWEEP_MS = 60_000;
-/** Redis: per connection attempt; attempts at start before createTaskStore gives up. */
-const REDIS_CONNECT_TIMEOUT_MS = 2_000;
-const REDIS_START_ATTEMPTS = 3;
 /** Redis: a command not sent within this long (e.g. queued while reconnecting) rejects instead of hanging. */
 const REDIS_COMMAND_TIMEOUT_MS = 10_000;
 
@@ -87,65 +85,25 @@ async function openRedisStore(opts: Extract<TaskStoreOptions, { kind: "redis" }>
   if (opts.instanceId === "" || opts.prefix === "") {
     throw new TypeError("redis task store needs a non-empty prefix and instanceId");
   }
-  const where = `store.url ${redactUrl(opts.url)}`;
-  let started = false;
-  let client: ReturnType<typeof createClient>;
+  let client: RedisConnection;
   try {
-    client = createClient({
+    client = await connectRedis({
       url: opts.url,
-      socket: {
-        connectTimeout: REDIS_CONNECT_TIMEOUT_MS,
-        // Bounded at start (fail fast, clearly); once connected, keep reconnecting with backoff.
-        reconnectStrategy: (retries, cause) =>
-          !started && retries + 1 >= REDIS_START_ATTEMPTS ? cause : Math.min(100 * 2 ** retries, 2_000),
-      },
-      commandOptions: { timeout: REDIS_COMMAND_TIMEOUT_MS },
+      commandTimeoutMs: REDIS_COMMAND_TIMEOUT_MS,
+      ...(opts.onError ? { onError: opts.onError } : {}),
     });
   } catch (error) {
-    throw new Error(`task store: invalid Redis URL (${where}): ${(error as Error).message}`, { cause: error });
+    throw new Error(`task store (store.url ${describeRedisUrl(opts.url)}): ${(error as Error).message}`, { cause: error });
   }
-  // node-redis emits "error" on every failed (re)connect; an EventEmitter without a listener would crash.
-  client.on("error", (error: Error) => {
-    if (started) opts.onError?.(error);
-  });
-  try {
-    await client.connect();
-  } catch (error) {
-    if (client.isOpen) client.destroy();
-    // Node's AggregateError (e.g. ECONNREFUSED on both ::1 and 127.0.0.1) has an empty message.
-    const { message, code, name } = error as { message?: string; code?: unknown; name?: string };
-    const reason = message || (typeof code === "string" ? code : undefined) || name || String(error);
-    throw new Error(`task store: cannot connect to Redis at ${where} after ${REDIS_START_ATTEMPTS} attempts: ${reason}`, {
-      cause: error,
-    });
-  }
-  started = true;
-
   // Both throwOnErrors: KeyvRedis otherwise turns a failed command into "not found" (undefined).
   // useKeyPrefix false: KeyvRedis alone applies the namespace ("<prefix>:"), not keyv a second time.
   const adapter = new KeyvRedis(client, { keyPrefixSeparator: ":", throwOnErrors: true });
   const keyv = new Keyv(adapter, { namespace: opts.prefix, useKeyPrefix: false, throwOnErrors: true });
   return new KeyvTaskStore(keyv, {
     indexKey: `index:unfinished:${opts.instanceId}`,
-    // close() has waited for in-flight operations, so close() (QUIT-like, waits for replies) is immediate;
-    // while disconnected nothing could be answered, so drop the socket instead of waiting forever.
-    onClose: async () => {
-      if (!client.isOpen) return;
-      if (client.isReady) await client.close();
-      else client.destroy();
-    },
+    // close() has waited for in-flight operations first.
+    onClose: () => closeRedis(client),
   });
-}
-
-/** The URL without its password, for messages. */
-function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== "") parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return JSON.stringify(url);
-  }
 }
 
 /**
