@@ -13,8 +13,10 @@
 // after 60 s.
 //
 // Env: BENCH_N (measured rounds, default 300), BENCH_WARMUP (default 30),
-//      BENCH_STORE=memory|file (default memory; file = keyv-file in a temp dir, fsync per write).
+//      BENCH_STORE=memory|file|redis (default memory; file = keyv-file in a temp dir, fsync per write;
+//      redis = the several-instances store at REDIS_URL or 127.0.0.1:6379, under a fresh prefix).
 
+import { createClient } from "@keyv/redis";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,7 +30,8 @@ const BUDGET_MS = 60_000;
 const N = positiveInt("BENCH_N", 300);
 const WARMUP = positiveInt("BENCH_WARMUP", 30);
 const STORE = process.env.BENCH_STORE ?? "memory";
-if (STORE !== "memory" && STORE !== "file") throw new Error(`BENCH_STORE must be memory or file, got ${STORE}`);
+if (STORE !== "memory" && STORE !== "file" && STORE !== "redis") throw new Error(`BENCH_STORE must be memory, file or redis, got ${STORE}`);
+const REDIS_PREFIX = `taskgate-bench-${process.pid}-${Date.now()}`;
 /** Long enough that no benchmarked call finishes on its own; all are cancelled at the end. */
 const SLOW_ECHO_MS = 600_000;
 
@@ -56,7 +59,11 @@ const gateway = await startGateway(
     host: "127.0.0.1",
     port: 0,
     auth: { mode: "demo" },
-    store: storeDir ? { kind: "file", path: join(storeDir, "tasks.json") } : { kind: "memory" },
+    store: storeDir
+      ? { kind: "file", path: join(storeDir, "tasks.json") }
+      : STORE === "redis"
+        ? { kind: "redis", url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379", prefix: REDIS_PREFIX }
+        : { kind: "memory" },
     tasks: { tools: { slow_echo: "always" } },
   }),
   { log: createLogger("silent") },
@@ -173,8 +180,17 @@ try {
   await gateway.close();
   await legacy.close();
   if (storeDir) await rm(storeDir, { recursive: true, force: true });
+  if (STORE === "redis") await dropRedisPrefix();
 }
 process.exit(exitCode);
+
+/** Deletes the bench's keys (tasks expire anyway, after their ttl). */
+async function dropRedisPrefix(): Promise<void> {
+  const client = createClient({ url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" });
+  await client.connect();
+  for await (const keys of client.scanIterator({ MATCH: `${REDIS_PREFIX}*`, COUNT: 500 })) if (keys.length > 0) await client.del(keys);
+  await client.close();
+}
 
 // ---- report ------------------------------------------------------------------------------------
 
