@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import type { Config } from "../config/schema.js";
 import { ownerHashOf, type Identity } from "../auth/identity.js";
-import { TERMINAL_STATUSES, type JsonObject } from "../protocol/wire.js";
+import { TERMINAL_STATUSES, type JsonObject, type JsonRpcErrorObject } from "../protocol/wire.js";
 import type { CallOutcome, Question, UpstreamCall } from "../calls/upstreamCall.js";
 import { mintInputKey } from "../calls/inputKeys.js";
 import { checkInputResponse } from "../calls/inputResponseCheck.js";
@@ -166,33 +166,18 @@ export class TaskManager {
   }
 
   private async cancelHeld(taskId: string): Promise<void> {
-    const updated = await this.store.update(taskId, (current) =>
-      TERMINAL_STATUSES.has(current.status)
-        ? undefined
-        : stripInputs({ ...current, status: "cancelled", statusMessage: "Cancelled by the client", lastUpdatedAt: new Date().toISOString() }),
+    const updated = await this.write(taskId, (current) =>
+      stripInputs({ ...current, status: "cancelled", statusMessage: "Cancelled by the client", lastUpdatedAt: new Date().toISOString() }),
     );
     this.release(taskId)?.call.abort("task cancelled by the client");
-    if (updated) {
-      this.log.info({ event: "task.cancelled", taskId }, "task cancelled");
-      this.bus.publish(updated);
-    }
+    if (updated) this.log.info({ event: "task.cancelled", taskId }, "task cancelled");
   }
 
   /** Tasks left running by a previous process can never finish: fail them, clearly. */
   async failOrphans(): Promise<number> {
     const orphans = (await this.store.listUnfinished()).filter((r) => !this.held.has(r.taskId));
     for (const orphan of orphans) {
-      await this.store.update(orphan.taskId, (current) =>
-        TERMINAL_STATUSES.has(current.status)
-          ? undefined
-          : stripInputs({
-              ...current,
-              status: "failed",
-              statusMessage: "taskgate restarted while holding this task; its upstream call was lost",
-              error: { code: -32603, message: "taskgate restarted while holding this task; its upstream call was lost" },
-              lastUpdatedAt: new Date().toISOString(),
-            }),
-      );
+      await this.write(orphan.taskId, (current) => failed(current, "taskgate restarted while holding this task; its upstream call was lost"));
       this.log.warn({ event: "task.orphaned", taskId: orphan.taskId }, "task failed: gateway restarted while holding it");
     }
     return orphans.length;
@@ -204,13 +189,10 @@ export class TaskManager {
 
   /** Shutdown: held calls die with the process, so their tasks fail now, saying why. */
   async shutdown(): Promise<void> {
-    const message = "taskgate shut down while holding this task; its upstream call was stopped";
     await Promise.all(
       [...this.held.keys()].map(async (taskId) => {
         this.release(taskId)?.call.abort("gateway shutting down");
-        await this.write(taskId, (current) =>
-          stripInputs({ ...current, status: "failed", statusMessage: message, error: { code: -32603, message }, lastUpdatedAt: new Date().toISOString() }),
-        );
+        await this.write(taskId, (current) => failed(current, "taskgate shut down while holding this task; its upstream call was stopped"));
       }),
     );
   }
@@ -247,17 +229,10 @@ export class TaskManager {
 
   /** The instance holding this task is gone: its upstream call went with it. */
   private async failHolderGone(taskId: string): Promise<TaskRecord | undefined> {
-    const message = "the taskgate instance holding this task is gone; its upstream call was lost";
-    let changed = false;
-    const updated = await this.store.update(taskId, (current) => {
-      if (TERMINAL_STATUSES.has(current.status)) return undefined;
-      changed = true;
-      return stripInputs({ ...current, status: "failed", statusMessage: message, error: { code: -32603, message }, lastUpdatedAt: new Date().toISOString() });
-    });
-    if (updated && changed) {
-      this.log.warn({ event: "task.orphaned", taskId, why: "holder gone" }, "task failed: its holder instance is gone");
-      this.bus.publish(updated);
-    }
+    const updated = await this.write(taskId, (current) =>
+      failed(current, "the taskgate instance holding this task is gone; its upstream call was lost"),
+    );
+    if (updated) this.log.warn({ event: "task.orphaned", taskId, why: "holder gone" }, "task failed: its holder instance is gone");
     return updated;
   }
 
@@ -268,13 +243,21 @@ export class TaskManager {
     return held;
   }
 
-  private async write(taskId: string, mutate: (current: TaskRecord) => TaskRecord | undefined): Promise<void> {
-    const updated = await this.store.update(taskId, (current) => (TERMINAL_STATUSES.has(current.status) ? undefined : mutate(current)));
-    if (updated) this.bus.publish(updated);
+  /** Changes a task that is not yet terminal and announces it; the new record, or undefined if nothing changed. */
+  private async write(taskId: string, mutate: (current: TaskRecord) => TaskRecord | undefined): Promise<TaskRecord | undefined> {
+    let changed = false;
+    const updated = await this.store.update(taskId, (current) => {
+      const next = TERMINAL_STATUSES.has(current.status) ? undefined : mutate(current);
+      changed = next !== undefined;
+      return next;
+    });
+    if (!updated || !changed) return undefined;
+    this.bus.publish(updated);
+    return updated;
   }
 
-  private onProgress(taskId: string, statusMessage: string): Promise<void> {
-    return this.write(taskId, (current) => ({ ...current, statusMessage, lastUpdatedAt: new Date().toISOString() }));
+  private async onProgress(taskId: string, statusMessage: string): Promise<void> {
+    await this.write(taskId, (current) => ({ ...current, statusMessage, lastUpdatedAt: new Date().toISOString() }));
   }
 
   private async onQuestion(taskId: string, held: HeldTask, question: Question): Promise<void> {
@@ -315,20 +298,15 @@ export class TaskManager {
     // Not held any more: cancelled or shut down, and already written as such.
     if (!this.release(taskId)) return;
     const now = new Date().toISOString();
-    if (outcome.kind === "aborted") {
-      await this.write(taskId, (current) =>
-        stripInputs({ ...current, status: "cancelled", statusMessage: `Stopped: ${outcome.reason}`, lastUpdatedAt: now }),
-      );
-    } else if (outcome.kind === "result") {
-      await this.write(taskId, (current) =>
-        stripInputs({ ...current, status: "completed", result: modernResult(outcome.result), lastUpdatedAt: now }),
-      );
-    } else {
-      await this.write(taskId, (current) =>
-        stripInputs({ ...current, status: "failed", statusMessage: outcome.error.message, error: outcome.error, lastUpdatedAt: now }),
-      );
-    }
-    const final = await this.store.get(taskId);
+    const written = await this.write(taskId, (current) =>
+      outcome.kind === "aborted"
+        ? stripInputs({ ...current, status: "cancelled", statusMessage: `Stopped: ${outcome.reason}`, lastUpdatedAt: now })
+        : outcome.kind === "result"
+          ? stripInputs({ ...current, status: "completed", result: modernResult(outcome.result), lastUpdatedAt: now })
+          : failed(current, outcome.error.message, outcome.error),
+    );
+    // Nothing written: it was already terminal; say what it is.
+    const final = written ?? (await this.store.get(taskId));
     this.log.info({ event: "task.finished", taskId, status: final?.status, outcome: outcome.kind }, "task finished");
   }
 }
@@ -336,6 +314,11 @@ export class TaskManager {
 function stripInputs(record: TaskRecord): TaskRecord {
   const { inputRequests: _gone, ...rest } = record;
   return rest;
+}
+
+/** The task ended by a JSON-RPC error (by default -32603 with `message`), which it carries. */
+function failed(current: TaskRecord, message: string, error: JsonRpcErrorObject = { code: -32603, message }): TaskRecord {
+  return stripInputs({ ...current, status: "failed", statusMessage: message, error, lastUpdatedAt: new Date().toISOString() });
 }
 
 const progressText = (p: { progress: number; total?: number }) =>
