@@ -8,7 +8,7 @@
 import type { ServerResponse } from "node:http";
 import { ErrorCode, missingCapability } from "../protocol/errors.js";
 import type { ClientCapabilities, JsonObject, RequestId } from "../protocol/wire.js";
-import { errorMessage, resultMessage } from "../http/rpcResponse.js";
+import { errorMessage, resultMessage, sendJson } from "../http/rpcResponse.js";
 import { SseWriter } from "../http/sseWriter.js";
 import { STREAMED, type HandlerResult } from "../methods/context.js";
 import { missingCapabilityFor } from "./declaredKinds.js";
@@ -72,9 +72,7 @@ export function respondInline(call: UpstreamCall, options: InlineOptions): Promi
       sse.send(message);
       sse.end();
     } else if (!res.headersSent) {
-      const text = JSON.stringify(message);
-      res.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text) });
-      res.end(text);
+      sendJson(res, status, message);
     }
     resolveDone(STREAMED);
   };

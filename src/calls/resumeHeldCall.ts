@@ -5,8 +5,7 @@
 
 import { invalidParams, missingCapability } from "../protocol/errors.js";
 import type { JsonObject } from "../protocol/wire.js";
-import { resultMessage } from "../http/rpcResponse.js";
-import { STREAMED, type HandlerResult, type RequestContext } from "../methods/context.js";
+import type { HandlerResult, RequestContext } from "../methods/context.js";
 import { missingCapabilityFor } from "./declaredKinds.js";
 import type { CallBinding, HeldCalls } from "./heldCalls.js";
 import { inputRequiredResult, respondInline } from "./inlineResponder.js";
@@ -68,10 +67,7 @@ export async function resumeHeldCall(
   if (stillOpen) {
     deliver();
     ctx.note.outcome = "input_required";
-    const text = JSON.stringify(resultMessage(ctx.id, inputRequiredResult(heldCalls, held)));
-    ctx.res.writeHead(200, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text) });
-    ctx.res.end(text);
-    return STREAMED;
+    return inputRequiredResult(heldCalls, held);
   }
   // Watch before answering, so a follow-up question is caught by this request.
   const responding = respondInline(held.call, {

@@ -27,6 +27,8 @@ export interface EnvelopeInput {
   /** Lower-cased names as Node gives them (lookup is case-insensitive anyway). */
   headers: HeaderMap;
   body: string;
+  /** parseJsonBody(body), when the caller already has it (the body is parsed once per request). */
+  parsed?: unknown;
 }
 
 type Candidate = { id: RequestId; method: string; params: JsonObject };
@@ -58,7 +60,7 @@ const REMOVED_METHODS = new Map<string, string>([
 ]);
 
 export function parseEnvelope(input: EnvelopeInput): Envelope {
-  const parsed = parseJson(input.body);
+  const parsed = "parsed" in input ? input.parsed : parseJsonBody(input.body);
   if (parsed instanceof RpcError) return fail(null, parsed);
   const shaped = readShape(parsed);
   if ("kind" in shaped) return shaped;
@@ -75,7 +77,8 @@ export function parseEnvelope(input: EnvelopeInput): Envelope {
 
 // ---- 1. JSON and JSON-RPC shape -------------------------------------------------------------
 
-function parseJson(body: string): unknown {
+/** The body's JSON value, or the -32700 RpcError when it is not JSON. */
+export function parseJsonBody(body: string): unknown {
   try {
     return JSON.parse(body);
   } catch {

@@ -12,7 +12,7 @@ import { ErrorCode, RpcError } from "../protocol/errors.js";
 import type { JsonObject, RequestId } from "../protocol/wire.js";
 import { STREAMED, type RequestContext } from "../methods/context.js";
 import type { MethodRouter } from "../methods/router.js";
-import { classifyLegacy, parseEnvelope } from "./envelope.js";
+import { classifyLegacy, parseEnvelope, parseJsonBody } from "./envelope.js";
 import { checkOriginAndHost } from "./originGuard.js";
 import type { PassThrough } from "./passThrough.js";
 import { readBody, BodyTooLargeError } from "./readBody.js";
@@ -33,13 +33,6 @@ function idOf(body: unknown): RequestId | null {
   return typeof id === "string" || typeof id === "number" ? id : null;
 }
 
-function tryParse(buffer: Buffer): unknown {
-  try {
-    return JSON.parse(buffer.toString("utf8"));
-  } catch {
-    return undefined;
-  }
-}
 
 export function frontDoor(deps: FrontDoorDeps) {
   const { config, log } = deps;
@@ -67,11 +60,13 @@ export function frontDoor(deps: FrontDoorDeps) {
         throw error;
       }
     }
-    const parsed = body ? tryParse(body) : undefined;
+    const text = body?.toString("utf8") ?? "";
+    const parsed = parseJsonBody(text);
+    const json = parsed instanceof RpcError ? undefined : parsed;
     const legacy = classifyLegacy({
       method: req.method ?? "",
       headers: req.headers,
-      body: parsed,
+      body: json,
       isKnownLegacySession: (id) => deps.passThrough.isKnownSession(id),
     });
     if (legacy) {
@@ -93,11 +88,11 @@ export function frontDoor(deps: FrontDoorDeps) {
     if (!identity) {
       note.rejected = "unauthenticated";
       const message = token === undefined ? "Authorization: Bearer <token> is required" : "The bearer token is not valid";
-      return sendError(res, idOf(parsed), new RpcError(ErrorCode.InvalidRequest, message, undefined, 401), { "WWW-Authenticate": WWW_AUTHENTICATE });
+      return sendError(res, idOf(json), new RpcError(ErrorCode.InvalidRequest, message, undefined, 401), { "WWW-Authenticate": WWW_AUTHENTICATE });
     }
     note.subject = loggableSubject(identity, deps.identity.mode);
 
-    const envelope = parseEnvelope({ headers: req.headers, body: body?.toString("utf8") ?? "" });
+    const envelope = parseEnvelope({ headers: req.headers, body: text, parsed });
     if (envelope.kind === "error") {
       note.rejected = envelope.error.code;
       return sendError(res, envelope.id, envelope.error);

@@ -5,6 +5,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createProxyMiddleware } from "http-proxy-middleware";
 import type { Logger } from "pino";
+import { errorMessage, sendJson } from "./rpcResponse.js";
 
 export interface PassThrough {
   handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined): void;
@@ -45,10 +46,7 @@ export function createPassThrough(upstreamUrl: string, log: Logger): PassThrough
       error: (error, _req, res) => {
         log.warn({ event: "legacy.proxy.failed", err: String(error) }, "legacy pass-through failed");
         const out = res as ServerResponse;
-        if (!out.headersSent) {
-          out.writeHead(502, { "Content-Type": "application/json" });
-          out.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32603, message: `Upstream unreachable: ${error.message}` } }));
-        }
+        if (!out.headersSent) sendJson(out, 502, errorMessage(null, { code: -32603, message: `Upstream unreachable: ${error.message}` }));
       },
     },
   });
