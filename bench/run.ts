@@ -169,8 +169,9 @@ try {
   const cancelMs = performance.now() - cancelStart;
 
   report(measuredMs, cancelMs);
-  if (gateway.tasks.heldCount() !== 0) {
-    process.stderr.write(`bench: ${gateway.tasks.heldCount()} task(s) still held after tasks/cancel\n`);
+  const { heldTasks } = (await (await fetch(new URL("/healthz", gateway.url))).json()) as { heldTasks: number };
+  if (heldTasks !== 0) {
+    process.stderr.write(`bench: ${heldTasks} task(s) still held after tasks/cancel\n`);
     exitCode = 1;
   }
 } catch (error) {

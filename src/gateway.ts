@@ -1,6 +1,7 @@
-// Assembles one taskgate instance from a Config: upstream pool, task store and manager, method
-// router, front door and pass-through, subscriptions/listen fed by the task bus and the upstream's
-// notifications, on an HTTP server. Used by the CLI and by every e2e test.
+// Assembles one taskgate instance from a Config: the upstream pool, the task store and cluster
+// seams, task life and access, the method handlers and router, the front door and pass-through,
+// subscriptions/listen fed by the task bus and the upstream's notifications, on an HTTP server.
+// Used by the CLI and by every e2e test. Each part gets only the options it uses.
 
 import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
@@ -8,24 +9,29 @@ import type { AddressInfo } from "node:net";
 import express from "express";
 import type { Logger } from "pino";
 import { createIdentityResolver } from "./auth/createIdentityResolver.js";
-import { toolCallHandler } from "./calls/toolCall.js";
+import { ParkedCalls } from "./calls/parkedCalls.js";
+import { RequestStateCodec } from "./calls/requestStateCodec.js";
+import { createCluster, type Cluster } from "./cluster/createCluster.js";
 import type { Config } from "./config/schema.js";
 import { frontDoor } from "./http/frontDoor.js";
 import { createPassThrough } from "./http/passThrough.js";
-import type { MethodHandler } from "./methods/context.js";
 import { discoverResult } from "./methods/discover.js";
+import type { MethodHandler } from "./methods/handler.js";
+import { listenHandler } from "./methods/listen.js";
+import { readHandler } from "./methods/reads.js";
 import { relayHandler } from "./methods/relay.js";
-import { resumableRelayHandler } from "./methods/resumableRelay.js";
-import { HeldCalls } from "./calls/heldCalls.js";
-import { RequestStateCodec } from "./calls/requestStateCodec.js";
 import { MethodRouter } from "./methods/router.js";
 import { tasksHandlers } from "./methods/tasks.js";
+import { toolCallHandler } from "./methods/toolCall.js";
 import { createLogger } from "./observability/logger.js";
+import { resultReply } from "./protocol/reply.js";
 import { Subscriptions } from "./subscriptions/subscriptions.js";
 import { UpstreamEvents } from "./subscriptions/upstreamEvents.js";
 import { createTaskStore } from "./tasks/stores/createTaskStore.js";
-import { createCluster, type Cluster } from "./cluster/createCluster.js";
-import { TaskManager } from "./tasks/taskManager.js";
+import { TaskAccess } from "./tasks/taskAccess.js";
+import type { TaskRecord } from "./tasks/taskRecord.js";
+import { TaskRecords } from "./tasks/taskRecords.js";
+import { TaskRunner } from "./tasks/taskRunner.js";
 import type { TaskStore } from "./tasks/taskStore.js";
 import { UpstreamCatalog } from "./upstream/upstreamCatalog.js";
 import { UpstreamPool } from "./upstream/upstreamPool.js";
@@ -36,8 +42,6 @@ export interface Gateway {
   port: number;
   server: Server;
   pool: UpstreamPool;
-  tasks: TaskManager;
-  store: TaskStore;
   /** Open subscriptions/listen streams, their task listeners and upstream resource holds. */
   subscriptions: Subscriptions;
   /** Notifications from the upstream's sessions (list changes, resource updates). */
@@ -62,38 +66,38 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
   });
   const onRedisError = (error: Error) => log.warn({ event: "redis.error", err: error.message || String(error) }, "redis trouble");
   const { store, cluster } = await openTaskState(config.store, instanceId, onRedisError);
-  const bus = cluster.bus;
-  const tasks = new TaskManager(store, bus, config.tasks, instanceId, log, cluster);
+  const records = new TaskRecords(store, cluster.bus);
+  const runner = new TaskRunner({ records, instanceId, settings: config.tasks, log });
+  const access = new TaskAccess({ records, runner, instanceId, leases: cluster.leases, link: cluster.link, log });
   await cluster.leases.start();
-  await tasks.serveHolderCommands();
-  const orphans = await tasks.failOrphans();
+  await access.serveHolderCommands();
+  const orphans = await runner.failOrphans();
   if (orphans > 0) log.warn({ event: "tasks.recovered", failed: orphans }, "tasks left running by a previous process were failed");
 
   const subscriptions = new Subscriptions({
-    tasks,
-    bus,
+    access,
+    bus: cluster.bus,
     pool,
     events: upstreamEvents,
-    keepAliveMs: config.subscriptions.keepAliveMs,
     holderCheckMs: Math.max(1000, Math.floor(config.store.leaseMs / 3)),
     log,
   });
 
+  const parked = new ParkedCalls(new RequestStateCodec(config.mrtr.secret), config.mrtr.holdTimeoutMs, log);
   const relay = relayHandler(pool, config.cache);
-  const heldCalls = new HeldCalls(new RequestStateCodec(config.mrtr.secret), config.mrtr.holdTimeoutMs, log);
-  const resumable = resumableRelayHandler(pool, heldCalls, config.cache);
+  const read = readHandler(pool, parked, config.cache);
   const handlers: Record<string, MethodHandler> = {
-    "server/discover": async () => discoverResult(await pool.info(), config.cache),
+    "server/discover": async () => resultReply(discoverResult(await pool.info(), config.cache)),
     "tools/list": relay,
     "prompts/list": relay,
-    "prompts/get": resumable,
+    "prompts/get": read,
     "resources/list": relay,
     "resources/templates/list": relay,
-    "resources/read": resumable,
+    "resources/read": read,
     "completion/complete": relay,
-    "tools/call": toolCallHandler({ pool, catalog, tasks, heldCalls, config }),
-    "subscriptions/listen": subscriptions.handler,
-    ...tasksHandlers(tasks),
+    "tools/call": toolCallHandler({ pool, catalog, runner, parked, settings: config.tasks }),
+    "subscriptions/listen": listenHandler(subscriptions),
+    ...tasksHandlers(access),
   };
   const router = new MethodRouter(handlers, async () => (await pool.info()).capabilities);
   const passThrough = createPassThrough(config.upstream.url, log);
@@ -107,13 +111,22 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
   app.get("/healthz", (_req, res) => {
     res.json({
       status: "ok",
-      heldTasks: tasks.heldCount(),
-      heldCalls: heldCalls.count(),
+      heldTasks: runner.count(),
+      heldCalls: parked.count(),
       listenStreams: subscriptions.openCount(),
       upstreamSessions: pool.sessionCount(),
     });
   });
-  const door = frontDoor({ config, identity, router, passThrough, log });
+  const door = frontDoor({
+    identity,
+    router,
+    passThrough,
+    log,
+    allowedOrigins: config.allowedOrigins,
+    allowedHosts: config.allowedHosts,
+    bodyLimitBytes: config.bodyLimitBytes,
+    keepAliveMs: config.subscriptions.keepAliveMs,
+  });
   app.all(config.path, (req, res, next) => {
     door(req, res).catch(next);
   });
@@ -133,14 +146,12 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     port,
     server,
     pool,
-    tasks,
-    store,
     subscriptions,
     upstreamEvents,
     log,
     async close() {
-      heldCalls.abortAll("gateway shutting down");
-      await tasks.shutdown(); // listeners see their tasks fail…
+      parked.abortAll("gateway shutting down");
+      await runner.shutdown(); // listeners see their tasks fail…
       await subscriptions.close(); // …then each listen stream gets its closing result
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -156,14 +167,14 @@ async function openTaskState(
   options: Config["store"],
   instanceId: string,
   onError: (error: Error) => void,
-): Promise<{ store: TaskStore; cluster: Cluster }> {
+): Promise<{ store: TaskStore; cluster: Cluster<TaskRecord> }> {
   if (options.kind !== "redis") {
     const store = await createTaskStore(options.kind === "file" ? { kind: "file", path: options.path } : { kind: "memory" });
-    return { store, cluster: await createCluster({ kind: "local", instanceId }) };
+    return { store, cluster: await createCluster<TaskRecord>({ kind: "local", instanceId }) };
   }
   const store = await createTaskStore({ kind: "redis", url: options.url, prefix: options.prefix, instanceId, onError });
   try {
-    const cluster = await createCluster({ kind: "redis", url: options.url, prefix: options.prefix, leaseMs: options.leaseMs, instanceId, onError });
+    const cluster = await createCluster<TaskRecord>({ kind: "redis", url: options.url, prefix: options.prefix, leaseMs: options.leaseMs, instanceId, onError });
     return { store, cluster };
   } catch (error) {
     await store.close();

@@ -3,10 +3,18 @@
 // `forbidden` is no hint: SDK 1.x stamps it on every plain tool, and it only says the upstream
 // cannot run the call as a 2025-11-25 task itself — taskgate holds the blocking call either way.
 
-import type { Config, TaskPolicy } from "../config/schema.js";
+import type { TaskPolicy } from "../config/schema.js";
+
+/** The task options tools/call uses (config `tasks`). */
+export interface TaskSettings {
+  policy: TaskPolicy;
+  autoAfterMs: number;
+  tools: Record<string, TaskPolicy>;
+  inputKeys: Record<string, string>;
+}
 
 const fromTaskSupport: Record<string, TaskPolicy> = { required: "required", optional: "auto" };
 
-export function policyFor(tool: string, tasks: Config["tasks"], upstreamTaskSupport: string | undefined): TaskPolicy {
-  return tasks.tools[tool] ?? (upstreamTaskSupport ? fromTaskSupport[upstreamTaskSupport] : undefined) ?? tasks.policy;
+export function policyFor(tool: string, tasks: Pick<TaskSettings, "policy" | "tools">, upstreamTaskSupport: string | undefined): TaskPolicy {
+  return (Object.hasOwn(tasks.tools, tool) ? tasks.tools[tool] : undefined) ?? (upstreamTaskSupport ? fromTaskSupport[upstreamTaskSupport] : undefined) ?? tasks.policy;
 }

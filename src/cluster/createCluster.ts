@@ -3,7 +3,7 @@
 // keys and channels under `prefix`; an unreachable Redis rejects within a few seconds with an
 // error naming the url. close() closes all three, the lease last (a clean exit frees it at once).
 
-import { InProcessTaskBus, type TaskBus } from "../tasks/taskBus.js";
+import { InProcessTaskBus, type Announced, type TaskBus } from "./taskBus.js";
 import { LocalHolderLink, type HolderLink } from "./holderLink.js";
 import { LocalLeases, type InstanceLeases } from "./instanceLeases.js";
 import { RedisHolderLink } from "./redisHolderLink.js";
@@ -22,14 +22,14 @@ export type ClusterOptions =
       onError?: (error: Error) => void;
     };
 
-export interface Cluster {
-  bus: TaskBus;
+export interface Cluster<R extends Announced = Announced> {
+  bus: TaskBus<R>;
   leases: InstanceLeases;
   link: HolderLink;
   close(): Promise<void>;
 }
 
-function assemble(bus: TaskBus, leases: InstanceLeases, link: HolderLink): Cluster {
+function assemble<R extends Announced>(bus: TaskBus<R>, leases: InstanceLeases, link: HolderLink): Cluster<R> {
   let closing: Promise<void> | undefined;
   return {
     bus,
@@ -47,15 +47,15 @@ function assemble(bus: TaskBus, leases: InstanceLeases, link: HolderLink): Clust
   };
 }
 
-export async function createCluster(opts: ClusterOptions): Promise<Cluster> {
+export async function createCluster<R extends Announced>(opts: ClusterOptions): Promise<Cluster<R>> {
   if (opts.kind === "local") {
-    return assemble(new InProcessTaskBus(), new LocalLeases(opts.instanceId), new LocalHolderLink());
+    return assemble(new InProcessTaskBus<R>(), new LocalLeases(opts.instanceId), new LocalHolderLink());
   }
   const { url, prefix, leaseMs, instanceId, onError } = opts;
   // Connect one after another: a Redis that cannot be reached fails the first one, with one error.
   const opened: Array<{ close(): Promise<void> }> = [];
   try {
-    const bus = await RedisTaskBus.connect({ url, prefix, onError });
+    const bus = await RedisTaskBus.connect<R>({ url, prefix, onError });
     opened.push(bus);
     const leases = await RedisLeases.connect({ url, prefix, instanceId, leaseMs, onError });
     opened.push(leases);

@@ -4,6 +4,8 @@
 // PUBLISH reaches nobody (the holder is gone). A throwing handler replies -32603.
 
 import { randomUUID } from "node:crypto";
+import { ErrorCode } from "../protocol/errors.js";
+import { isObject } from "../util/json.js";
 import type { HolderCommand, HolderLink, HolderReply } from "./holderLink.js";
 import { closeRedis, connectPubSub, type RedisConnection } from "./redisConnection.js";
 
@@ -22,8 +24,6 @@ interface Pending {
   timer: NodeJS.Timeout;
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 function isHolderCommand(value: unknown): value is HolderCommand {
   if (!isObject(value) || typeof value.taskId !== "string" || typeof value.ownerHash !== "string") return false;
@@ -148,12 +148,12 @@ export class RedisHolderLink implements HolderLink {
     }
     let reply: HolderReply;
     if (!isHolderCommand(parsed.command)) {
-      reply = { ok: false, error: { code: -32602, message: "Malformed holder command" } };
+      reply = { ok: false, error: { code: ErrorCode.InvalidParams, message: "Malformed holder command" } };
     } else {
       try {
         reply = await handler(parsed.command);
       } catch (error) {
-        reply = { ok: false, error: { code: -32603, message: error instanceof Error ? error.message : String(error) } };
+        reply = { ok: false, error: { code: ErrorCode.InternalError, message: error instanceof Error ? error.message : String(error) } };
       }
     }
     if (this.closed) return; // shutting down: the sender times out, as with a dead holder

@@ -3,8 +3,8 @@
 // included, so a local subscriber gets each record exactly once, via Redis) and fans it out by
 // task id through an InProcessTaskBus. One publishing connection + one subscriber connection keep per-publisher order.
 
-import { InProcessTaskBus, type TaskBus } from "../tasks/taskBus.js";
-import type { TaskRecord } from "../tasks/taskRecord.js";
+import { isObject } from "../util/json.js";
+import { InProcessTaskBus, type Announced, type TaskBus } from "./taskBus.js";
 import { closeRedis, connectPubSub, type RedisConnection } from "./redisConnection.js";
 
 export interface RedisTaskBusOptions {
@@ -14,8 +14,8 @@ export interface RedisTaskBusOptions {
   onError?: (error: Error) => void;
 }
 
-export class RedisTaskBus implements TaskBus {
-  private readonly local: InProcessTaskBus;
+export class RedisTaskBus<R extends Announced = Announced> implements TaskBus<R> {
+  private readonly local: InProcessTaskBus<R>;
   private closed = false;
 
   private constructor(
@@ -24,30 +24,30 @@ export class RedisTaskBus implements TaskBus {
     private readonly channel: string,
     private readonly onError: (error: Error) => void,
   ) {
-    this.local = new InProcessTaskBus(onError);
+    this.local = new InProcessTaskBus<R>(onError);
   }
 
   /** Resolves once subscribed: every record published after that reaches this bus. */
-  static async connect(options: RedisTaskBusOptions): Promise<RedisTaskBus> {
+  static async connect<R extends Announced = Announced>(options: RedisTaskBusOptions): Promise<RedisTaskBus<R>> {
     const onError = options.onError ?? (() => undefined);
     const channel = `${options.prefix}:task-changes`;
     // Messages cannot arrive before `bus` is set: they come on a later turn of the event loop.
-    let bus: RedisTaskBus | undefined;
+    let bus: RedisTaskBus<R> | undefined;
     const { publisher, subscriber } = await connectPubSub({ url: options.url, onError }, (sub) =>
       sub.subscribe(channel, (message: string) => bus?.deliver(message)),
     );
-    bus = new RedisTaskBus(publisher, subscriber, channel, onError);
+    bus = new RedisTaskBus<R>(publisher, subscriber, channel, onError);
     return bus;
   }
 
-  publish(record: TaskRecord): void {
+  publish(record: R): void {
     if (this.closed) return;
     this.publisher.publish(this.channel, JSON.stringify(record)).catch((error: unknown) => {
       this.onError(new Error(`task-changes publish for ${record.taskId} failed`, { cause: error }));
     });
   }
 
-  subscribe(taskId: string, listener: (record: TaskRecord) => void): () => void {
+  subscribe(taskId: string, listener: (record: R) => void): () => void {
     return this.local.subscribe(taskId, listener);
   }
 
@@ -68,17 +68,17 @@ export class RedisTaskBus implements TaskBus {
   }
 
   private deliver(message: string): void {
-    let record: TaskRecord;
+    let record: unknown;
     try {
-      record = JSON.parse(message) as TaskRecord;
+      record = JSON.parse(message);
     } catch (error) {
       this.onError(new Error("unreadable task-changes message", { cause: error }));
       return;
     }
-    if (typeof record?.taskId !== "string") {
+    if (!isObject(record) || typeof record.taskId !== "string") {
       this.onError(new Error("task-changes message without a taskId"));
       return;
     }
-    this.local.publish(record);
+    this.local.publish(record as unknown as R);
   }
 }

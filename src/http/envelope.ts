@@ -4,7 +4,8 @@
 // whenever it could be read). Capability gating and params validation are left to the router.
 // classifyLegacy decides which requests go to the legacy (initialize + session) pass-through.
 
-import { ErrorCode, RpcError, headerMismatch, invalidParams, methodNotFound } from "../protocol/errors.js";
+import { headerMismatch, invalidParams, invalidRequest, methodNotFound, parseError, RpcError, unsupportedVersion } from "../protocol/errors.js";
+import { clip, decodeHeaderValue, getHeader, type HeaderMap } from "../protocol/headerValue.js";
 import {
   META,
   MODERN_METHODS,
@@ -16,7 +17,7 @@ import {
   type JsonRpcRequest,
   type RequestId,
 } from "../protocol/wire.js";
-import { clip, decodeHeaderValue, getHeader, type HeaderMap } from "./headerValue.js";
+import { isObject } from "../util/json.js";
 
 export type Envelope =
   | { kind: "request"; request: JsonRpcRequest; capabilities: ClientCapabilities; protocolVersion: string }
@@ -82,23 +83,23 @@ export function parseJsonBody(body: string): unknown {
   try {
     return JSON.parse(body);
   } catch {
-    return new RpcError(ErrorCode.ParseError, "Parse error: the request body is not valid JSON", undefined, 400);
+    return parseError("Parse error: the request body is not valid JSON");
   }
 }
 
 function readShape(message: unknown): Candidate | Envelope {
   if (Array.isArray(message)) {
     const why = `JSON-RPC batching does not exist in ${PROTOCOL_VERSION}`;
-    return invalidRequest(null, `${why}: POST exactly one request or notification per HTTP request`);
+    return refuse(null, `${why}: POST exactly one request or notification per HTTP request`);
   }
-  if (!isObject(message)) return invalidRequest(null, "Invalid request: the body must be a JSON-RPC request object");
+  if (!isObject(message)) return refuse(null, "Invalid request: the body must be a JSON-RPC request object");
   const id = readableId(message.id);
   const problem = shapeProblem(message);
-  if (problem) return invalidRequest(id, problem);
+  if (problem) return refuse(id, problem);
   const method = message.method as string;
   const params = (message.params ?? {}) as JsonObject;
   if (!("id" in message)) return notificationOrError(method);
-  if (id === null) return invalidRequest(null, "Invalid request: 'id' must be a string or an integer (null is not allowed)");
+  if (id === null) return refuse(null, "Invalid request: 'id' must be a string or an integer (null is not allowed)");
   return { id, method, params };
 }
 
@@ -112,7 +113,7 @@ function shapeProblem(message: JsonObject): string | undefined {
 
 function notificationOrError(method: string): Envelope {
   if (method.startsWith("notifications/")) return { kind: "notification", method };
-  return invalidRequest(null, `Invalid request: '${clip(method)}' is not a notification, so it needs an 'id'`);
+  return refuse(null, `Invalid request: '${clip(method)}' is not a notification, so it needs an 'id'`);
 }
 
 function readableId(id: unknown): RequestId | null {
@@ -196,32 +197,23 @@ function describe(body: unknown, field = "the body value"): string {
 
 function checkVersion(version: string): RpcError | undefined {
   if ((SUPPORTED_VERSIONS as readonly string[]).includes(version)) return undefined;
-  return new RpcError(
-    ErrorCode.UnsupportedProtocolVersion,
-    `Unsupported protocol version '${clip(version)}' (supported: ${SUPPORTED_VERSIONS.join(", ")})`,
-    { supported: [...SUPPORTED_VERSIONS], requested: version },
-    400,
-  );
+  return unsupportedVersion(version, SUPPORTED_VERSIONS, clip(version));
 }
 
 function checkMethod(method: string): RpcError | undefined {
   if (MODERN_METHODS.has(method)) return undefined;
   const removed = REMOVED_METHODS.get(method);
-  return removed ? new RpcError(ErrorCode.MethodNotFound, `Method not found: ${removed}`, undefined, 404) : methodNotFound(clip(method));
+  return removed ? methodNotFound(removed, "") : methodNotFound(clip(method));
 }
 
 // ---- helpers -----------------------------------------------------------------------------------
-
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function fail(id: RequestId | null, error: RpcError): ErrorEnvelope {
   return { kind: "error", id, error };
 }
 
-function invalidRequest(id: RequestId | null, message: string): ErrorEnvelope {
-  return fail(id, new RpcError(ErrorCode.InvalidRequest, message, undefined, 400));
+function refuse(id: RequestId | null, message: string): ErrorEnvelope {
+  return fail(id, invalidRequest(message));
 }
 
 // ---- dual-era classification (§10) -------------------------------------------------------------

@@ -1,29 +1,34 @@
 // The one MCP endpoint. Every request: Origin/Host check, body read (size-limited), then the
 // legacy pass-through for legacy-shaped requests, 405 for GET/DELETE without a legacy session,
-// and for modern POSTs: bearer identity, envelope checks in the spec's order, the method router.
-// One log line per request says what happened to it.
+// and for modern POSTs: bearer identity, envelope checks in the spec's order, the method router,
+// and the reply written by writeReply. One log line per request says what happened to it.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { parseBearer } from "../auth/bearer.js";
 import { loggableSubject, type IdentityResolver } from "../auth/identity.js";
-import type { Config } from "../config/schema.js";
-import { ErrorCode, RpcError } from "../protocol/errors.js";
-import type { JsonObject, RequestId } from "../protocol/wire.js";
-import { STREAMED, type RequestContext } from "../methods/context.js";
+import type { MethodRequest } from "../methods/handler.js";
 import type { MethodRouter } from "../methods/router.js";
+import { internalError, invalidRequest, RpcError } from "../protocol/errors.js";
+import { errorMessage, errorReply, type Reply } from "../protocol/reply.js";
+import type { JsonObject, RequestId } from "../protocol/wire.js";
 import { classifyLegacy, parseEnvelope, parseJsonBody } from "./envelope.js";
+import { sendError, sendJson } from "./jsonResponse.js";
 import { checkOriginAndHost } from "./originGuard.js";
 import type { PassThrough } from "./passThrough.js";
-import { readBody, BodyTooLargeError } from "./readBody.js";
-import { sendError, sendJson, sendResult } from "./rpcResponse.js";
+import { BodyTooLargeError, readBody } from "./readBody.js";
+import { writeReply } from "./replyWriter.js";
 
-export interface FrontDoorDeps {
-  config: Config;
+export interface FrontDoorOptions {
   identity: IdentityResolver;
   router: MethodRouter;
   passThrough: PassThrough;
   log: Logger;
+  allowedOrigins: string[];
+  allowedHosts: string[];
+  bodyLimitBytes: number;
+  /** Keep-alive comment interval of SSE replies. */
+  keepAliveMs: number;
 }
 
 const WWW_AUTHENTICATE = 'Bearer realm="taskgate", error="invalid_token"';
@@ -33,9 +38,8 @@ function idOf(body: unknown): RequestId | null {
   return typeof id === "string" || typeof id === "number" ? id : null;
 }
 
-
-export function frontDoor(deps: FrontDoorDeps) {
-  const { config, log } = deps;
+export function frontDoor(options: FrontDoorOptions) {
+  const { log } = options;
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = performance.now();
     const note: Record<string, unknown> = {};
@@ -45,17 +49,17 @@ export function frontDoor(deps: FrontDoorDeps) {
       else log.info(line, "request");
     });
 
-    const forbidden = checkOriginAndHost(req.headers, { origins: config.allowedOrigins, hosts: config.allowedHosts });
+    const forbidden = checkOriginAndHost(req.headers, { origins: options.allowedOrigins, hosts: options.allowedHosts });
     if (forbidden) return sendError(res, null, forbidden);
 
     let body: Buffer | undefined;
     if (req.method === "POST") {
       try {
-        body = await readBody(req, config.bodyLimitBytes);
+        body = await readBody(req, options.bodyLimitBytes);
       } catch (error) {
         if (error instanceof BodyTooLargeError) {
           note.rejected = "body_too_large";
-          return sendError(res, null, new RpcError(ErrorCode.InvalidRequest, error.message, undefined, 413), { Connection: "close" });
+          return sendError(res, null, invalidRequest(error.message, 413), { Connection: "close" });
         }
         throw error;
       }
@@ -67,30 +71,26 @@ export function frontDoor(deps: FrontDoorDeps) {
       method: req.method ?? "",
       headers: req.headers,
       body: json,
-      isKnownLegacySession: (id) => deps.passThrough.isKnownSession(id),
+      isKnownLegacySession: (id) => options.passThrough.isKnownSession(id),
     });
     if (legacy) {
       note.door = "legacy";
-      return deps.passThrough.handle(req, res, body);
+      return options.passThrough.handle(req, res, body);
     }
     if (req.method !== "POST") {
       note.rejected = "method_not_allowed";
-      return sendJson(
-        res,
-        405,
-        { jsonrpc: "2.0", id: null, error: { code: ErrorCode.InvalidRequest, message: `${req.method} is not allowed: 2026-07-28 uses POST only (GET/DELETE serve legacy sessions only)` } },
-        { Allow: "POST" },
-      );
+      const error = invalidRequest(`${req.method} is not allowed: 2026-07-28 uses POST only (GET/DELETE serve legacy sessions only)`, 405);
+      return sendJson(res, 405, errorMessage(null, error), { Allow: "POST" });
     }
 
     const token = parseBearer(req.headers.authorization);
-    const identity = token === undefined ? undefined : await deps.identity.resolve(token);
+    const identity = token === undefined ? undefined : await options.identity.resolve(token);
     if (!identity) {
       note.rejected = "unauthenticated";
       const message = token === undefined ? "Authorization: Bearer <token> is required" : "The bearer token is not valid";
-      return sendError(res, idOf(json), new RpcError(ErrorCode.InvalidRequest, message, undefined, 401), { "WWW-Authenticate": WWW_AUTHENTICATE });
+      return sendError(res, idOf(json), invalidRequest(message, 401), { "WWW-Authenticate": WWW_AUTHENTICATE });
     }
-    note.subject = loggableSubject(identity, deps.identity.mode);
+    note.subject = loggableSubject(identity, options.identity.mode);
 
     const envelope = parseEnvelope({ headers: req.headers, body: text, parsed });
     if (envelope.kind === "error") {
@@ -106,26 +106,31 @@ export function frontDoor(deps: FrontDoorDeps) {
     const { request } = envelope;
     note.rpcMethod = request.method;
     note.rpcId = request.id;
-    const ctx: RequestContext = {
+    const clientGone = new AbortController();
+    res.on("close", () => {
+      if (!res.writableFinished) clientGone.abort();
+    });
+    const methodRequest: MethodRequest = {
       id: request.id,
       method: request.method,
       params: request.params,
       meta: request.params._meta as JsonObject,
       capabilities: envelope.capabilities,
       identity,
-      req,
-      res,
+      headers: req.headers,
+      signal: clientGone.signal,
       log: log.child({ rpcMethod: request.method }),
       note,
     };
+    let reply: Reply;
     try {
-      const result = await deps.router.dispatch(ctx);
-      if (result !== STREAMED) sendResult(res, request.id, result);
+      reply = await options.router.dispatch(methodRequest);
     } catch (error) {
-      const rpc = error instanceof RpcError ? error : new RpcError(ErrorCode.InternalError, "Internal error");
       if (!(error instanceof RpcError)) log.error({ event: "request.crashed", err: error }, "handler crashed");
+      const rpc = error instanceof RpcError ? error : internalError("Internal error");
       note.error = rpc.code;
-      if (!res.headersSent) sendError(res, request.id, rpc);
+      reply = errorReply(rpc);
     }
+    await writeReply(res, request.id, reply, { keepAliveMs: options.keepAliveMs });
   };
 }

@@ -4,8 +4,8 @@
 // an http(s) origin whose hostname is loopback or which is listed verbatim in allowed.origins.
 // Returns undefined when acceptable, else an InvalidRequest RpcError with HTTP 403. Never throws.
 
-import { ErrorCode, RpcError } from "../protocol/errors.js";
-import { clip, getHeader, type HeaderMap } from "./headerValue.js";
+import { invalidRequest, type RpcError } from "../protocol/errors.js";
+import { clip, getHeader, type HeaderMap } from "../protocol/headerValue.js";
 
 export interface AllowedOriginsAndHosts {
   origins: string[];
@@ -73,10 +73,5 @@ function parseHttpOrigin(origin: string): URL | undefined {
 
 function forbidden(header: "Host" | "Origin", value: string | string[], option: string): RpcError {
   const shown = Array.isArray(value) ? `${value.length} values` : `'${clip(value)}'`;
-  return new RpcError(
-    ErrorCode.InvalidRequest,
-    `Forbidden: ${header} ${shown} is not allowed (DNS-rebinding protection); add it to ${option} to permit it`,
-    undefined,
-    403,
-  );
+  return invalidRequest(`Forbidden: ${header} ${shown} is not allowed (DNS-rebinding protection); add it to ${option} to permit it`, 403);
 }

@@ -5,7 +5,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createProxyMiddleware } from "http-proxy-middleware";
 import type { Logger } from "pino";
-import { errorMessage, sendJson } from "./rpcResponse.js";
+import { internalError } from "../protocol/errors.js";
+import { sendError } from "./jsonResponse.js";
 
 export interface PassThrough {
   handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined): void;
@@ -46,7 +47,7 @@ export function createPassThrough(upstreamUrl: string, log: Logger): PassThrough
       error: (error, _req, res) => {
         log.warn({ event: "legacy.proxy.failed", err: String(error) }, "legacy pass-through failed");
         const out = res as ServerResponse;
-        if (!out.headersSent) sendJson(out, 502, errorMessage(null, { code: -32603, message: `Upstream unreachable: ${error.message}` }));
+        if (!out.headersSent) sendError(out, null, internalError(`Upstream unreachable: ${error.message}`, undefined, 502));
       },
     },
   });

@@ -3,15 +3,15 @@
 // them and its notification stream is open (subscriptions/listen serves them); legacy tasks and
 // logging are left out, so what is advertised always works.
 
-import type { Config } from "../config/schema.js";
 import { META, SUPPORTED_VERSIONS, TASKS_EXTENSION, type JsonObject } from "../protocol/wire.js";
 import type { UpstreamInfo } from "../upstream/upstreamSession.js";
+import { isObject } from "../util/json.js";
+import type { CacheHints } from "./relay.js";
 
-const flag = (value: unknown, key: string): boolean =>
-  typeof value === "object" && value !== null && (value as JsonObject)[key] === true;
+const flag = (value: unknown, key: string): boolean => isObject(value) && value[key] === true;
 
 /** `notificationStream`: upstream notifications reach taskgate (see UpstreamInfo). */
-export function modernCapabilities(upstream: JsonObject, notificationStream = false): JsonObject {
+function modernCapabilities(upstream: JsonObject, notificationStream = false): JsonObject {
   const caps: JsonObject = {};
   const relayed = (value: unknown, ...keys: string[]): JsonObject => {
     const out: JsonObject = {};
@@ -26,7 +26,7 @@ export function modernCapabilities(upstream: JsonObject, notificationStream = fa
   return caps;
 }
 
-export function discoverResult(info: UpstreamInfo, cache: Config["cache"]): JsonObject {
+export function discoverResult(info: UpstreamInfo, cache: CacheHints): JsonObject {
   return {
     resultType: "complete",
     supportedVersions: [...SUPPORTED_VERSIONS],

@@ -2,35 +2,39 @@
 // resultType everywhere, ttlMs/cacheScope on cacheable results, no 2025-11-25 `execution`
 // on tools, legacy error codes translated.
 
-import type { Config } from "../config/schema.js";
 import { RpcError } from "../protocol/errors.js";
+import { resultReply, type Reply } from "../protocol/reply.js";
 import type { JsonObject } from "../protocol/wire.js";
-import { toJsonRpcError } from "../calls/upstreamError.js";
-import { modernResult } from "../calls/upstreamResult.js";
 import { profileOf } from "../upstream/capabilityProfile.js";
+import { toJsonRpcError } from "../upstream/upstreamError.js";
 import type { UpstreamPool } from "../upstream/upstreamPool.js";
-import type { RequestContext } from "./context.js";
+import { modernResult } from "../upstream/upstreamResult.js";
+import type { MethodRequest } from "./handler.js";
 
 const CACHEABLE = new Set(["tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"]);
+
+export interface CacheHints {
+  ttlMs: number;
+  cacheScope: "public" | "private";
+}
 
 function withoutExecution(result: JsonObject): JsonObject {
   if (!Array.isArray(result.tools)) return result;
   return { ...result, tools: (result.tools as JsonObject[]).map(({ execution: _legacy, ...tool }) => tool) };
 }
 
-export function relayHandler(pool: UpstreamPool, cache: Config["cache"]) {
-  return async (ctx: RequestContext): Promise<JsonObject> => {
-    const { _meta: _modernMeta, ...params } = ctx.params;
-    if (typeof params.name === "string") ctx.note.name = params.name;
-    if (typeof params.uri === "string") ctx.note.uri = params.uri;
+export function relayHandler(pool: UpstreamPool, cache: CacheHints) {
+  return async (request: MethodRequest): Promise<Reply> => {
+    const { _meta: _modernMeta, ...params } = request.params;
+    if (typeof params.name === "string") request.note.name = params.name;
+    if (typeof params.uri === "string") request.note.uri = params.uri;
     let result: JsonObject;
     try {
-      result = await pool.request(profileOf(ctx.capabilities), ctx.method, params);
+      result = await pool.request(profileOf(request.capabilities), request.method, params);
     } catch (error) {
-      const rpc = toJsonRpcError(error);
-      throw new RpcError(rpc.code, rpc.message, rpc.data);
+      throw RpcError.from(toJsonRpcError(error));
     }
-    const caching = CACHEABLE.has(ctx.method) ? { ttlMs: cache.ttlMs, cacheScope: cache.cacheScope } : {};
-    return modernResult(withoutExecution(result), caching);
+    const caching = CACHEABLE.has(request.method) ? cache : {};
+    return resultReply(modernResult(withoutExecution(result), { ...caching }));
   };
 }

@@ -3,8 +3,9 @@
 // capabilities (a method the upstream cannot serve is not offered: -32601).
 
 import { methodNotFound, missingCapability } from "../protocol/errors.js";
+import type { Reply } from "../protocol/reply.js";
 import { declaresTasks, TASKS_EXTENSION, type JsonObject } from "../protocol/wire.js";
-import type { HandlerResult, MethodHandler, RequestContext } from "./context.js";
+import type { MethodHandler, MethodRequest } from "./handler.js";
 
 /** Which upstream capability each relayed method needs. */
 const NEEDS_UPSTREAM: Record<string, string> = {
@@ -24,16 +25,16 @@ export class MethodRouter {
     private readonly upstreamCapabilities: () => Promise<JsonObject>,
   ) {}
 
-  async dispatch(ctx: RequestContext): Promise<HandlerResult> {
-    if (ctx.method.startsWith("tasks/") && !declaresTasks(ctx.capabilities)) {
-      throw missingCapability({ extensions: { [TASKS_EXTENSION]: {} } }, `${ctx.method} needs the ${TASKS_EXTENSION} extension declared in this request's _meta`);
+  async dispatch(request: MethodRequest): Promise<Reply> {
+    if (request.method.startsWith("tasks/") && !declaresTasks(request.capabilities)) {
+      throw missingCapability({ extensions: { [TASKS_EXTENSION]: {} } }, `${request.method} needs the ${TASKS_EXTENSION} extension declared in this request's _meta`);
     }
-    const needed = NEEDS_UPSTREAM[ctx.method];
+    const needed = NEEDS_UPSTREAM[request.method];
     if (needed && !(await this.upstreamCapabilities())[needed]) {
-      throw methodNotFound(ctx.method, `is not offered: the upstream server has no '${needed}' capability`);
+      throw methodNotFound(request.method, `is not offered: the upstream server has no '${needed}' capability`);
     }
-    const handler = this.handlers[ctx.method];
-    if (!handler) throw methodNotFound(ctx.method);
-    return handler(ctx);
+    const handler = Object.hasOwn(this.handlers, request.method) ? this.handlers[request.method] : undefined;
+    if (!handler) throw methodNotFound(request.method);
+    return handler(request);
   }
 }

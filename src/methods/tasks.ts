@@ -1,38 +1,40 @@
 // tasks/get, tasks/update, tasks/cancel for the caller's own tasks. Gated on the tasks
-// extension before any lookup; params checked before anything changes.
+// extension (by the router) before any lookup; params checked before anything changes.
 
+import { ownerHashOf } from "../auth/identity.js";
 import { invalidParams } from "../protocol/errors.js";
-import type { JsonObject } from "../protocol/wire.js";
-import type { TaskManager } from "../tasks/taskManager.js";
+import { resultReply, type Reply } from "../protocol/reply.js";
+import type { TaskAccess } from "../tasks/taskAccess.js";
 import { detailedTask } from "../tasks/taskView.js";
-import type { RequestContext } from "./context.js";
+import { isObject } from "../util/json.js";
+import type { MethodRequest } from "./handler.js";
 
-function taskIdOf(ctx: RequestContext): string {
-  const { taskId } = ctx.params;
+function taskIdOf(request: MethodRequest): string {
+  const { taskId } = request.params;
   if (typeof taskId !== "string" || taskId.length === 0) throw invalidParams("params.taskId must be the task id (a non-empty string)");
-  ctx.note.taskId = taskId;
+  request.note.taskId = taskId;
   return taskId;
 }
 
-export function tasksHandlers(tasks: TaskManager) {
+const ACK: Reply = resultReply({ resultType: "complete" });
+
+export function tasksHandlers(access: TaskAccess) {
   return {
-    "tasks/get": async (ctx: RequestContext): Promise<JsonObject> => {
-      const record = await tasks.get(ctx.identity, taskIdOf(ctx));
-      ctx.note.taskStatus = record.status;
-      return { ...detailedTask(record), resultType: "complete" };
+    "tasks/get": async (request: MethodRequest): Promise<Reply> => {
+      const record = await access.get(ownerHashOf(request.identity), taskIdOf(request));
+      request.note.taskStatus = record.status;
+      return resultReply({ ...detailedTask(record), resultType: "complete" });
     },
-    "tasks/update": async (ctx: RequestContext): Promise<JsonObject> => {
-      const taskId = taskIdOf(ctx);
-      const responses = ctx.params.inputResponses;
-      if (typeof responses !== "object" || responses === null || Array.isArray(responses)) {
-        throw invalidParams("params.inputResponses must be an object mapping inputRequests keys to answers");
-      }
-      await tasks.update(ctx.identity, taskId, responses as JsonObject);
-      return { resultType: "complete" };
+    "tasks/update": async (request: MethodRequest): Promise<Reply> => {
+      const taskId = taskIdOf(request);
+      const responses = request.params.inputResponses;
+      if (!isObject(responses)) throw invalidParams("params.inputResponses must be an object mapping inputRequests keys to answers");
+      await access.update(ownerHashOf(request.identity), taskId, responses);
+      return ACK;
     },
-    "tasks/cancel": async (ctx: RequestContext): Promise<JsonObject> => {
-      await tasks.cancel(ctx.identity, taskIdOf(ctx));
-      return { resultType: "complete" };
+    "tasks/cancel": async (request: MethodRequest): Promise<Reply> => {
+      await access.cancel(ownerHashOf(request.identity), taskIdOf(request));
+      return ACK;
     },
   };
 }

@@ -1,5 +1,9 @@
 // Wire names and shapes of MCP 2026-07-28 and the Tasks extension that the front door speaks.
 
+import type { JsonObject } from "../util/json.js";
+
+export type { JsonObject };
+
 export const PROTOCOL_VERSION = "2026-07-28";
 export const SUPPORTED_VERSIONS = [PROTOCOL_VERSION] as const;
 export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
@@ -14,7 +18,6 @@ export const META = {
   relatedTask: "io.modelcontextprotocol/related-task",
 } as const;
 
-export type JsonObject = { [key: string]: unknown };
 export type RequestId = string | number;
 
 export interface JsonRpcRequest {
@@ -22,12 +25,6 @@ export interface JsonRpcRequest {
   id: RequestId;
   method: string;
   params: JsonObject & { _meta: JsonObject };
-}
-
-export interface JsonRpcNotification {
-  jsonrpc: "2.0";
-  method: string;
-  params?: JsonObject;
 }
 
 export interface ClientCapabilities {

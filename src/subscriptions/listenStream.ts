@@ -1,31 +1,41 @@
-// One open subscriptions/listen SSE stream. Contract: the acknowledgement is the first frame and
-// lists exactly what is honoured; each followed task's current state comes right after it, then
-// one frame per change of status or of open questions until a terminal one (progress-only
-// updates are not pushed); every frame carries the subscriptionId.
-// dispose() releases every bus listener, upstream resource hold and timer the stream took.
+// One open subscriptions/listen stream: the messages of its SSE response. Contract: the
+// acknowledgement is the first message and lists exactly what is honoured; each followed task's
+// current state comes right after it, then one message per change of status or of open questions
+// until a terminal one (progress-only updates are not pushed); every message carries the
+// subscriptionId. finish() (server shutdown) sends the closing JSON-RPC result and ends the stream.
+// dispose() releases every bus listener and upstream resource hold the stream took.
 
 import type { Logger } from "pino";
-import { SseWriter } from "../http/sseWriter.js";
+import type { TaskBus } from "../cluster/taskBus.js";
 import { ErrorCode, RpcError } from "../protocol/errors.js";
+import { notificationMessage, resultMessage } from "../protocol/reply.js";
 import { META, TERMINAL_STATUSES, type JsonObject, type RequestId } from "../protocol/wire.js";
-import type { TaskBus } from "../tasks/taskBus.js";
-import type { TaskManager } from "../tasks/taskManager.js";
+import type { TaskAccess } from "../tasks/taskAccess.js";
 import type { TaskRecord } from "../tasks/taskRecord.js";
 import { detailedTask } from "../tasks/taskView.js";
-import type { RequestContext } from "../methods/context.js";
 import type { UpstreamPool } from "../upstream/upstreamPool.js";
+import { AsyncQueue } from "../util/asyncQueue.js";
+import { isObject } from "../util/json.js";
 import type { ListenFilter } from "./listenFilter.js";
 import type { ListKind, UpstreamEvents } from "./upstreamEvents.js";
 import type { UpstreamResources } from "./upstreamResources.js";
 
 export interface ListenDeps {
-  tasks: TaskManager;
-  bus: TaskBus;
+  access: TaskAccess;
+  bus: TaskBus<TaskRecord>;
   pool: UpstreamPool;
   events: UpstreamEvents;
   resources: UpstreamResources;
-  keepAliveMs: number;
   log: Logger;
+}
+
+/** The listen request a stream answers. */
+export interface ListenRequest {
+  id: RequestId;
+  ownerHash: string;
+  /** Aborts when the client goes away. */
+  signal: AbortSignal;
+  note: Record<string, unknown>;
 }
 
 interface Follow {
@@ -44,26 +54,26 @@ const LIST_KINDS: Array<[keyof ListenFilter & `${ListKind}ListChanged`, ListKind
   ["resourcesListChanged", "resources"],
 ];
 
-/** How long shutdown waits for a closing result to reach the socket. */
-const FLUSH_WAIT_MS = 1_000;
-
 export class ListenStream {
   readonly id: RequestId;
+  /** The stream's messages, for the HTTP layer to write. */
+  readonly messages = new AsyncQueue<JsonObject>();
   private readonly follows = new Map<string, Follow>();
   private readonly cleanups: Array<() => void> = [];
-  /** Frames raised before the acknowledgement went out. */
+  /** Messages raised before the acknowledgement went out. */
   private early: JsonObject[] | undefined = [];
-  private writer?: SseWriter;
+  private acknowledged = false;
   private disposed = false;
 
   constructor(
-    private readonly ctx: RequestContext,
+    private readonly request: ListenRequest,
     private readonly deps: ListenDeps,
     private readonly onDisposed: (stream: ListenStream) => void,
   ) {
-    this.id = ctx.id;
+    this.id = request.id;
     // The client may leave while we set up: whatever was taken by then is given back.
-    ctx.res.on("close", () => this.dispose("client closed the stream"));
+    if (request.signal.aborted) this.dispose("client closed the stream");
+    else request.signal.addEventListener("abort", () => this.dispose("client closed the stream"), { once: true });
   }
 
   get isDisposed(): boolean {
@@ -75,9 +85,9 @@ export class ListenStream {
     return [...this.follows.keys()];
   }
 
-  /** Sets everything up, then opens the SSE response with the acknowledgement. */
+  /** Sets everything up, then sends the acknowledgement. */
   async start(filter: ListenFilter): Promise<void> {
-    const { tasks, bus, events, resources } = this.deps;
+    const { access, bus, events, resources } = this.deps;
     const honoured: JsonObject = {};
 
     // Tasks: follow on the bus first, then read the current state, so no change falls between.
@@ -87,7 +97,7 @@ export class ListenStream {
     const current = new Map<string, TaskRecord>();
     for (const taskId of filter.taskIds) {
       try {
-        current.set(taskId, await tasks.get(this.ctx.identity, taskId));
+        current.set(taskId, await access.get(this.request.ownerHash, taskId));
       } catch (error) {
         // Unknown, expired or someone else's: silently not honoured (never revealed).
         if (!(error instanceof RpcError && error.code === ErrorCode.InvalidParams)) throw error;
@@ -104,13 +114,13 @@ export class ListenStream {
     for (const [field, kind] of LIST_KINDS) {
       if (!filter[field] || !upstream?.listChanged[kind]) continue;
       honoured[field] = true;
-      this.hold(events.onListChanged(kind, () => this.emit(notification(`notifications/${kind}/list_changed`, this.tag()))));
+      this.hold(events.onListChanged(kind, () => this.emit(notificationMessage(`notifications/${kind}/list_changed`, this.tag()))));
     }
     if (filter.asked.resourceSubscriptions && upstream?.subscribe) {
       const held: string[] = [];
       for (const uri of filter.resourceSubscriptions) {
         // Listen before subscribing upstream: an update right after the subscription is kept.
-        const off = events.onResourceUpdated(uri, () => this.emit(notification("notifications/resources/updated", { uri, ...this.tag() })));
+        const off = events.onResourceUpdated(uri, () => this.emit(notificationMessage("notifications/resources/updated", { uri, ...this.tag() })));
         const acquired = await resources.acquire(uri);
         this.hold(off);
         if (acquired) this.hold(() => resources.release(uri));
@@ -120,9 +130,9 @@ export class ListenStream {
       honoured.resourceSubscriptions = held;
     }
 
-    // Nothing was written before this point; the acknowledgement is the first frame.
-    this.writer = new SseWriter(this.ctx.res, this.deps.keepAliveMs);
-    this.writer.send(notification("notifications/subscriptions/acknowledged", { ...this.tag(), notifications: honoured }));
+    // Nothing was sent before this point; the acknowledgement is the first message.
+    this.acknowledged = true;
+    this.messages.push(notificationMessage("notifications/subscriptions/acknowledged", { ...this.tag(), notifications: honoured }));
     for (const [taskId, record] of current) {
       const follow = this.follows.get(taskId);
       if (!follow) continue;
@@ -133,23 +143,13 @@ export class ListenStream {
     }
     const early = this.early ?? [];
     this.early = undefined;
-    for (const frame of early) this.writer.send(frame);
-    this.ctx.note.honoured = honoured;
+    for (const frame of early) this.messages.push(frame);
+    this.request.note.honoured = honoured;
   }
 
   /** Server teardown: the JSON-RPC result to the listen request, then the end of the stream. */
-  async finish(): Promise<void> {
-    const { res } = this.ctx;
-    if (this.writer?.open) {
-      this.writer.send({ jsonrpc: "2.0", id: this.id, result: { resultType: "complete", ...this.tag() } });
-      const flushed = new Promise<void>((resolve) => {
-        res.once("finish", resolve);
-        res.once("close", resolve);
-        setTimeout(resolve, FLUSH_WAIT_MS).unref();
-      });
-      this.writer.end();
-      await flushed;
-    }
+  finish(): void {
+    if (this.acknowledged && !this.disposed) this.messages.push(resultMessage(this.id, { resultType: "complete", ...this.tag() }));
     this.dispose("gateway shutting down");
   }
 
@@ -159,7 +159,7 @@ export class ListenStream {
     this.disposed = true;
     for (const taskId of [...this.follows.keys()]) this.unfollow(taskId);
     for (const cleanup of this.cleanups.splice(0)) cleanup();
-    this.writer?.end();
+    this.messages.end();
     this.deps.log.debug({ event: "subscriptions.listen.closed", subscriptionId: this.id, why }, "listen stream closed");
     this.onDisposed(this);
   }
@@ -177,7 +177,7 @@ export class ListenStream {
   private emit(frame: JsonObject): void {
     if (this.disposed) return;
     if (this.early) this.early.push(frame);
-    else this.writer?.send(frame);
+    else this.messages.push(frame);
   }
 
   private onRecord(taskId: string, record: TaskRecord): void {
@@ -194,7 +194,7 @@ export class ListenStream {
     const shape = `${record.status}:${Object.keys(record.inputRequests ?? {}).sort().join(",")}`;
     if (shape === follow.shape) return;
     follow.shape = shape;
-    this.writer?.send(notification("notifications/tasks", { ...this.tag(), ...detailedTask(record) }));
+    this.messages.push(notificationMessage("notifications/tasks", { ...this.tag(), ...detailedTask(record) }));
     if (TERMINAL_STATUSES.has(record.status)) this.unfollow(taskId); // it will never change again
   }
 
@@ -207,8 +207,10 @@ export class ListenStream {
     try {
       const info = await this.deps.pool.info();
       const caps = info.capabilities;
-      const flag = (kind: string, key: string) =>
-        info.notificationStream && typeof caps[kind] === "object" && caps[kind] !== null && (caps[kind] as JsonObject)[key] === true;
+      const flag = (kind: string, key: string) => {
+        const offered = caps[kind];
+        return info.notificationStream && isObject(offered) && offered[key] === true;
+      };
       return {
         listChanged: { tools: flag("tools", "listChanged"), prompts: flag("prompts", "listChanged"), resources: flag("resources", "listChanged") },
         subscribe: flag("resources", "subscribe"),
@@ -218,8 +220,4 @@ export class ListenStream {
       return undefined;
     }
   }
-}
-
-function notification(method: string, params: JsonObject): JsonObject {
-  return { jsonrpc: "2.0", method, params };
 }

@@ -1,28 +1,26 @@
-// Subscriptions: serves subscriptions/listen and keeps the set of open listen streams (any number
-// per client). close() ends each with the closing JSON-RPC result; a stream the client closes
-// gives back its bus listeners, upstream resource subscriptions and keep-alive timer at once.
-// Every holderCheckMs the tasks followed here are checked for a holder instance that is gone, so
-// a listener learns of it without anyone polling.
+// Subscriptions: opens subscriptions/listen streams and keeps the set of open ones (any number per
+// client). close() ends each with the closing JSON-RPC result; a stream the client closes gives
+// back its bus listeners and upstream resource subscriptions at once. Every holderCheckMs the
+// tasks followed here are checked for a holder instance that is gone, so a listener learns of it
+// without anyone polling.
 
 import type { Logger } from "pino";
-import type { MethodHandler, RequestContext } from "../methods/context.js";
-import { STREAMED } from "../methods/context.js";
-import { ErrorCode, RpcError } from "../protocol/errors.js";
-import { declaresTasks } from "../protocol/wire.js";
-import type { TaskBus } from "../tasks/taskBus.js";
-import type { TaskManager } from "../tasks/taskManager.js";
+import type { TaskBus } from "../cluster/taskBus.js";
+import { internalError } from "../protocol/errors.js";
+import type { JsonObject } from "../protocol/wire.js";
+import type { TaskAccess } from "../tasks/taskAccess.js";
+import type { TaskRecord } from "../tasks/taskRecord.js";
 import type { UpstreamPool } from "../upstream/upstreamPool.js";
 import { parseListenFilter } from "./listenFilter.js";
-import { ListenStream } from "./listenStream.js";
+import { ListenStream, type ListenRequest } from "./listenStream.js";
 import type { UpstreamEvents } from "./upstreamEvents.js";
 import { UpstreamResources } from "./upstreamResources.js";
 
 export interface SubscriptionsDeps {
-  tasks: TaskManager;
-  bus: TaskBus;
+  access: TaskAccess;
+  bus: TaskBus<TaskRecord>;
   pool: UpstreamPool;
   events: UpstreamEvents;
-  keepAliveMs: number;
   /** How often followed tasks are checked for a dead holder instance. */
   holderCheckMs: number;
   log: Logger;
@@ -39,10 +37,11 @@ export class Subscriptions {
     this.holderCheck = setInterval(() => void this.checkHolders(), deps.holderCheckMs).unref();
   }
 
-  readonly handler: MethodHandler = async (ctx: RequestContext) => {
-    const filter = parseListenFilter(ctx.params, declaresTasks(ctx.capabilities));
+  /** Opens a listen stream for `params` (throws -32602 / -32021 for a bad filter); resolves once acknowledged. */
+  async listen(request: ListenRequest, params: JsonObject, declaresTasks: boolean): Promise<ListenStream> {
+    const filter = parseListenFilter(params, declaresTasks);
     if (this.closing) throw shuttingDown();
-    const stream = new ListenStream(ctx, { ...this.deps, resources: this.resources }, (gone) => this.open.delete(gone));
+    const stream = new ListenStream(request, { ...this.deps, resources: this.resources }, (gone) => this.open.delete(gone));
     this.open.add(stream);
     try {
       await stream.start(filter);
@@ -50,14 +49,11 @@ export class Subscriptions {
       stream.dispose("setup failed");
       throw error;
     }
-    if (this.closing && !stream.isDisposed) {
-      // Shutdown began while this one was being set up; close() did not see it acknowledged.
-      await stream.finish();
-    }
-    ctx.note.outcome = "listen";
-    this.deps.log.debug({ event: "subscriptions.listen.opened", subscriptionId: ctx.id, open: this.open.size }, "listen stream opened");
-    return STREAMED;
-  };
+    // Shutdown began while this one was being set up; close() did not see it acknowledged.
+    if (this.closing && !stream.isDisposed) stream.finish();
+    this.deps.log.debug({ event: "subscriptions.listen.opened", subscriptionId: request.id, open: this.open.size }, "listen stream opened");
+    return stream;
+  }
 
   /** Listen streams currently open (acknowledged or being set up). */
   openCount(): number {
@@ -72,20 +68,32 @@ export class Subscriptions {
   private async checkHolders(): Promise<void> {
     const followed = new Set([...this.open].flatMap((stream) => stream.followedTaskIds()));
     for (const taskId of followed) {
-      await this.deps.tasks.checkHolder(taskId).catch((error: unknown) =>
+      await this.deps.access.checkHolder(taskId).catch((error: unknown) =>
         this.deps.log.warn({ event: "subscriptions.holder_check.failed", taskId, err: String(error) }, "holder check failed"),
       );
     }
   }
 
-  /** Gateway shutdown: every stream gets its closing result, then ends. */
+  /** Gateway shutdown: every stream gets its closing result, then ends; resolves once they were
+   *  handed to the HTTP layer (at most FLUSH_WAIT_MS). */
   async close(): Promise<void> {
     this.closing = true;
     clearInterval(this.holderCheck);
     this.resources.close(); // the upstream sessions end too; no unsubscribe calls
-    await Promise.all([...this.open].map((stream) => stream.finish()));
+    const streams = [...this.open];
+    for (const stream of streams) stream.finish();
     this.deps.events.close();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(streams.map((stream) => stream.messages.drained)),
+      new Promise((resolve) => (timer = setTimeout(resolve, FLUSH_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
+    await new Promise((resolve) => setImmediate(resolve)); // the writer ends each response
   }
 }
 
-const shuttingDown = () => new RpcError(ErrorCode.InternalError, "taskgate is shutting down", undefined, 503);
+/** How long shutdown waits for closing results to be written. */
+const FLUSH_WAIT_MS = 1_000;
+
+const shuttingDown = () => internalError("taskgate is shutting down", undefined, 503);

@@ -75,11 +75,6 @@ export class UpstreamResources {
     this.closed = true;
   }
 
-  /** Waits until every queued upstream call has run. */
-  async settled(): Promise<void> {
-    await Promise.all([...this.uris.values()].map((state) => state.chain));
-  }
-
   /** Queues one step that brings the upstream in line with `holders`. */
   private reconcile(uri: string, state: UriState): Promise<void> {
     state.chain = state.chain.then(async () => {

@@ -1,5 +1,5 @@
 // The stored form of a task: the public Task fields plus what only the gateway needs
-// (owner, tool, used input keys, which instance holds the upstream call).
+// (owner, tool, which instance holds the upstream call).
 
 import type { InputRequests, JsonObject, JsonRpcErrorObject, TaskStatus } from "../protocol/wire.js";
 
@@ -20,10 +20,9 @@ export interface TaskRecord {
   /** sha256 of the owning subject; never the subject or token itself. */
   ownerHash: string;
   tool: string;
-  /** Every input key ever issued for this task, so none is reused. */
-  usedKeys: string[];
   /** Instance id of the process holding the upstream call. */
   holder: string;
-  /** Bumped on every write; lets stores detect lost updates. */
+  /** Bumped by the store on every write. Followers use it to order changes; the store relies on
+   *  the single-writer rule (only the holder writes a running task), see decisions/0003. */
   version: number;
 }

@@ -1,6 +1,7 @@
 // What a client sees of a task: the DetailedTask shape of the tasks extension, built from the
 // stored record (owner, holder and other gateway-only fields never leave).
 
+import { internalError } from "../protocol/errors.js";
 import type { JsonObject } from "../protocol/wire.js";
 import type { TaskRecord } from "./taskRecord.js";
 
@@ -16,7 +17,7 @@ export function detailedTask(record: TaskRecord): JsonObject {
   if (record.pollIntervalMs !== undefined) task.pollIntervalMs = record.pollIntervalMs;
   if (record.status === "input_required") task.inputRequests = record.inputRequests ?? {};
   if (record.status === "completed") task.result = record.result ?? { content: [] };
-  if (record.status === "failed") task.error = record.error ?? { code: -32603, message: "Task failed" };
+  if (record.status === "failed") task.error = record.error ?? internalError("Task failed").toJSON();
   return task;
 }
 

@@ -2,7 +2,7 @@
 // `execution.taskSupport` hints and x-mcp-header arguments, read from tools/list once and again after the upstream says its
 // tools changed (or a call names a tool we have not seen, in case the list moved on).
 
-import { paramHeadersOf, type ParamHeaders } from "../http/paramHeaders.js";
+import { paramHeadersOf, type ParamHeaders } from "../protocol/paramHeaders.js";
 import type { JsonObject } from "../protocol/wire.js";
 import type { UpstreamPool } from "./upstreamPool.js";
 

@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { nextEvent, rpc, startStack, TASKS_CAPS, type Stack } from "./kit.js";
+import { health, nextEvent, rpc, startStack, TASKS_CAPS, type Stack } from "./kit.js";
 
 describe("policy 'auto' and a caller who leaves before the task is handed out", () => {
   let stack: Stack;
@@ -24,6 +24,6 @@ describe("policy 'auto' and a caller who leaves before the task is handed out", 
     controller.abort();
     assert.ok((await pending) instanceof Error, "the client aborted its own request");
     await cancelled;
-    assert.equal(stack.gateway.tasks.heldCount(), 0);
+    assert.equal((await health(stack.url)).heldTasks, 0);
   });
 });

@@ -160,3 +160,9 @@ export function nextEvent<T>(events: EventEmitter, name: string, match: (payload
     events.on(name, listener);
   });
 }
+
+/** GET /healthz of the gateway whose MCP endpoint is `url`: what it holds right now. */
+export async function health(url: string): Promise<{ status: string; heldTasks: number; heldCalls: number; listenStreams: number; upstreamSessions: number }> {
+  const response = await fetch(new URL("/healthz", url));
+  return (await response.json()) as Awaited<ReturnType<typeof health>>;
+}

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { clip, decodeHeaderValue, getHeader } from "../../src/http/headerValue.js";
+import { clip, decodeHeaderValue, getHeader } from "../../src/protocol/headerValue.js";
 
 const b64 = (text: string) => `=?base64?${Buffer.from(text, "utf8").toString("base64")}?=`;
 

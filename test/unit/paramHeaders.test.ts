@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { checkParamHeaders, paramHeadersOf } from "../../src/http/paramHeaders.js";
+import { checkParamHeaders, paramHeadersOf } from "../../src/protocol/paramHeaders.js";
 
 const schema = {
   type: "object",

@@ -1,4 +1,4 @@
-// Shared TaskBus contract (see src/tasks/taskBus.ts), as a reusable node:test suite: a published
+// Shared TaskBus contract (see src/cluster/taskBus.ts), as a reusable node:test suite: a published
 // record reaches every subscriber of its task id, in publish order, and nobody else; unsubscribing
 // stops delivery; listenerCount counts. `open` gives a fresh bus per test (closed after it).
 // Delivery may be synchronous or asynchronous, so cases wait for what they expect.
@@ -6,14 +6,14 @@
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import type { TaskBus } from "../../src/tasks/taskBus.js";
+import type { TaskBus } from "../../src/cluster/taskBus.js";
 import type { TaskRecord } from "../../src/tasks/taskRecord.js";
 import { makeRecord } from "./taskStore.contract.js";
 
-export type OpenTaskBus = () => Promise<TaskBus>;
+export type OpenTaskBus = () => Promise<TaskBus<TaskRecord>>;
 
 /** Subscribes to taskId and records what arrives; until(n) waits for n records (or fails). */
-export function follow(bus: TaskBus, taskId: string) {
+export function follow(bus: TaskBus<TaskRecord>, taskId: string) {
   const records: TaskRecord[] = [];
   const waiters: Array<() => void> = [];
   const unsubscribe = bus.subscribe(taskId, (record) => {
@@ -34,7 +34,7 @@ export function follow(bus: TaskBus, taskId: string) {
 
 export function taskBusContract(name: string, open: OpenTaskBus): void {
   describe(`TaskBus contract: ${name}`, () => {
-    let bus: TaskBus;
+    let bus: TaskBus<TaskRecord>;
 
     beforeEach(async () => {
       bus = await open();

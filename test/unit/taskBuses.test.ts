@@ -9,8 +9,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { after, describe, it } from "node:test";
 import { createClient } from "@keyv/redis";
 import { RedisTaskBus } from "../../src/cluster/redisTaskBus.js";
-import { InProcessTaskBus } from "../../src/tasks/taskBus.js";
+import { InProcessTaskBus } from "../../src/cluster/taskBus.js";
 import { follow, taskBusContract } from "./taskBus.contract.js";
+import type { TaskRecord } from "../../src/tasks/taskRecord.js";
 import { makeRecord } from "./taskStore.contract.js";
 
 const url = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -25,12 +26,12 @@ after(async () => {
   await client.close();
 });
 
-taskBusContract("in-process", async () => new InProcessTaskBus());
-taskBusContract("redis", () => RedisTaskBus.connect({ url, prefix }));
+taskBusContract("in-process", async () => new InProcessTaskBus<TaskRecord>());
+taskBusContract("redis", () => RedisTaskBus.connect<TaskRecord>({ url, prefix }));
 
 describe("RedisTaskBus across instances", () => {
   it("a record published on bus A reaches subscribers on bus B, and A's own subscribers exactly once", async () => {
-    const [a, b] = await Promise.all([RedisTaskBus.connect({ url, prefix }), RedisTaskBus.connect({ url, prefix })]);
+    const [a, b] = await Promise.all([RedisTaskBus.connect<TaskRecord>({ url, prefix }), RedisTaskBus.connect<TaskRecord>({ url, prefix })]);
     try {
       const record = makeRecord({ holder: "instance-a" });
       const onB = follow(b, record.taskId);
@@ -50,8 +51,8 @@ describe("RedisTaskBus across instances", () => {
 
   it("buses under another prefix hear nothing", async () => {
     const [a, stranger] = await Promise.all([
-      RedisTaskBus.connect({ url, prefix }),
-      RedisTaskBus.connect({ url, prefix: `${prefix}-other` }),
+      RedisTaskBus.connect<TaskRecord>({ url, prefix }),
+      RedisTaskBus.connect<TaskRecord>({ url, prefix: `${prefix}-other` }),
     ]);
     try {
       const record = makeRecord();
@@ -67,7 +68,7 @@ describe("RedisTaskBus across instances", () => {
   });
 
   it("publish after close is a no-op, close is idempotent", async () => {
-    const bus = await RedisTaskBus.connect({ url, prefix });
+    const bus = await RedisTaskBus.connect<TaskRecord>({ url, prefix });
     await bus.close();
     bus.publish(makeRecord());
     await bus.close();

@@ -21,7 +21,6 @@ export function makeRecord(overrides: Partial<TaskRecord> = {}): TaskRecord {
     ttlMs: null,
     ownerHash: "a".repeat(64),
     tool: "echo",
-    usedKeys: [],
     holder: "instance-1",
     version: 1,
     ...overrides,
@@ -74,8 +73,8 @@ export function taskStoreContract(name: string, open: OpenTaskStore, traits: { p
       record.status = "failed";
       const got = await store.get(record.taskId);
       assert.ok(got);
-      got.usedKeys.push("sneaky");
-      assert.deepEqual((await store.get(record.taskId))?.usedKeys, []);
+      got.statusMessage = "sneaky";
+      assert.equal((await store.get(record.taskId))?.statusMessage, undefined);
       assert.equal((await store.get(record.taskId))?.status, "working");
     });
 
@@ -133,11 +132,11 @@ export function taskStoreContract(name: string, open: OpenTaskStore, traits: { p
       const keys = Array.from({ length: 50 }, (_, i) => `key-${i}`);
       await Promise.all(
         keys.map((key) =>
-          store.update(record.taskId, (current) => ({ ...current, usedKeys: [...current.usedKeys, key] })),
+          store.update(record.taskId, (current) => ({ ...current, inputRequests: { ...current.inputRequests, [key]: { method: "roots/list", params: {} } } })),
         ),
       );
       const final = await store.get(record.taskId);
-      assert.deepEqual([...(final?.usedKeys ?? [])].sort(), [...keys].sort());
+      assert.deepEqual(Object.keys(final?.inputRequests ?? {}).sort(), [...keys].sort());
       assert.equal(final?.version, record.version + 50);
     });
 
@@ -225,7 +224,7 @@ export function taskStoreContract(name: string, open: OpenTaskStore, traits: { p
       // Concurrent writes, so some land while an earlier disk write is still in flight.
       await Promise.all(records.map((r) => store.create(r)));
       await Promise.all(
-        records.map((r) => store.update(r.taskId, (c) => ({ ...c, usedKeys: ["k"], status: "completed" }))),
+        records.map((r) => store.update(r.taskId, (c) => ({ ...c, statusMessage: "k", status: "completed" }))),
       );
       await store.create(makeRecord({ taskId: "last-one" }));
 

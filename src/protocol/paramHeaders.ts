@@ -3,8 +3,8 @@
 // argument needs its header, equal after decoding (numbers compare numerically); an absent or
 // null argument must not have one. Any failure is -32020 / HTTP 400, like the standard headers.
 
-import { headerMismatch, type RpcError } from "../protocol/errors.js";
-import type { JsonObject } from "../protocol/wire.js";
+import { headerMismatch, type RpcError } from "./errors.js";
+import type { JsonObject } from "./wire.js";
 import { clip, decodeHeaderValue, getHeader, type HeaderMap } from "./headerValue.js";
 
 /** Header name → argument name, for one tool. */

@@ -4,12 +4,13 @@
 // are kept until someone does.
 
 import type { Logger } from "pino";
+import { internalError, requestCancelled } from "../protocol/errors.js";
 import type { InputRequest, JsonObject, JsonRpcErrorObject } from "../protocol/wire.js";
-import { callContextStorage } from "../upstream/callContext.js";
-import type { LegacyClientCapabilities } from "../upstream/capabilityProfile.js";
-import type { UpstreamPool } from "../upstream/upstreamPool.js";
-import { ErrorCode } from "../protocol/errors.js";
+import type { Question } from "../questions/question.js";
+import { callContextStorage } from "./callContext.js";
+import type { LegacyClientCapabilities } from "./capabilityProfile.js";
 import { toJsonRpcError } from "./upstreamError.js";
+import type { UpstreamPool } from "./upstreamPool.js";
 
 export type CallOutcome =
   | { kind: "result"; result: JsonObject }
@@ -20,16 +21,6 @@ export interface Progress {
   progress: number;
   total?: number;
   message?: string;
-}
-
-/** A question the upstream asked and is waiting on. */
-export interface Question {
-  readonly request: InputRequest;
-  /** Aborted when the upstream withdraws the question (it cancelled its request). */
-  readonly withdrawn: AbortSignal;
-  answer(result: JsonObject): void;
-  refuse(error: JsonRpcErrorObject): void;
-  readonly settled: boolean;
 }
 
 export interface CallWatcher {
@@ -71,7 +62,7 @@ export class UpstreamCall {
         (result): CallOutcome => ({ kind: "result", result }),
         (error: unknown): CallOutcome =>
           this.lostBecause !== undefined
-            ? { kind: "error", error: { code: ErrorCode.InternalError, message: `Upstream call lost: ${this.lostBecause} (its session may have ended)` } }
+            ? { kind: "error", error: internalError(`Upstream call lost: ${this.lostBecause} (its session may have ended)`).toJSON() }
             : this.controller.signal.aborted
               ? { kind: "aborted", reason: String(this.controller.signal.reason ?? "aborted") }
               : { kind: "error", error: toJsonRpcError(error) },
@@ -130,7 +121,7 @@ export class UpstreamCall {
         },
       };
       // The call's own abort withdraws every question too.
-      this.controller.signal.addEventListener("abort", () => question.refuse({ code: -32800, message: "Request cancelled" }), {
+      this.controller.signal.addEventListener("abort", () => question.refuse(requestCancelled().toJSON()), {
         once: true,
       });
       this.markAsked();

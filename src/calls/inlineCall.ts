@@ -1,0 +1,185 @@
+// InlineCall: serves a running upstream call on the client's own request. It produces the message
+// sequence of that request — progress notifications (when the request carried a progressToken),
+// then exactly one final message: the result, a JSON-RPC error, or an MRTR `input_required` result
+// (the call is then parked in ParkedCalls and the client's retry resumes it). reply() turns the
+// sequence into a Reply: plain JSON when the final message is the first one and comes within the
+// JSON window, otherwise a stream. A question already answered by the request's own inputResponses
+// is answered without a round; questions a few ms apart are gathered into one round; a question of
+// a kind the request did not declare ends the call with -32021. A client that goes away before the
+// final message cancels the call upstream.
+//
+// States: undecided (messages wait in `early`) → json (the final message was first) | streaming
+// (messages flow through `stream`); `finished` once the final message was produced or the client left.
+
+import { internalError, invalidRequest, missingCapability, RpcError } from "../protocol/errors.js";
+import { errorMessage, errorReply, notificationMessage, resultMessage, resultReply, type Reply } from "../protocol/reply.js";
+import type { ClientCapabilities, JsonObject, RequestId } from "../protocol/wire.js";
+import { missingCapabilityFor } from "../questions/declaredKinds.js";
+import { OpenQuestions } from "../questions/openQuestions.js";
+import type { Question } from "../questions/question.js";
+import type { CallOutcome, UpstreamCall } from "../upstream/upstreamCall.js";
+import { modernResult } from "../upstream/upstreamResult.js";
+import { AsyncQueue } from "../util/asyncQueue.js";
+import type { CallBinding, ParkedCall, ParkedCalls } from "./parkedCalls.js";
+
+/** The request an inline call answers. */
+export interface InlineRequest {
+  id: RequestId;
+  /** What the client declared on this request: questions of other kinds are never shown. */
+  capabilities: ClientCapabilities;
+  progressToken?: string | number;
+  /** Fields for the request's log line. */
+  note: Record<string, unknown>;
+}
+
+export interface InlineCallOptions {
+  parked: ParkedCalls;
+  binding: CallBinding;
+  /** Set when this request resumes a parked call. */
+  resumes?: ParkedCall;
+  /** Extra fields for a complete result (ttlMs/cacheScope on cacheable ones). */
+  decorate?: (result: JsonObject) => JsonObject;
+  /** Answers the client sent up front (a fresh call with inputResponses). */
+  presetAnswers?: JsonObject;
+}
+
+type FinalReply = Extract<Reply, { kind: "result" | "error" }>;
+type Outgoing = { kind: "notification"; message: JsonObject } | { kind: "final"; reply: FinalReply };
+
+/** Concurrent questions arrive a few ms apart; gather them into one round. */
+const GATHER_MS = 30;
+
+export class InlineCall {
+  private mode: "undecided" | "json" | "streaming" = "undecided";
+  private readonly early: Outgoing[] = [];
+  private readonly stream = new AsyncQueue<Outgoing>();
+  private firstOut: () => void = () => undefined;
+  private readonly firstOutPromise = new Promise<void>((resolve) => (this.firstOut = resolve));
+  private finished = false;
+  private parkedCall?: ParkedCall;
+  private readonly asked: Question[] = [];
+  private gather?: NodeJS.Timeout;
+  private readonly stopWatching: () => void;
+
+  constructor(
+    private readonly call: UpstreamCall,
+    private readonly request: InlineRequest,
+    private readonly options: InlineCallOptions,
+  ) {
+    this.parkedCall = options.resumes;
+    this.stopWatching = call.watch({
+      progress: (progress) => {
+        if (request.progressToken === undefined || this.finished) return;
+        this.emit({ kind: "notification", message: notificationMessage("notifications/progress", { progressToken: request.progressToken, ...progress }) });
+      },
+      question: (question) => this.onQuestion(question),
+    });
+    void call.outcome.then((outcome) => this.onOutcome(outcome));
+  }
+
+  /**
+   * Waits for the first message or the JSON window, whichever comes first. `clientGone` aborts
+   * when the client leaves (the call is cancelled upstream).
+   */
+  async reply(jsonWindowMs: number, clientGone: AbortSignal): Promise<Reply> {
+    if (clientGone.aborted) this.clientGone();
+    else clientGone.addEventListener("abort", () => this.clientGone(), { once: true });
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.firstOutPromise, new Promise<void>((resolve) => (timer = setTimeout(resolve, jsonWindowMs)))]);
+    clearTimeout(timer);
+    const first = this.early[0];
+    if (first?.kind === "final") {
+      this.mode = "json";
+      return first.reply;
+    }
+    this.mode = "streaming";
+    for (const item of this.early.splice(0)) this.stream.push(item);
+    if (this.finished) this.stream.end();
+    return { kind: "stream", messages: this.messages(), onClientGone: () => this.clientGone() };
+  }
+
+  private async *messages(): AsyncGenerator<JsonObject> {
+    const { id } = this.request;
+    for await (const item of this.stream) {
+      if (item.kind === "notification") yield item.message;
+      else yield item.reply.kind === "result" ? resultMessage(id, item.reply.result) : errorMessage(id, item.reply.error);
+    }
+  }
+
+  private emit(item: Outgoing): void {
+    if (this.mode === "undecided") {
+      this.early.push(item);
+      this.firstOut();
+    } else if (this.mode === "streaming") {
+      this.stream.push(item);
+    }
+  }
+
+  private finish(reply: FinalReply): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.stopWatching();
+    clearTimeout(this.gather);
+    this.emit({ kind: "final", reply });
+    this.stream.end();
+  }
+
+  private clientGone(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.stopWatching();
+    clearTimeout(this.gather);
+    this.stream.end();
+    this.firstOut(); // a reply() still waiting for its window has nobody to answer
+    this.request.note.outcome = "client_disconnected";
+    this.call.abort("client closed the stream");
+  }
+
+  private onQuestion(question: Question): void {
+    if (this.finished) return;
+    const missing = missingCapabilityFor(question.request, this.request.capabilities);
+    if (missing) {
+      question.refuse(invalidRequest("the client did not declare this capability").toJSON());
+      this.call.abort("the upstream needs a capability the client did not declare");
+      this.request.note.outcome = "missing_capability";
+      this.finish(errorReply(missingCapability(missing, `the upstream asked for ${question.request.method}, which this request did not declare`)));
+      return;
+    }
+    this.parkedCall ??= this.options.parked.park(this.call, this.options.binding);
+    const { questions } = this.parkedCall;
+    const key = questions.add(question);
+    const preset = this.options.presetAnswers?.[key];
+    if (preset !== undefined) {
+      const matched = questions.match({ [key]: preset });
+      if (matched.ok && matched.answers.length === 1) {
+        questions.take(matched.answers);
+        OpenQuestions.deliver(matched.answers);
+        return;
+      }
+    }
+    this.asked.push(question);
+    this.gather ??= setTimeout(() => this.askClient(), GATHER_MS);
+  }
+
+  private askClient(): void {
+    this.gather = undefined;
+    const parkedCall = this.parkedCall;
+    if (!parkedCall || this.asked.splice(0).every((question) => question.settled)) return;
+    this.request.note.outcome = "input_required";
+    this.finish(resultReply(this.options.parked.inputRequired(parkedCall)));
+  }
+
+  private onOutcome(outcome: CallOutcome): void {
+    const { note } = this.request;
+    if (outcome.kind === "result") {
+      if (!note.outcome) note.outcome = outcome.result.isError === true ? "tool_error" : "result";
+      const result = modernResult(outcome.result);
+      this.finish(resultReply(this.options.decorate ? this.options.decorate(result) : result));
+    } else if (outcome.kind === "error") {
+      note.outcome = "error";
+      this.finish(errorReply(RpcError.from(outcome.error)));
+    } else {
+      this.finish(errorReply(internalError(`Upstream call stopped: ${outcome.reason}`)));
+    }
+  }
+}

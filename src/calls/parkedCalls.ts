@@ -1,0 +1,107 @@
+// ParkedCalls: inline calls parked between MRTR rounds. A parked call keeps its upstream call
+// waiting on the questions it asked (its OpenQuestions); each round hands the client a
+// requestState sealed by RequestStateCodec, good for one retry. A parked call nobody resumes
+// within holdTimeoutMs is cancelled upstream.
+
+import { randomBytes } from "node:crypto";
+import type { Logger } from "pino";
+import { invalidParams } from "../protocol/errors.js";
+import type { JsonObject } from "../protocol/wire.js";
+import { OpenQuestions } from "../questions/openQuestions.js";
+import type { UpstreamCall } from "../upstream/upstreamCall.js";
+import type { RequestStateCodec } from "./requestStateCodec.js";
+
+/** What a requestState is bound to besides the parked call. */
+export interface CallBinding {
+  owner: string;
+  method: string;
+  name: string;
+  args: string;
+  configuredKey?: string;
+}
+
+export interface ParkedCall {
+  readonly id: string;
+  readonly call: UpstreamCall;
+  readonly binding: CallBinding;
+  readonly questions: OpenQuestions;
+  /** The round whose requestState may resume this call ("" between a retry and the next round). */
+  round: string;
+  timer?: NodeJS.Timeout;
+}
+
+const nonce = () => randomBytes(16).toString("base64url");
+
+export class ParkedCalls {
+  private readonly parked = new Map<string, ParkedCall>();
+
+  constructor(
+    private readonly codec: RequestStateCodec,
+    private readonly holdTimeoutMs: number,
+    private readonly log: Logger,
+  ) {}
+
+  park(call: UpstreamCall, binding: CallBinding): ParkedCall {
+    const parked: ParkedCall = { id: nonce(), call, binding, questions: new OpenQuestions(binding.configuredKey), round: "" };
+    this.parked.set(parked.id, parked);
+    void call.outcome.finally(() => this.release(parked));
+    return parked;
+  }
+
+  /** The MRTR result of a new round: every open question, and a fresh one-time requestState. */
+  inputRequired(parked: ParkedCall): JsonObject {
+    return { resultType: "input_required", inputRequests: parked.questions.inputRequests(), requestState: this.issueRound(parked) };
+  }
+
+  /** Finds the parked call a retry's requestState refers to, or says precisely why not. Changes nothing. */
+  find(requestState: unknown, retry: CallBinding): ParkedCall {
+    const opened = this.codec.open(requestState);
+    if (!opened.ok) throw invalidParams(opened.reason);
+    const { claims } = opened;
+    if (claims.owner !== retry.owner) throw invalidParams("requestState belongs to another identity");
+    if (claims.method !== retry.method || claims.name !== retry.name) {
+      throw invalidParams(`requestState was issued for ${claims.method} '${claims.name}', not ${retry.method} '${retry.name}'`);
+    }
+    if (claims.args !== retry.args) throw invalidParams("requestState was issued for other arguments: retry with the original arguments");
+    const parked = this.parked.get(claims.held);
+    if (!parked) throw invalidParams("the call this requestState refers to is gone (finished, cancelled or expired); call again");
+    if (parked.round !== claims.round) throw invalidParams("requestState was already used: each one is good for one retry only");
+    return parked;
+  }
+
+  /** Marks the current round used, so its requestState cannot be replayed. */
+  consume(parked: ParkedCall): void {
+    parked.round = "";
+    if (parked.timer) clearTimeout(parked.timer);
+  }
+
+  /** Parked calls right now. */
+  count(): number {
+    return this.parked.size;
+  }
+
+  abortAll(reason: string): void {
+    for (const parked of [...this.parked.values()]) {
+      parked.call.abort(reason);
+      this.release(parked);
+    }
+  }
+
+  /** Starts a new round: a fresh one-time nonce, a fresh expiry, and the sealed requestState. */
+  private issueRound(parked: ParkedCall): string {
+    parked.round = nonce();
+    const exp = Date.now() + this.holdTimeoutMs;
+    if (parked.timer) clearTimeout(parked.timer);
+    parked.timer = setTimeout(() => {
+      this.log.info({ event: "mrtr.held.expired", method: parked.binding.method, name: parked.binding.name }, "parked call not resumed in time");
+      parked.call.abort("no client resumed the held call in time");
+      this.release(parked);
+    }, this.holdTimeoutMs).unref();
+    return this.codec.seal({ held: parked.id, round: parked.round, ...parked.binding, exp });
+  }
+
+  private release(parked: ParkedCall): void {
+    if (parked.timer) clearTimeout(parked.timer);
+    this.parked.delete(parked.id);
+  }
+}

@@ -1,0 +1,68 @@
+// An MRTR retry (a tools/call, prompts/get or resources/read carrying requestState and
+// inputResponses): finds the parked call, checks every answer against its question before
+// anything is delivered, then resumes the call on this request — or asks again for what is
+// still open. Any refusal leaves the parked call exactly as it was.
+
+import { invalidParams, missingCapability } from "../protocol/errors.js";
+import { resultReply, type Reply } from "../protocol/reply.js";
+import type { JsonObject } from "../protocol/wire.js";
+import { missingCapabilityFor } from "../questions/declaredKinds.js";
+import { OpenQuestions } from "../questions/openQuestions.js";
+import { isObject } from "../util/json.js";
+import { InlineCall, type InlineRequest } from "./inlineCall.js";
+import type { CallBinding, ParkedCalls } from "./parkedCalls.js";
+
+/** A retry carries requestState. inputResponses alone is a fresh call with answers up front. */
+export function isRetry(params: JsonObject): boolean {
+  return params.requestState !== undefined;
+}
+
+/** The answers a request sent (a retry's, or a fresh call's up front); anything but an object is refused. */
+export function presetAnswersOf(params: JsonObject): JsonObject | undefined {
+  const { inputResponses } = params;
+  if (inputResponses === undefined) return undefined;
+  if (!isObject(inputResponses)) throw invalidParams("params.inputResponses must be an object mapping inputRequests keys to answers");
+  return inputResponses;
+}
+
+export async function resumeParkedCall(
+  request: InlineRequest & { params: JsonObject; signal: AbortSignal },
+  parked: ParkedCalls,
+  binding: CallBinding,
+  options: { jsonWindowMs: number; decorate?: (result: JsonObject) => JsonObject },
+): Promise<Reply> {
+  const inputResponses = presetAnswersOf(request.params) ?? {};
+  const parkedCall = parked.find(request.params.requestState, binding);
+  const { questions } = parkedCall;
+
+  const matched = questions.match(inputResponses);
+  if (!matched.ok) {
+    throw invalidParams(`inputResponses.${matched.key}: ${matched.problem} (the question stays open; retry with a corrected answer and the same requestState)`);
+  }
+  const stillOpen = questions.remainingAfter(matched.answers);
+  // A question left open is shown again on this request: only if THIS request declared its kind.
+  for (const [key, question] of stillOpen) {
+    const missing = missingCapabilityFor(question.request, request.capabilities);
+    if (missing) {
+      throw missingCapability(missing, `inputRequests.${key} (${question.request.method}) is still open and this request did not declare it`);
+    }
+  }
+  parked.consume(parkedCall);
+  request.note.resumed = matched.answers.length;
+  questions.take(matched.answers);
+
+  if (stillOpen.length > 0) {
+    OpenQuestions.deliver(matched.answers);
+    request.note.outcome = "input_required";
+    return resultReply(parked.inputRequired(parkedCall));
+  }
+  // Watch before answering, so a follow-up question is caught by this request.
+  const inline = new InlineCall(parkedCall.call, request, {
+    parked,
+    binding,
+    resumes: parkedCall,
+    ...(options.decorate ? { decorate: options.decorate } : {}),
+  });
+  OpenQuestions.deliver(matched.answers);
+  return inline.reply(options.jsonWindowMs, request.signal);
+}

@@ -1,0 +1,27 @@
+// The method handler contract: a handler gets one validated 2026-07-28 request — its params, who
+// is asking, the request headers it may need, and a signal that aborts when the client goes away —
+// and returns a Reply (protocol/reply.ts). It may also throw an RpcError, which becomes the error
+// reply. Handlers never see the HTTP response: http/replyWriter.ts writes every reply.
+
+import type { Logger } from "pino";
+import type { Identity } from "../auth/identity.js";
+import type { HeaderMap } from "../protocol/headerValue.js";
+import type { Reply } from "../protocol/reply.js";
+import type { ClientCapabilities, JsonObject, RequestId } from "../protocol/wire.js";
+
+export interface MethodRequest {
+  id: RequestId;
+  method: string;
+  params: JsonObject;
+  meta: JsonObject;
+  capabilities: ClientCapabilities;
+  identity: Identity;
+  headers: HeaderMap;
+  /** Aborts when the client goes away before its reply was written. */
+  signal: AbortSignal;
+  log: Logger;
+  /** Fields added to the request's log line (tool, taskId, outcome…). */
+  note: Record<string, unknown>;
+}
+
+export type MethodHandler = (request: MethodRequest) => Promise<Reply>;

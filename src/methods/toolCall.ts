@@ -1,0 +1,96 @@
+// tools/call, the heart of taskgate: starts the upstream call at once, then decides, per the
+// tool's policy and whether THIS request declared the tasks extension, to answer inline (an
+// InlineCall) or to hand out a task (written to the store before the handle goes out).
+
+import { ownerHashOf } from "../auth/identity.js";
+import { InlineCall } from "../calls/inlineCall.js";
+import type { ParkedCalls } from "../calls/parkedCalls.js";
+import { argumentsDigest } from "../calls/requestStateCodec.js";
+import { isRetry, presetAnswersOf, resumeParkedCall } from "../calls/resumeParkedCall.js";
+import { policyFor, type TaskSettings } from "../calls/taskPolicy.js";
+import { invalidParams, missingCapability } from "../protocol/errors.js";
+import { checkParamHeaders } from "../protocol/paramHeaders.js";
+import { resultReply, type Reply } from "../protocol/reply.js";
+import { declaresTasks, TASKS_EXTENSION, type JsonObject } from "../protocol/wire.js";
+import type { TaskRunner } from "../tasks/taskRunner.js";
+import { taskHandle } from "../tasks/taskView.js";
+import { profileOf } from "../upstream/capabilityProfile.js";
+import { UpstreamCall } from "../upstream/upstreamCall.js";
+import type { UpstreamCatalog } from "../upstream/upstreamCatalog.js";
+import type { UpstreamPool } from "../upstream/upstreamPool.js";
+import { isObject } from "../util/json.js";
+import type { MethodRequest } from "./handler.js";
+import { inlineRequestOf, INLINE_JSON_WINDOW_MS } from "./inlineRequest.js";
+
+export interface ToolCallDeps {
+  pool: UpstreamPool;
+  catalog: UpstreamCatalog;
+  runner: TaskRunner;
+  parked: ParkedCalls;
+  settings: TaskSettings;
+}
+
+export function toolCallHandler(deps: ToolCallDeps) {
+  return async (request: MethodRequest): Promise<Reply> => {
+    const { name, arguments: args } = request.params;
+    if (typeof name !== "string" || name.length === 0) throw invalidParams("params.name must be the tool name (a non-empty string)");
+    if (args !== undefined && !isObject(args)) throw invalidParams("params.arguments must be an object");
+    request.note.tool = name;
+    const configuredKey = deps.settings.inputKeys[name];
+    const owner = ownerHashOf(request.identity);
+    const binding = { owner, method: "tools/call", name, args: argumentsDigest(args), ...(configuredKey ? { configuredKey } : {}) };
+    const facts = await deps.catalog.describe(name);
+    if (facts && !facts.known) throw invalidParams(`Unknown tool: '${name}' is not in the upstream's tools/list`);
+    const headerProblem = facts?.paramHeaders && checkParamHeaders(request.headers, facts.paramHeaders, args);
+    if (headerProblem) throw headerProblem;
+    if (isRetry(request.params)) {
+      return resumeParkedCall({ ...inlineRequestOf(request), params: request.params, signal: request.signal }, deps.parked, binding, {
+        jsonWindowMs: INLINE_JSON_WINDOW_MS,
+      });
+    }
+
+    const presetAnswers = presetAnswersOf(request.params);
+    const declared = declaresTasks(request.capabilities);
+    const policy = policyFor(name, deps.settings, facts?.taskSupport);
+    if (!declared && policy === "required") {
+      throw missingCapability({ extensions: { [TASKS_EXTENSION]: {} } }, `tool '${name}' runs only as a task; declare ${TASKS_EXTENSION}`);
+    }
+
+    // Legacy `params.task`, MRTR fields and all modern _meta are deliberately not forwarded.
+    const upstreamParams: JsonObject = { name, ...(args !== undefined ? { arguments: args } : {}) };
+    const call = new UpstreamCall(deps.pool, profileOf(request.capabilities), "tools/call", upstreamParams, request.log);
+    const inline = () =>
+      new InlineCall(call, inlineRequestOf(request), { parked: deps.parked, binding, ...(presetAnswers ? { presetAnswers } : {}) }).reply(
+        INLINE_JSON_WINDOW_MS,
+        request.signal,
+      );
+
+    if (!declared || policy === "never") return inline();
+    if (policy === "auto") {
+      let timer: NodeJS.Timeout | undefined;
+      const first = await Promise.race([
+        call.outcome.then(() => "finished" as const),
+        call.asked.then(() => "asked" as const),
+        new Promise<"slow">((resolve) => (timer = setTimeout(() => resolve("slow"), deps.settings.autoAfterMs))),
+      ]);
+      clearTimeout(timer);
+      if (first === "finished") return inline();
+      if (request.signal.aborted) {
+        // The caller left while we waited: nobody would ever learn this task's id.
+        call.abort("client left before the task was handed out");
+        request.note.outcome = "client_disconnected";
+        throw invalidParams("the client left before the task was handed out");
+      }
+    }
+    let record;
+    try {
+      record = await deps.runner.start(call, owner, name);
+    } catch (error) {
+      call.abort("the task could not be stored");
+      throw error;
+    }
+    request.note.taskId = record.taskId;
+    request.note.outcome = "task";
+    return resultReply({ ...taskHandle(record), resultType: "task" });
+  };
+}

@@ -1,0 +1,109 @@
+// TaskAccess: what a caller may do with a task, on any instance. A task belongs to the identity
+// that created it; for anyone else it does not exist (the same -32602 as an unknown or expired id).
+// tasks/get reads the shared store; answers and cancels go to the task's holder — this instance's
+// TaskRunner, or another instance's through the HolderLink. A task whose holder instance is gone
+// (its lease expired, or it did not answer) is failed by whoever looks at it.
+
+import type { Logger } from "pino";
+import type { HolderCommand, HolderLink, HolderReply } from "../cluster/holderLink.js";
+import type { InstanceLeases } from "../cluster/instanceLeases.js";
+import { internalError, invalidParams, RpcError } from "../protocol/errors.js";
+import { TERMINAL_STATUSES, type JsonObject } from "../protocol/wire.js";
+import type { TaskRecord } from "./taskRecord.js";
+import { failedRecord, type TaskRecords } from "./taskRecords.js";
+import type { TaskRunner } from "./taskRunner.js";
+
+export interface TaskAccessOptions {
+  records: TaskRecords;
+  runner: TaskRunner;
+  instanceId: string;
+  leases: InstanceLeases;
+  link: HolderLink;
+  log: Logger;
+}
+
+const notFound = () => invalidParams("Task not found (unknown, expired, or not yours)");
+
+export class TaskAccess {
+  constructor(private readonly options: TaskAccessOptions) {}
+
+  /** Starts answering other instances' commands for the tasks this instance holds. */
+  async serveHolderCommands(): Promise<void> {
+    await this.options.link.serve((command) => this.onCommand(command));
+  }
+
+  /** The caller's task as stored now (failed first if its holder is gone). */
+  async get(ownerHash: string, taskId: string): Promise<TaskRecord> {
+    const record = await this.owned(ownerHash, taskId);
+    return (await this.failIfHolderGone(record)) ?? record;
+  }
+
+  /** Delivers answers; answered keys are gone from the store before this resolves. */
+  async update(ownerHash: string, taskId: string, responses: JsonObject): Promise<void> {
+    const record = await this.owned(ownerHash, taskId);
+    if (record.holder !== this.options.instanceId && !TERMINAL_STATUSES.has(record.status)) {
+      return this.viaHolder(record, { kind: "update", taskId, ownerHash, responses });
+    }
+    await this.options.runner.answer(taskId, responses);
+  }
+
+  /** Always acknowledges for the owner; a running task stops upstream and ends cancelled. */
+  async cancel(ownerHash: string, taskId: string): Promise<void> {
+    const record = await this.owned(ownerHash, taskId);
+    if (TERMINAL_STATUSES.has(record.status)) return;
+    if (record.holder !== this.options.instanceId) return this.viaHolder(record, { kind: "cancel", taskId, ownerHash });
+    await this.options.runner.cancel(taskId);
+  }
+
+  /** For followers (listen streams): fails the task now if its holder instance is gone. */
+  async checkHolder(taskId: string): Promise<void> {
+    const record = await this.options.records.get(taskId);
+    if (record) await this.failIfHolderGone(record);
+  }
+
+  private async owned(ownerHash: string, taskId: string): Promise<TaskRecord> {
+    const record = await this.options.records.get(taskId);
+    if (!record || record.ownerHash !== ownerHash) throw notFound();
+    return record;
+  }
+
+  /** The failed record when the task was running on an instance that is gone; else undefined. */
+  private async failIfHolderGone(record: TaskRecord): Promise<TaskRecord | undefined> {
+    if (TERMINAL_STATUSES.has(record.status) || record.holder === this.options.instanceId) return undefined;
+    if (await this.options.leases.isAlive(record.holder)) return undefined;
+    return this.failHolderGone(record.taskId);
+  }
+
+  /** Another instance holds the call: it delivers the command. If it is gone, the task fails. */
+  private async viaHolder(record: TaskRecord, command: HolderCommand): Promise<void> {
+    const reply = await this.options.link.send(record.holder, command);
+    if (!reply) {
+      await this.failHolderGone(record.taskId);
+      return;
+    }
+    if (!reply.ok) throw RpcError.from(reply.error);
+  }
+
+  /** A command from another instance for a task this one holds (owner checked again here). */
+  private async onCommand(command: HolderCommand): Promise<HolderReply> {
+    try {
+      const record = await this.owned(command.ownerHash, command.taskId);
+      if (record.holder !== this.options.instanceId) throw notFound();
+      if (command.kind === "update") await this.options.runner.answer(command.taskId, command.responses);
+      else await this.options.runner.cancel(command.taskId);
+      return { ok: true };
+    } catch (error) {
+      const rpc = error instanceof RpcError ? error : internalError(String(error));
+      return { ok: false, error: rpc.toJSON() };
+    }
+  }
+
+  /** The instance holding this task is gone: its upstream call went with it. */
+  private async failHolderGone(taskId: string): Promise<TaskRecord | undefined> {
+    const updated = await this.options.records.write(taskId, (current) =>
+      failedRecord(current, "the taskgate instance holding this task is gone; its upstream call was lost"),
+    );
+    if (updated) this.options.log.warn({ event: "task.orphaned", taskId, why: "holder gone" }, "task failed: its holder instance is gone");
+    return updated;
+  }
+}

@@ -1,0 +1,58 @@
+// TaskRecords: the task store plus its announcements. Every change to a task record goes through
+// write(), which never changes a terminal record and publishes each real change on the TaskBus
+// (so subscriptions/listen streams on any instance follow it).
+
+import { TERMINAL_STATUSES, type JsonRpcErrorObject } from "../protocol/wire.js";
+import { internalError } from "../protocol/errors.js";
+import type { TaskBus } from "../cluster/taskBus.js";
+import type { TaskRecord } from "./taskRecord.js";
+import type { TaskStore } from "./taskStore.js";
+
+export class TaskRecords {
+  constructor(
+    private readonly store: TaskStore,
+    private readonly bus: TaskBus<TaskRecord>,
+  ) {}
+
+  create(record: TaskRecord): Promise<void> {
+    return this.store.create(record);
+  }
+
+  get(taskId: string): Promise<TaskRecord | undefined> {
+    return this.store.get(taskId);
+  }
+
+  listUnfinished(): Promise<TaskRecord[]> {
+    return this.store.listUnfinished();
+  }
+
+  /** Changes a task that is not yet terminal and announces it; the new record, or undefined if nothing changed. */
+  async write(taskId: string, mutate: (current: TaskRecord) => TaskRecord | undefined): Promise<TaskRecord | undefined> {
+    let changed = false;
+    const updated = await this.store.update(taskId, (current) => {
+      const next = TERMINAL_STATUSES.has(current.status) ? undefined : mutate(current);
+      changed = next !== undefined;
+      return next;
+    });
+    if (!updated || !changed) return undefined;
+    this.bus.publish(updated);
+    return updated;
+  }
+}
+
+const now = () => new Date().toISOString();
+
+/** The record without open questions (any status but input_required). */
+export function withoutInputs(record: TaskRecord): TaskRecord {
+  const { inputRequests: _gone, ...rest } = record;
+  return rest;
+}
+
+/** The task ended by a JSON-RPC error (by default -32603 with `message`), which it carries. */
+export function failedRecord(current: TaskRecord, message: string, error: JsonRpcErrorObject = internalError(message).toJSON()): TaskRecord {
+  return withoutInputs({ ...current, status: "failed", statusMessage: message, error, lastUpdatedAt: now() });
+}
+
+export function cancelledRecord(current: TaskRecord, statusMessage: string): TaskRecord {
+  return withoutInputs({ ...current, status: "cancelled", statusMessage, lastUpdatedAt: now() });
+}

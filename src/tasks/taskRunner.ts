@@ -1,0 +1,216 @@
+// TaskRunner: the life of the tasks whose upstream call this instance hosts ("live tasks").
+// start() writes the record (durably, before the handle goes out) and then mirrors the call into
+// it, one write at a time in the order the call produced them: progress → statusMessage, open
+// questions → input_required + inputRequests, the outcome → completed / failed / cancelled.
+// answer() and cancel() act on a live task for its holder (the owner was checked by TaskAccess).
+// A task whose ttl runs out stops its call; shutdown() and failOrphans() fail what can never finish.
+
+import { randomBytes } from "node:crypto";
+import type { Logger } from "pino";
+import { invalidParams } from "../protocol/errors.js";
+import type { InputRequests, JsonObject } from "../protocol/wire.js";
+import { OpenQuestions } from "../questions/openQuestions.js";
+import type { CallOutcome, UpstreamCall } from "../upstream/upstreamCall.js";
+import { modernResult } from "../upstream/upstreamResult.js";
+import { MAX_TIMER_MS } from "../util/timers.js";
+import type { TaskRecord } from "./taskRecord.js";
+import { cancelledRecord, failedRecord, withoutInputs, type TaskRecords } from "./taskRecords.js";
+
+/** 160 random bits, base64url: unguessable and header-safe. */
+export const newTaskId = () => randomBytes(20).toString("base64url");
+
+export interface TaskRunnerOptions {
+  records: TaskRecords;
+  /** This instance: the holder written into every record it starts. */
+  instanceId: string;
+  settings: {
+    ttlMs: number;
+    pollIntervalMs: number;
+    /** Per tool, the inputRequests key its questions get. */
+    inputKeys: Record<string, string>;
+  };
+  log: Logger;
+}
+
+/** A task whose upstream call this instance hosts. */
+interface LiveTask {
+  call: UpstreamCall;
+  questions: OpenQuestions;
+  /** Serialises this task's writes in the order the call produced them. */
+  chain: Promise<unknown>;
+  expiry?: NodeJS.Timeout;
+}
+
+const now = () => new Date().toISOString();
+
+export class TaskRunner {
+  private readonly live = new Map<string, LiveTask>();
+
+  constructor(private readonly options: TaskRunnerOptions) {}
+
+  /** Creates the task record (durably, before returning) and binds the running call to it. */
+  async start(call: UpstreamCall, ownerHash: string, tool: string): Promise<TaskRecord> {
+    const { records, settings, log } = this.options;
+    const created = now();
+    const record: TaskRecord = {
+      taskId: newTaskId(),
+      status: "working",
+      createdAt: created,
+      lastUpdatedAt: created,
+      ttlMs: settings.ttlMs,
+      pollIntervalMs: settings.pollIntervalMs,
+      ownerHash,
+      tool,
+      holder: this.options.instanceId,
+      version: 0,
+    };
+    await records.create(record);
+    const { taskId } = record;
+    const task: LiveTask = {
+      call,
+      questions: new OpenQuestions(settings.inputKeys[tool], () => this.inBackground(taskId, task, () => this.mirror(taskId, task.questions.inputRequests()))),
+      chain: Promise.resolve(),
+    };
+    this.live.set(taskId, task);
+    log.info({ event: "task.created", taskId, tool }, "task created");
+
+    call.watch({
+      progress: (p) => this.inBackground(taskId, task, () => this.writeProgress(taskId, p.message ?? progressText(p))),
+      question: (question) =>
+        this.inBackground(taskId, task, async () => {
+          if (question.settled) return;
+          const key = task.questions.add(question);
+          await this.mirror(taskId, task.questions.inputRequests());
+          log.info({ event: "task.input_required", taskId, key, kind: question.request.method }, "task waits for input");
+        }),
+    });
+    void call.outcome.then((outcome) => this.inBackground(taskId, task, () => this.finish(taskId, outcome)));
+    // Past setTimeout's ceiling (~24.8 days) Node would fire at once; such a task just runs on.
+    if (record.ttlMs !== null && record.ttlMs <= MAX_TIMER_MS) {
+      task.expiry = setTimeout(() => call.abort("task expired"), record.ttlMs).unref();
+    }
+    return record;
+  }
+
+  hosts(taskId: string): boolean {
+    return this.live.has(taskId);
+  }
+
+  /** Live tasks right now. */
+  count(): number {
+    return this.live.size;
+  }
+
+  /**
+   * Delivers answers to a live task's open questions: every answer is checked first (one that does
+   * not fit refuses the batch, -32602, nothing delivered); answered keys are gone from the stored
+   * record before this resolves. Keys that are not open are ignored.
+   */
+  async answer(taskId: string, responses: JsonObject): Promise<void> {
+    const task = this.live.get(taskId);
+    if (!task) return;
+    await this.enqueue(task, async () => {
+      const matched = task.questions.match(responses);
+      if (!matched.ok) throw invalidParams(`inputResponses.${matched.key}: ${matched.problem} (the question stays open; send a corrected answer)`);
+      if (matched.answers.length === 0) return;
+      const open = Object.fromEntries(task.questions.remainingAfter(matched.answers).map(([key, q]) => [key, q.request]));
+      const updated = await this.mirror(taskId, open);
+      task.questions.take(matched.answers);
+      OpenQuestions.deliver(matched.answers);
+      this.options.log.info({ event: "task.answered", taskId, keys: matched.answers.length, status: updated?.status }, "task input delivered");
+    });
+  }
+
+  /** Marks the task cancelled and stops its upstream call. */
+  async cancel(taskId: string): Promise<void> {
+    const updated = await this.options.records.write(taskId, (current) => cancelledRecord(current, "Cancelled by the client"));
+    this.release(taskId)?.call.abort("task cancelled by the client");
+    if (updated) this.options.log.info({ event: "task.cancelled", taskId }, "task cancelled");
+  }
+
+  /** Tasks left unfinished in a persistent store by a previous process can never finish: fail them. */
+  async failOrphans(): Promise<number> {
+    const orphans = (await this.options.records.listUnfinished()).filter((r) => !this.live.has(r.taskId));
+    for (const orphan of orphans) {
+      await this.options.records.write(orphan.taskId, (current) =>
+        failedRecord(current, "taskgate restarted while holding this task; its upstream call was lost"),
+      );
+      this.options.log.warn({ event: "task.orphaned", taskId: orphan.taskId }, "task failed: gateway restarted while holding it");
+    }
+    return orphans.length;
+  }
+
+  /** Shutdown: live calls die with the process, so their tasks fail now, saying why. */
+  async shutdown(): Promise<void> {
+    await Promise.all(
+      [...this.live.keys()].map(async (taskId) => {
+        this.release(taskId)?.call.abort("gateway shutting down");
+        await this.options.records.write(taskId, (current) =>
+          failedRecord(current, "taskgate shut down while holding this task; its upstream call was stopped"),
+        );
+      }),
+    );
+  }
+
+  // --- internals ---------------------------------------------------------------------------
+
+  /** Runs `step` after the task's earlier writes; its result (or error) goes to the caller. */
+  private enqueue<T>(task: LiveTask, step: () => Promise<T>): Promise<T> {
+    const run = task.chain.then(step);
+    task.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private inBackground(taskId: string, task: LiveTask, step: () => Promise<unknown>): void {
+    this.enqueue(task, step).catch((error: unknown) =>
+      this.options.log.error({ event: "task.write.failed", taskId, err: error instanceof Error ? error.message : String(error) }, "task write failed"),
+    );
+  }
+
+  /** Brings the record's status and inputRequests in line with `open`. */
+  private mirror(taskId: string, open: InputRequests): Promise<TaskRecord | undefined> {
+    return this.options.records.write(taskId, (current) => {
+      const keys = Object.keys(open);
+      if (keys.length === 0) {
+        return current.status === "input_required" ? withoutInputs({ ...current, status: "working", lastUpdatedAt: now() }) : undefined;
+      }
+      const same = current.status === "input_required" && sameKeys(current.inputRequests ?? {}, open);
+      return same ? undefined : { ...current, status: "input_required", inputRequests: open, lastUpdatedAt: now() };
+    });
+  }
+
+  private async writeProgress(taskId: string, statusMessage: string): Promise<void> {
+    await this.options.records.write(taskId, (current) => ({ ...current, statusMessage, lastUpdatedAt: now() }));
+  }
+
+  private async finish(taskId: string, outcome: CallOutcome): Promise<void> {
+    // Not live any more: cancelled or shut down, and already written as such.
+    if (!this.release(taskId)) return;
+    const { records, log } = this.options;
+    const written = await records.write(taskId, (current) =>
+      outcome.kind === "aborted"
+        ? cancelledRecord(current, `Stopped: ${outcome.reason}`)
+        : outcome.kind === "result"
+          ? withoutInputs({ ...current, status: "completed", result: modernResult(outcome.result), lastUpdatedAt: now() })
+          : failedRecord(current, outcome.error.message, outcome.error),
+    );
+    // Nothing written: it was already terminal; say what it is.
+    const final = written ?? (await records.get(taskId));
+    log.info({ event: "task.finished", taskId, status: final?.status, outcome: outcome.kind }, "task finished");
+  }
+
+  private release(taskId: string): LiveTask | undefined {
+    const task = this.live.get(taskId);
+    this.live.delete(taskId);
+    if (task?.expiry) clearTimeout(task.expiry);
+    return task;
+  }
+}
+
+function sameKeys(a: InputRequests, b: InputRequests): boolean {
+  const left = Object.keys(a);
+  return left.length === Object.keys(b).length && left.every((key) => Object.hasOwn(b, key));
+}
+
+const progressText = (p: { progress: number; total?: number }) =>
+  p.total !== undefined ? `Progress ${p.progress}/${p.total}` : `Progress ${p.progress}`;
