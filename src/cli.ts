@@ -3,13 +3,13 @@
 // with a message naming the option and what is allowed.
 
 import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { dirname, join } from "node:path";
 import { Command, InvalidArgumentError } from "commander";
 import { sha256Hex } from "./auth/identity.js";
 import { ConfigError, loadConfig, type ConfigOverrides } from "./config/loadConfig.js";
 import type { Config } from "./config/schema.js";
-import { startGateway, type Gateway } from "./gateway.js";
+import { startGateway } from "./gateway.js";
 
 /** The package root: one level above src/cli.ts, two above the compiled dist/src/cli.js. */
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -88,18 +88,13 @@ program
   .option("--port <port>", "taskgate port", portNumber, 3000)
   .option("--legacy-port <port>", "example legacy server port (0 = any free port)", portNumber, 0)
   .action(async (opts: { port: number; legacyPort: number }) => {
-    const { startLegacyServer } = await import("../examples/legacy-server/server.js");
-    const legacy = await startLegacyServer({ port: opts.legacyPort });
-    let gateway: Gateway;
-    const config = configure({ upstream: { url: legacy.url }, port: opts.port }, join(ROOT, "config", "demo.yaml"));
-    try {
-      gateway = await startGateway(config);
-    } catch (error) {
-      await legacy.close();
-      throw error;
-    }
-    stopOnSignals([() => gateway.close(), () => legacy.close()]);
-    process.stdout.write(demoBanner(gateway.url, legacy.url));
+    const { startDemo } = (await import(demoModule())) as DemoModule;
+    const demo = await startDemo({
+      legacyPort: opts.legacyPort,
+      configure: (upstreamUrl) => configure({ upstream: { url: upstreamUrl }, port: opts.port }, join(ROOT, "config", "demo.yaml")),
+    });
+    stopOnSignals([() => demo.close()]);
+    process.stdout.write(demo.banner);
   });
 
 program
@@ -110,23 +105,17 @@ program
     process.stdout.write(`${sha256Hex(token)}\n`);
   });
 
-function demoBanner(url: string, legacyUrl: string): string {
-  return `
-taskgate demo is running
-  modern MCP endpoint:  ${url}   (MCP 2026-07-28 + io.modelcontextprotocol/tasks)
-  legacy upstream:      ${legacyUrl}   (example server, official SDK 1.x)
-  identity:             demo mode: the bearer token is the user's name
+/** What examples/demo exports (loaded at run time only: production code does not depend on it). */
+interface DemoModule {
+  startDemo(options: { legacyPort: number; configure: (upstreamUrl: string) => Config }): Promise<{ banner: string; close(): Promise<void> }>;
+}
 
-Try it:
-  curl -s ${url} \\
-    -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' \\
-    -H 'MCP-Protocol-Version: 2026-07-28' -H 'Mcp-Method: server/discover' \\
-    -H 'Authorization: Bearer alice' \\
-    -d '{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
-
-The whole walkthrough (a task, its question, the answer): README.md, or examples/walkthrough.sh
-Stop with Ctrl-C.
-`;
+/** The demo module beside this file's tree (examples/demo), compiled or source. */
+function demoModule(): string {
+  const candidates = [join(HERE, "..", "examples", "demo.js"), join(HERE, "..", "examples", "demo.ts")];
+  const found = candidates.find((file) => existsSync(file));
+  if (!found) throw new Error("the demo needs the bundled example server (examples/demo), which this installation does not include; use `taskgate serve --upstream <url>`");
+  return pathToFileURL(found).href;
 }
 
 program.parseAsync().catch((error: unknown) => {

@@ -17,7 +17,7 @@ import type { ClientCapabilities, JsonObject, RequestId } from "../protocol/wire
 import { missingCapabilityFor } from "../questions/declaredKinds.js";
 import { OpenQuestions } from "../questions/openQuestions.js";
 import type { Question } from "../questions/question.js";
-import type { CallOutcome, UpstreamCall } from "../upstream/upstreamCall.js";
+import type { CallOutcome, RunningCall } from "../upstream/upstreamCall.js";
 import { modernResult } from "../upstream/upstreamResult.js";
 import { AsyncQueue } from "../util/asyncQueue.js";
 import type { CallBinding, ParkedCall, ParkedCalls } from "./parkedCalls.js";
@@ -62,7 +62,7 @@ export class InlineCall {
   private readonly stopWatching: () => void;
 
   constructor(
-    private readonly call: UpstreamCall,
+    private readonly call: RunningCall,
     private readonly request: InlineRequest,
     private readonly options: InlineCallOptions,
   ) {

@@ -8,7 +8,7 @@ import type { Logger } from "pino";
 import { invalidParams } from "../protocol/errors.js";
 import type { JsonObject } from "../protocol/wire.js";
 import { OpenQuestions } from "../questions/openQuestions.js";
-import type { UpstreamCall } from "../upstream/upstreamCall.js";
+import type { RunningCall } from "../upstream/upstreamCall.js";
 import type { RequestStateCodec } from "./requestStateCodec.js";
 
 /** What a requestState is bound to besides the parked call. */
@@ -22,7 +22,7 @@ export interface CallBinding {
 
 export interface ParkedCall {
   readonly id: string;
-  readonly call: UpstreamCall;
+  readonly call: RunningCall;
   readonly binding: CallBinding;
   readonly questions: OpenQuestions;
   /** The round whose requestState may resume this call ("" between a retry and the next round). */
@@ -41,7 +41,7 @@ export class ParkedCalls {
     private readonly log: Logger,
   ) {}
 
-  park(call: UpstreamCall, binding: CallBinding): ParkedCall {
+  park(call: RunningCall, binding: CallBinding): ParkedCall {
     const parked: ParkedCall = { id: nonce(), call, binding, questions: new OpenQuestions(binding.configuredKey), round: "" };
     this.parked.set(parked.id, parked);
     void call.outcome.finally(() => this.release(parked));

@@ -82,7 +82,7 @@ export function toolCallHandler(deps: ToolCallDeps) {
         throw invalidParams("the client left before the task was handed out");
       }
     }
-    let record;
+    let record: Awaited<ReturnType<TaskRunner["start"]>>;
     try {
       record = await deps.runner.start(call, owner, name);
     } catch (error) {

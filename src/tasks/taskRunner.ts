@@ -10,7 +10,7 @@ import type { Logger } from "pino";
 import { invalidParams } from "../protocol/errors.js";
 import type { InputRequests, JsonObject } from "../protocol/wire.js";
 import { OpenQuestions } from "../questions/openQuestions.js";
-import type { CallOutcome, UpstreamCall } from "../upstream/upstreamCall.js";
+import type { CallOutcome, RunningCall } from "../upstream/upstreamCall.js";
 import { modernResult } from "../upstream/upstreamResult.js";
 import { MAX_TIMER_MS } from "../util/timers.js";
 import type { TaskRecord } from "./taskRecord.js";
@@ -34,7 +34,7 @@ export interface TaskRunnerOptions {
 
 /** A task whose upstream call this instance hosts. */
 interface LiveTask {
-  call: UpstreamCall;
+  call: RunningCall;
   questions: OpenQuestions;
   /** Serialises this task's writes in the order the call produced them. */
   chain: Promise<unknown>;
@@ -49,7 +49,7 @@ export class TaskRunner {
   constructor(private readonly options: TaskRunnerOptions) {}
 
   /** Creates the task record (durably, before returning) and binds the running call to it. */
-  async start(call: UpstreamCall, ownerHash: string, tool: string): Promise<TaskRecord> {
+  async start(call: RunningCall, ownerHash: string, tool: string): Promise<TaskRecord> {
     const { records, settings, log } = this.options;
     const created = now();
     const record: TaskRecord = {

@@ -28,7 +28,18 @@ export interface CallWatcher {
   question?(question: Question): void;
 }
 
-export class UpstreamCall {
+/** What the holders of a call (an inline reply, a parked MRTR call, a task) use of it. */
+export interface RunningCall {
+  readonly outcome: Promise<CallOutcome>;
+  /** Resolves when the upstream asks its first question. */
+  readonly asked: Promise<void>;
+  /** Follow this call; returns the way to stop following. */
+  watch(watcher: CallWatcher): () => void;
+  /** Stop the call upstream. */
+  abort(reason: string): void;
+}
+
+export class UpstreamCall implements RunningCall {
   readonly outcome: Promise<CallOutcome>;
   /** Resolves when the upstream asks its first question. */
   readonly asked: Promise<void>;
@@ -70,10 +81,6 @@ export class UpstreamCall {
       .finally(() => {
         this.finished = true;
       });
-  }
-
-  get isFinished(): boolean {
-    return this.finished;
   }
 
   /** Follow this call. Questions nobody has claimed yet are handed to the new watcher at once. */

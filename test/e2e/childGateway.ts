@@ -1,13 +1,19 @@
-// Runs `taskgate serve` as a real child process (from source) for tests that must kill or
-// restart a gateway: resolves once its pino "taskgate listening" line is on stdout.
+// Runs `taskgate serve` as a real child process for tests that must kill or restart a gateway:
+// resolves once its pino "taskgate listening" line is on stdout. The CLI runs the way the tests
+// run: compiled (npm test runs .test-build/) or from source through tsx.
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { dirname, join } from "node:path";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import type { JsonObject } from "../../src/protocol/wire.js";
+import { BUILD_ROOT, REPO } from "../repoRoot.js";
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+/** Node arguments that run the taskgate CLI of this tree (the source, never a stale dist/). */
+export function cliArgs(args: string[]): string[] {
+  const compiled = join(BUILD_ROOT, "src", "cli.js");
+  return existsSync(compiled) ? [compiled, ...args] : ["--import", "tsx", join(BUILD_ROOT, "src", "cli.ts"), ...args];
+}
 
 export interface Child {
   process: ChildProcess;
@@ -24,9 +30,8 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 
 /** Spawns `taskgate serve` and resolves once its pino "taskgate listening" line is on stdout. */
 export function spawnGateway(args: string[], env: Record<string, string>, children: ChildProcess[]): Promise<Child> {
-  // The source, not bin/taskgate.js: bin prefers a compiled dist/ that may be stale in a dev tree.
-  const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "src", "cli.ts"), "serve", ...args], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, cliArgs(["serve", ...args]), {
+    cwd: REPO,
     env: childEnv(env),
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -5,11 +5,12 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { describe, test } from "node:test";
+import { REPO } from "../repoRoot.js";
+import { cliArgs } from "./childGateway.js";
 
 const run = (args: string[], env: Record<string, string> = {}) => {
   const { TASKGATE_CONFIG: _ignored, ...base } = process.env;
-  // The source, not bin/taskgate.js: bin prefers a compiled dist/ that may be stale in a dev tree.
-  return spawnSync(process.execPath, ["--import", "tsx", "src/cli.ts", ...args], { encoding: "utf8", env: { ...base, ...env }, timeout: 30_000 });
+  return spawnSync(process.execPath, cliArgs(args), { cwd: REPO, encoding: "utf8", env: { ...base, ...env }, timeout: 30_000 });
 };
 
 describe("taskgate command", () => {

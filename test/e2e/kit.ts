@@ -104,6 +104,11 @@ export async function rpc(url: string, method: string, params: JsonObject = {}, 
     headers,
     body: JSON.stringify(modernBody(method, params, options)),
     ...(options.signal ? { signal: options.signal } : {}),
+  }).catch((error: unknown) => {
+    if (error instanceof Error && error.name === "AbortError") throw error;
+    // undici says only "fetch failed"; the cause (ECONNRESET, other side closed…) is what helps.
+    const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : "";
+    throw new Error(`${method} to ${url} failed${cause}`, { cause: error });
   });
   return readReply(response);
 }

@@ -143,6 +143,8 @@ describe("policy 'auto'", () => {
   let s: Stack;
   before(async () => {
     s = await stack({ policy: "auto", autoAfterMs: AUTO_AFTER_MS });
+    // Open the upstream session and read its catalog now, so the first call below is not slowed by it.
+    await callTool(s.url, "greet", { name: "warm-up" }, { capabilities: {} });
   });
 
   test("a quick tool (greet) ⇒ inline result", async () => {

@@ -6,13 +6,13 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
+import { REPO } from "../repoRoot.js";
 import { ConfigError, ENV_VARS, loadConfig } from "../../src/config/loadConfig.js";
 
 const dir = mkdtempSync(join(tmpdir(), "taskgate-config-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const configDir = fileURLToPath(new URL("../../config/", import.meta.url));
+const configDir = join(REPO, "config");
 const HASH = "e706f2008f191924f4f6d6107fa56e8677a25a416815975bb848eb48e9694416";
 
 let counter = 0;

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
-import { fileURLToPath } from "node:url";
+import { BUILD_ROOT } from "../repoRoot.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, describe, it } from "node:test";
 import { createClient } from "@keyv/redis";
@@ -19,7 +19,7 @@ import { makeRecord } from "./taskStore.contract.js";
 
 const url = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const prefix = `taskgate-test-${randomUUID()}`;
-const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
+const repoRoot = BUILD_ROOT;
 
 const redis = await createClient({ url }).connect();
 after(async () => {
