@@ -9,6 +9,7 @@ import type { AddressInfo } from "node:net";
 import express from "express";
 import type { Logger } from "pino";
 import { createIdentityResolver } from "./auth/createIdentityResolver.js";
+import { ownerHashOf } from "./auth/identity.js";
 import { ParkedCalls } from "./calls/parkedCalls.js";
 import { RequestStateCodec } from "./calls/requestStateCodec.js";
 import { createCluster, type Cluster } from "./cluster/createCluster.js";
@@ -16,7 +17,7 @@ import type { Config } from "./config/schema.js";
 import { frontDoor } from "./http/frontDoor.js";
 import { createPassThrough } from "./http/passThrough.js";
 import { discoverResult } from "./methods/discover.js";
-import type { MethodHandler } from "./methods/handler.js";
+import type { MethodHandler, MethodRequest } from "./methods/handler.js";
 import { listenHandler } from "./methods/listen.js";
 import { readHandler } from "./methods/reads.js";
 import { relayHandler } from "./methods/relay.js";
@@ -33,7 +34,9 @@ import type { TaskRecord } from "./tasks/taskRecord.js";
 import { TaskRecords } from "./tasks/taskRecords.js";
 import { TaskRunner } from "./tasks/taskRunner.js";
 import type { TaskStore } from "./tasks/taskStore.js";
+import { HttpTransport, upstreamDispatcher } from "./upstream/httpTransport.js";
 import { UpstreamCatalog } from "./upstream/upstreamCatalog.js";
+import { toClientError } from "./upstream/upstreamFailure.js";
 import { UpstreamPool } from "./upstream/upstreamPool.js";
 
 export interface Gateway {
@@ -54,15 +57,29 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
   const log = options.log ?? createLogger(config.log.level);
   const instanceId = randomUUID();
   const upstreamEvents = new UpstreamEvents();
+  const dispatcher = upstreamDispatcher(config.upstream.connectTimeoutMs);
   const pool = new UpstreamPool({
-    url: config.upstream.url,
+    connect: () => new HttpTransport({ url: config.upstream.url, dispatcher, log, sendTimeoutMs: config.upstream.requestTimeoutMs }),
     log,
-    onNotification: (notification) => upstreamEvents.feed(notification),
-    onSessionOpened: (profileKey) => upstreamEvents.sessionOpened(profileKey),
+    clientInfo: { name: "taskgate", version: "0.1.0" },
+    maxSessions: config.upstream.maxSessions,
+    sessionIdleMs: config.upstream.sessionIdleMs,
+    requestTimeoutMs: config.upstream.requestTimeoutMs,
+    timeouts: {
+      initializeTimeoutMs: config.upstream.initializeTimeoutMs,
+      pingIntervalMs: config.upstream.pingIntervalMs,
+      pingTimeoutMs: config.upstream.pingTimeoutMs,
+    },
+    onNotification: (owner, profileKey, notification) => upstreamEvents.feed(owner, profileKey, notification),
+    onSessionOpened: (owner, profileKey) => upstreamEvents.sessionOpened(owner, profileKey),
   });
   const catalog = new UpstreamCatalog(pool);
-  upstreamEvents.onAnyListChanged((kind) => {
-    if (kind === "tools") catalog.invalidate();
+  upstreamEvents.onAnyListChanged((kind, profileKey) => {
+    if (kind === "tools") catalog.invalidate(profileKey);
+  });
+  /** The upstream's capabilities as the caller's session sees them; failures named for the client. */
+  const upstreamInfo = (request: MethodRequest) => pool.info(ownerHashOf(request.identity)).catch((error: unknown) => {
+    throw toClientError(error);
   });
   const onRedisError = (error: Error) => log.warn({ event: "redis.error", err: error.message || String(error) }, "redis trouble");
   const { store, cluster } = await openTaskState(config.store, instanceId, onRedisError);
@@ -87,7 +104,7 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
   const relay = relayHandler(pool, config.cache);
   const read = readHandler(pool, parked, config.cache);
   const handlers: Record<string, MethodHandler> = {
-    "server/discover": async () => resultReply(discoverResult(await pool.info(), config.cache)),
+    "server/discover": async (request) => resultReply(discoverResult(await upstreamInfo(request), config.cache)),
     "tools/list": relay,
     "prompts/list": relay,
     "prompts/get": read,
@@ -99,7 +116,7 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     "subscriptions/listen": listenHandler(subscriptions),
     ...tasksHandlers(access),
   };
-  const router = new MethodRouter(handlers, async () => (await pool.info()).capabilities);
+  const router = new MethodRouter(handlers, async (request) => (await upstreamInfo(request)).capabilities);
   const passThrough = createPassThrough(config.upstream.url, log);
   const identity = createIdentityResolver(config.auth);
   if (identity.mode === "demo") {
@@ -156,6 +173,7 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await pool.close();
+      await dispatcher.close();
       await cluster.close(); // this instance's lease goes at once: others see its tasks are gone
       await store.close();
     },

@@ -11,7 +11,7 @@
 // States: undecided (messages wait in `early`) → json (the final message was first) | streaming
 // (messages flow through `stream`); `finished` once the final message was produced or the client left.
 
-import { internalError, invalidRequest, missingCapability, RpcError } from "../protocol/errors.js";
+import { internalError, invalidRequest, missingCapability } from "../protocol/errors.js";
 import { errorMessage, errorReply, notificationMessage, resultMessage, resultReply, type Reply } from "../protocol/reply.js";
 import type { ClientCapabilities, JsonObject, RequestId } from "../protocol/wire.js";
 import { missingCapabilityFor } from "../questions/declaredKinds.js";
@@ -177,7 +177,7 @@ export class InlineCall {
       this.finish(resultReply(this.options.decorate ? this.options.decorate(result) : result));
     } else if (outcome.kind === "error") {
       note.outcome = "error";
-      this.finish(errorReply(RpcError.from(outcome.error)));
+      this.finish(errorReply(outcome.error));
     } else {
       this.finish(errorReply(internalError(`Upstream call stopped: ${outcome.reason}`)));
     }

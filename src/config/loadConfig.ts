@@ -46,6 +46,13 @@ type Segment = string | number;
 
 const ENV_TABLE = {
   TASKGATE_UPSTREAM_URL: { path: ["upstream", "url"], kind: "string" },
+  TASKGATE_UPSTREAM_MAX_SESSIONS: { path: ["upstream", "maxSessions"], kind: "int" },
+  TASKGATE_UPSTREAM_SESSION_IDLE_MS: { path: ["upstream", "sessionIdleMs"], kind: "int" },
+  TASKGATE_UPSTREAM_CONNECT_TIMEOUT_MS: { path: ["upstream", "connectTimeoutMs"], kind: "int" },
+  TASKGATE_UPSTREAM_INITIALIZE_TIMEOUT_MS: { path: ["upstream", "initializeTimeoutMs"], kind: "int" },
+  TASKGATE_UPSTREAM_REQUEST_TIMEOUT_MS: { path: ["upstream", "requestTimeoutMs"], kind: "int" },
+  TASKGATE_UPSTREAM_PING_INTERVAL_MS: { path: ["upstream", "pingIntervalMs"], kind: "int" },
+  TASKGATE_UPSTREAM_PING_TIMEOUT_MS: { path: ["upstream", "pingTimeoutMs"], kind: "int" },
   TASKGATE_HOST: { path: ["host"], kind: "string" },
   TASKGATE_PORT: { path: ["port"], kind: "int" },
   TASKGATE_PATH: { path: ["path"], kind: "string" },

@@ -15,6 +15,20 @@ export const ConfigSchema = z
     upstream: z
       .object({
         url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL of the legacy MCP endpoint" }),
+        /** Upstream sessions at most (each identity and capability profile has its own). */
+        maxSessions: z.number().int().positive().default(1000),
+        /** A session with nothing in flight and no holder is closed (DELETE) after this long. */
+        sessionIdleMs: timerMs.positive().default(300_000),
+        /** TCP connect to the upstream. */
+        connectTimeoutMs: timerMs.positive().default(5_000),
+        /** Opening a session: initialize, standalone stream, notifications/initialized. */
+        initializeTimeoutMs: timerMs.positive().default(15_000),
+        /** Short requests: lists, completion/complete, resource (un)subscribe, readiness pings. */
+        requestTimeoutMs: timerMs.positive().default(30_000),
+        /** While calls are in flight on a session, it is pinged this often. */
+        pingIntervalMs: timerMs.positive().default(15_000),
+        /** A ping unanswered this long: the upstream stopped answering; its calls fail. */
+        pingTimeoutMs: timerMs.positive().default(10_000),
       })
       .strict(),
     host: z.string().min(1).default("127.0.0.1"),

@@ -35,7 +35,8 @@ export function readHandler(pool: UpstreamPool, parked: ParkedCalls, cache: Cach
     }
     const presetAnswers = presetAnswersOf(request.params);
     const upstreamParams: JsonObject = { [nameKey]: name, ...(args !== undefined ? { arguments: args } : {}) };
-    const call = new UpstreamCall(pool, profileOf(request.capabilities), request.method, upstreamParams, request.log);
+    const target = { pool, owner: binding.owner, profile: profileOf(request.capabilities) };
+    const call = new UpstreamCall(target, request.method, upstreamParams, request.log);
     const decorate = cacheable ? (r: JsonObject) => ({ ...r, ttlMs: cache.ttlMs, cacheScope: cache.cacheScope }) : undefined;
     const inline = new InlineCall(call, inlineRequestOf(request), {
       parked,

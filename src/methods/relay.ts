@@ -2,11 +2,11 @@
 // resultType everywhere, ttlMs/cacheScope on cacheable results, no 2025-11-25 `execution`
 // on tools, legacy error codes translated.
 
-import { RpcError } from "../protocol/errors.js";
+import { ownerHashOf } from "../auth/identity.js";
 import { resultReply, type Reply } from "../protocol/reply.js";
 import type { JsonObject } from "../protocol/wire.js";
 import { profileOf } from "../upstream/capabilityProfile.js";
-import { toJsonRpcError } from "../upstream/upstreamError.js";
+import { toClientError } from "../upstream/upstreamFailure.js";
 import type { UpstreamPool } from "../upstream/upstreamPool.js";
 import { modernResult } from "../upstream/upstreamResult.js";
 import type { MethodRequest } from "./handler.js";
@@ -30,9 +30,9 @@ export function relayHandler(pool: UpstreamPool, cache: CacheHints) {
     if (typeof params.uri === "string") request.note.uri = params.uri;
     let result: JsonObject;
     try {
-      result = await pool.request(profileOf(request.capabilities), request.method, params);
+      result = await pool.request(ownerHashOf(request.identity), profileOf(request.capabilities), request.method, params);
     } catch (error) {
-      throw RpcError.from(toJsonRpcError(error));
+      throw toClientError(error);
     }
     const caching = CACHEABLE.has(request.method) ? cache : {};
     return resultReply(modernResult(withoutExecution(result), { ...caching }));

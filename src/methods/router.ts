@@ -22,7 +22,8 @@ const NEEDS_UPSTREAM: Record<string, string> = {
 export class MethodRouter {
   constructor(
     private readonly handlers: Record<string, MethodHandler>,
-    private readonly upstreamCapabilities: () => Promise<JsonObject>,
+    /** The upstream's capabilities, as seen by the caller (may open the caller's session). */
+    private readonly upstreamCapabilities: (request: MethodRequest) => Promise<JsonObject>,
   ) {}
 
   async dispatch(request: MethodRequest): Promise<Reply> {
@@ -30,7 +31,7 @@ export class MethodRouter {
       throw missingCapability({ extensions: { [TASKS_EXTENSION]: {} } }, `${request.method} needs the ${TASKS_EXTENSION} extension declared in this request's _meta`);
     }
     const needed = NEEDS_UPSTREAM[request.method];
-    if (needed && !(await this.upstreamCapabilities())[needed]) {
+    if (needed && !(await this.upstreamCapabilities(request))[needed]) {
       throw methodNotFound(request.method, `is not offered: the upstream server has no '${needed}' capability`);
     }
     const handler = Object.hasOwn(this.handlers, request.method) ? this.handlers[request.method] : undefined;

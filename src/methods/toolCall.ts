@@ -17,6 +17,7 @@ import { taskHandle } from "../tasks/taskView.js";
 import { profileOf } from "../upstream/capabilityProfile.js";
 import { UpstreamCall } from "../upstream/upstreamCall.js";
 import type { UpstreamCatalog } from "../upstream/upstreamCatalog.js";
+import { toClientError } from "../upstream/upstreamFailure.js";
 import type { UpstreamPool } from "../upstream/upstreamPool.js";
 import { isObject } from "../util/json.js";
 import type { MethodRequest } from "./handler.js";
@@ -39,9 +40,12 @@ export function toolCallHandler(deps: ToolCallDeps) {
     const configuredKey = deps.settings.inputKeys[name];
     const owner = ownerHashOf(request.identity);
     const binding = { owner, method: "tools/call", name, args: argumentsDigest(args), ...(configuredKey ? { configuredKey } : {}) };
-    const facts = await deps.catalog.describe(name);
-    if (facts && !facts.known) throw invalidParams(`Unknown tool: '${name}' is not in the upstream's tools/list`);
-    const headerProblem = facts?.paramHeaders && checkParamHeaders(request.headers, facts.paramHeaders, args);
+    const profile = profileOf(request.capabilities);
+    const facts = await deps.catalog.describe(owner, profile, name).catch((error: unknown) => {
+      throw toClientError(error);
+    });
+    if (!facts.known) throw invalidParams(`Unknown tool: '${name}' is not in the upstream's tools/list`);
+    const headerProblem = facts.paramHeaders && checkParamHeaders(request.headers, facts.paramHeaders, args);
     if (headerProblem) throw headerProblem;
     if (isRetry(request.params)) {
       return resumeParkedCall({ ...inlineRequestOf(request), params: request.params, signal: request.signal }, deps.parked, binding, {
@@ -51,14 +55,14 @@ export function toolCallHandler(deps: ToolCallDeps) {
 
     const presetAnswers = presetAnswersOf(request.params);
     const declared = declaresTasks(request.capabilities);
-    const policy = policyFor(name, deps.settings, facts?.taskSupport);
+    const policy = policyFor(name, deps.settings, facts.taskSupport);
     if (!declared && policy === "required") {
       throw missingCapability({ extensions: { [TASKS_EXTENSION]: {} } }, `tool '${name}' runs only as a task; declare ${TASKS_EXTENSION}`);
     }
 
     // Legacy `params.task`, MRTR fields and all modern _meta are deliberately not forwarded.
     const upstreamParams: JsonObject = { name, ...(args !== undefined ? { arguments: args } : {}) };
-    const call = new UpstreamCall(deps.pool, profileOf(request.capabilities), "tools/call", upstreamParams, request.log);
+    const call = new UpstreamCall({ pool: deps.pool, owner, profile }, "tools/call", upstreamParams, request.log);
     const inline = () =>
       new InlineCall(call, inlineRequestOf(request), { parked: deps.parked, binding, ...(presetAnswers ? { presetAnswers } : {}) }).reply(
         INLINE_JSON_WINDOW_MS,

@@ -114,16 +114,16 @@ export class ListenStream {
     for (const [field, kind] of LIST_KINDS) {
       if (!filter[field] || !upstream?.listChanged[kind]) continue;
       honoured[field] = true;
-      this.hold(events.onListChanged(kind, () => this.emit(notificationMessage(`notifications/${kind}/list_changed`, this.tag()))));
+      this.hold(events.onListChanged(this.request.ownerHash, kind, () => this.emit(notificationMessage(`notifications/${kind}/list_changed`, this.tag()))));
     }
     if (filter.asked.resourceSubscriptions && upstream?.subscribe) {
       const held: string[] = [];
       for (const uri of filter.resourceSubscriptions) {
         // Listen before subscribing upstream: an update right after the subscription is kept.
-        const off = events.onResourceUpdated(uri, () => this.emit(notificationMessage("notifications/resources/updated", { uri, ...this.tag() })));
-        const acquired = await resources.acquire(uri);
+        const off = events.onResourceUpdated(this.request.ownerHash, uri, () => this.emit(notificationMessage("notifications/resources/updated", { uri, ...this.tag() })));
+        const acquired = await resources.acquire(this.request.ownerHash, uri);
         this.hold(off);
-        if (acquired) this.hold(() => resources.release(uri));
+        if (acquired) this.hold(() => resources.release(this.request.ownerHash, uri));
         if (this.disposed) return;
         if (acquired) held.push(uri);
       }
@@ -205,7 +205,10 @@ export class ListenStream {
 
   private async upstreamOffers(): Promise<{ listChanged: Record<ListKind, boolean>; subscribe: boolean } | undefined> {
     try {
-      const info = await this.deps.pool.info();
+      // The owner's own session carries its notifications: keep it open while this stream lives.
+      const release = await this.deps.pool.hold(this.request.ownerHash, {});
+      this.hold(release);
+      const info = await this.deps.pool.info(this.request.ownerHash);
       const caps = info.capabilities;
       const flag = (kind: string, key: string) => {
         const offered = caps[kind];

@@ -1,6 +1,8 @@
-// UpstreamEvents: the in-process hub the upstream pool feeds with every session's unrelated
-// notifications. Listeners get list changes by kind and resource updates by uri; copies of one
-// change sent to several upstream sessions within COALESCE_MS reach each listener once.
+// UpstreamEvents: the in-process hub the upstream pool feeds with every session's notifications
+// that belong to no call. Sessions belong to one identity, and so do their notifications: a
+// listener names the owner it listens for, and gets list changes by kind and resource updates by
+// uri from that owner's sessions only. Copies of one change arriving on several sessions of the
+// owner within COALESCE_MS reach each listener once.
 
 import { EventEmitter } from "node:events";
 import type { JsonObject } from "../protocol/wire.js";
@@ -12,12 +14,12 @@ const LIST_CHANGED: Record<string, ListKind> = {
   "notifications/prompts/list_changed": "prompts",
   "notifications/resources/list_changed": "resources",
 };
-export const RESOURCE_UPDATED = "notifications/resources/updated";
+const RESOURCE_UPDATED = "notifications/resources/updated";
 
 /**
- * An upstream that broadcasts a change sends it on every session taskgate holds (one per
- * capability profile). A trailing window merges those copies: whatever arrives before the
- * delivery is covered by it, so a client that re-reads after it never misses a change.
+ * An owner with sessions of several capability profiles gets a broadcast change on each. A
+ * trailing window merges those copies: whatever arrives before the delivery is covered by it, so a
+ * client that re-reads after it never misses a change.
  */
 const COALESCE_MS = 25;
 
@@ -26,38 +28,38 @@ export class UpstreamEvents {
   private readonly pending = new Map<string, NodeJS.Timeout>();
   private readonly received = new Map<string, number>();
 
-  /** Called by the pool for every upstream notification not tied to a call. */
-  feed(notification: { method: string; params?: JsonObject }): void {
+  /** Called by the pool for every notification of `owner`'s session of `profileKey` not tied to a call. */
+  feed(owner: string, profileKey: string, notification: { method: string; params?: JsonObject }): void {
     const { method } = notification;
     this.received.set(method, (this.received.get(method) ?? 0) + 1);
     const kind = LIST_CHANGED[method];
     if (kind) {
-      this.emitter.emit("upstream-list-changed", kind); // unmerged: cache invalidation
-      this.later(`list:${kind}`);
+      this.emitter.emit("upstream-list-changed", kind, profileKey); // unmerged: cache invalidation
+      this.later(`list:${owner}:${kind}`);
     } else if (method === RESOURCE_UPDATED && typeof notification.params?.uri === "string") {
-      this.later(`resource:${notification.params.uri}`);
+      this.later(`resource:${owner}:${notification.params.uri}`);
     }
   }
 
-  /** Called by the pool when a session of `profileKey` opened (first time or again). */
-  sessionOpened(profileKey: string): void {
-    this.emitter.emit("session-opened", profileKey);
+  /** Called by the pool when a session of `owner` and `profileKey` opened (first time or again). */
+  sessionOpened(owner: string, profileKey: string): void {
+    this.emitter.emit("session-opened", owner, profileKey);
   }
 
-  onListChanged(kind: ListKind, listener: () => void): () => void {
-    return this.on(`list:${kind}`, listener);
+  onListChanged(owner: string, kind: ListKind, listener: () => void): () => void {
+    return this.on(`list:${owner}:${kind}`, listener);
   }
 
-  onResourceUpdated(uri: string, listener: () => void): () => void {
-    return this.on(`resource:${uri}`, listener);
+  onResourceUpdated(owner: string, uri: string, listener: () => void): () => void {
+    return this.on(`resource:${owner}:${uri}`, listener);
   }
 
-  /** Every copy, at once, before merging (for cache invalidation). */
-  onAnyListChanged(listener: (kind: ListKind) => void): () => void {
+  /** Every copy, at once, before merging (for catalog invalidation per profile). */
+  onAnyListChanged(listener: (kind: ListKind, profileKey: string) => void): () => void {
     return this.on("upstream-list-changed", listener as (...args: unknown[]) => void);
   }
 
-  onSessionOpened(listener: (profileKey: string) => void): () => void {
+  onSessionOpened(listener: (owner: string, profileKey: string) => void): () => void {
     return this.on("session-opened", listener as (...args: unknown[]) => void);
   }
 
@@ -66,7 +68,7 @@ export class UpstreamEvents {
     return this.received.get(method) ?? 0;
   }
 
-  /** Listeners currently registered (list kinds and resource uris), for tests and health. */
+  /** Listeners currently registered (list kinds and resource uris). */
   listenerCount(): number {
     return this.emitter
       .eventNames()

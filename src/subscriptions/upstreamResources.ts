@@ -1,18 +1,23 @@
-// Reference-counted upstream resource subscriptions: the first listener of a uri sends
-// `resources/subscribe {uri}` upstream (base session, profile {}), the last one to leave sends
-// `resources/unsubscribe`. Per uri, upstream calls run one at a time; a re-opened base session
-// gets every live subscription again.
+// Reference-counted upstream resource subscriptions, per owner: the first listen stream of an
+// owner that follows a uri sends `resources/subscribe {uri}` on that owner's shared session
+// (profile {}), held open while subscribed; the last one to leave sends `resources/unsubscribe`.
+// Per owner and uri, upstream calls run one at a time; a re-opened session of the owner gets every
+// live subscription again (a new session knows nothing of earlier ones).
 
 import type { Logger } from "pino";
-import type { UpstreamPool } from "../upstream/upstreamPool.js";
 import { profileKey } from "../upstream/capabilityProfile.js";
+import type { UpstreamPool } from "../upstream/upstreamPool.js";
 import type { UpstreamEvents } from "./upstreamEvents.js";
 
 interface UriState {
+  owner: string;
+  uri: string;
   /** Listeners holding this uri. */
   holders: number;
   /** What the upstream was last told successfully. */
   subscribed: boolean;
+  /** Releases the owner's session while subscribed. */
+  releaseSession?: () => void;
   /** Upstream calls for this uri, in order. */
   chain: Promise<void>;
 }
@@ -20,7 +25,7 @@ interface UriState {
 const BASE_PROFILE = profileKey({});
 
 export class UpstreamResources {
-  private readonly uris = new Map<string, UriState>();
+  private readonly states = new Map<string, UriState>();
   private closed = false;
 
   constructor(
@@ -28,69 +33,76 @@ export class UpstreamResources {
     events: UpstreamEvents,
     private readonly log: Logger,
   ) {
-    events.onSessionOpened((key) => {
+    events.onSessionOpened((owner, key) => {
       if (key !== BASE_PROFILE) return;
-      // A new base session knows nothing of earlier subscriptions.
-      for (const [uri, state] of this.uris) {
-        if (state.subscribed) {
+      for (const state of this.states.values()) {
+        if (state.owner === owner && state.subscribed) {
           state.subscribed = false;
-          this.reconcile(uri, state);
+          void this.reconcile(state);
         }
       }
     });
   }
 
-  /** Holds `uri`; resolves true once the upstream is subscribed, false if it refused. A false
-   *  result holds nothing (no release needed). */
-  async acquire(uri: string): Promise<boolean> {
+  /** Holds `uri` for `owner`; resolves true once the upstream is subscribed, false if it refused
+   *  (a false result holds nothing). */
+  async acquire(owner: string, uri: string): Promise<boolean> {
     if (this.closed) return false;
-    const state = this.uris.get(uri) ?? { holders: 0, subscribed: false, chain: Promise.resolve() };
-    this.uris.set(uri, state);
+    const id = `${owner} ${uri}`;
+    const state = this.states.get(id) ?? { owner, uri, holders: 0, subscribed: false, chain: Promise.resolve() };
+    this.states.set(id, state);
     state.holders += 1;
-    await this.reconcile(uri, state);
+    await this.reconcile(state);
     if (state.subscribed) return true;
-    this.release(uri);
+    this.release(owner, uri);
     return false;
   }
 
-  release(uri: string): void {
-    const state = this.uris.get(uri);
+  release(owner: string, uri: string): void {
+    const state = this.states.get(`${owner} ${uri}`);
     if (!state || state.holders === 0) return;
     state.holders -= 1;
-    if (state.holders === 0) void this.reconcile(uri, state);
+    if (state.holders === 0) void this.reconcile(state);
   }
 
-  /** Listeners holding `uri` right now. */
-  holders(uri: string): number {
-    return this.uris.get(uri)?.holders ?? 0;
+  /** Listeners holding `uri` for `owner` right now. */
+  holders(owner: string, uri: string): number {
+    return this.states.get(`${owner} ${uri}`)?.holders ?? 0;
   }
 
-  /** Whether the upstream currently has a subscription from taskgate for `uri`. */
-  isSubscribed(uri: string): boolean {
-    return this.uris.get(uri)?.subscribed ?? false;
+  /** Whether the upstream currently has a subscription from taskgate for `owner` and `uri`. */
+  isSubscribed(owner: string, uri: string): boolean {
+    return this.states.get(`${owner} ${uri}`)?.subscribed ?? false;
   }
 
   /** Shutdown: the sessions are about to end; no more upstream calls. */
   close(): void {
     this.closed = true;
+    for (const state of this.states.values()) state.releaseSession?.();
   }
 
   /** Queues one step that brings the upstream in line with `holders`. */
-  private reconcile(uri: string, state: UriState): Promise<void> {
+  private reconcile(state: UriState): Promise<void> {
     state.chain = state.chain.then(async () => {
       const wanted = state.holders > 0;
       if (wanted === state.subscribed || this.closed) return;
       const method = wanted ? "resources/subscribe" : "resources/unsubscribe";
       try {
-        await this.pool.request({}, method, { uri });
+        if (wanted) state.releaseSession ??= await this.pool.hold(state.owner, {});
+        await this.pool.request(state.owner, {}, method, { uri: state.uri });
         state.subscribed = wanted;
-        this.log.debug({ event: "upstream.resource.subscription", method, uri }, "upstream resource subscription changed");
+        this.log.debug({ event: "upstream.resource.subscription", method, uri: state.uri }, "upstream resource subscription changed");
       } catch (error) {
         // A failed unsubscribe leaves at most a stray upstream notification nobody listens to.
         if (!wanted) state.subscribed = false;
-        this.log.warn({ event: "upstream.resource.subscription.failed", method, uri, err: String(error) }, "upstream resource subscription call failed");
+        this.log.warn({ event: "upstream.resource.subscription.failed", method, uri: state.uri, err: error instanceof Error ? error.message : String(error) }, "upstream resource subscription call failed");
       }
-      if (state.holders === 0 && !state.subscribed && this.uris.get(uri) === state) this.uris.delete(uri);
+      if (!state.subscribed) {
+        state.releaseSession?.();
+        state.releaseSession = undefined;
+      }
+      const id = `${state.owner} ${state.uri}`;
+      if (state.holders === 0 && !state.subscribed && this.states.get(id) === state) this.states.delete(id);
     });
     return state.chain;
   }

@@ -192,7 +192,7 @@ export class TaskRunner {
         ? cancelledRecord(current, `Stopped: ${outcome.reason}`)
         : outcome.kind === "result"
           ? withoutInputs({ ...current, status: "completed", result: modernResult(outcome.result), lastUpdatedAt: now() })
-          : failedRecord(current, outcome.error.message, outcome.error),
+          : failedRecord(current, outcome.error.message, outcome.error.toJSON()),
     );
     // Nothing written: it was already terminal; say what it is.
     const final = written ?? (await records.get(taskId));

@@ -34,3 +34,7 @@ export const profileKey = (profile: LegacyClientCapabilities): string =>
   ]
     .filter(Boolean)
     .join("+") || "none";
+
+/** Whether a session of this profile can be asked anything (elicitation, sampling or roots). */
+export const hasQuestions = (profile: LegacyClientCapabilities): boolean =>
+  Boolean(profile.elicitation || profile.sampling || profile.roots);

@@ -1,9 +1,13 @@
-// What taskgate remembers about the upstream's tools: their names, 2025-11-25
-// `execution.taskSupport` hints and x-mcp-header arguments, read from tools/list once and again after the upstream says its
-// tools changed (or a call names a tool we have not seen, in case the list moved on).
+// What taskgate remembers about the upstream's tools, per capability profile (a server may list
+// some tools only to clients that can answer their questions): their names, 2025-11-25
+// `execution.taskSupport` and x-mcp-header arguments. Read from tools/list on the caller's own
+// session, again after the upstream says its tools changed; a name not in the list is looked up
+// again at most once per UNKNOWN_RELOAD_MS, so unknown-tool calls do not each hit the upstream.
 
 import { paramHeadersOf, type ParamHeaders } from "../protocol/paramHeaders.js";
 import type { JsonObject } from "../protocol/wire.js";
+import { isObject } from "../util/json.js";
+import { profileKey, type LegacyClientCapabilities } from "./capabilityProfile.js";
 import type { UpstreamPool } from "./upstreamPool.js";
 
 export interface ToolFacts {
@@ -18,49 +22,60 @@ interface KnownTool {
   paramHeaders: ParamHeaders;
 }
 
+interface Listing {
+  tools: Promise<Map<string, KnownTool>>;
+  loadedAt: number;
+}
+
+/** An unknown tool name reloads the list at most this often (per profile). */
+const UNKNOWN_RELOAD_MS = 30_000;
+
 export class UpstreamCatalog {
-  private tools?: Promise<Map<string, KnownTool>>;
+  private readonly listings = new Map<string, Listing>();
 
   constructor(private readonly pool: UpstreamPool) {}
 
-  /** undefined when the upstream cannot be asked (the call itself will report that). */
-  async describe(tool: string): Promise<ToolFacts | undefined> {
-    let tools = await this.current();
-    if (tools && !tools.has(tool)) {
-      this.invalidate();
-      tools = await this.current();
+  /** What the upstream shows a client of `profile` about `tool`. Throws when the upstream cannot be asked. */
+  async describe(owner: string, profile: LegacyClientCapabilities, tool: string): Promise<ToolFacts> {
+    const key = profileKey(profile);
+    let tools = await this.current(owner, profile, key);
+    if (!tools.has(tool) && Date.now() - (this.listings.get(key)?.loadedAt ?? 0) >= UNKNOWN_RELOAD_MS) {
+      this.invalidate(key);
+      tools = await this.current(owner, profile, key);
     }
-    if (!tools) return undefined;
     const known = tools.get(tool);
     if (!known) return { known: false };
     return { known: true, paramHeaders: known.paramHeaders, ...(known.taskSupport ? { taskSupport: known.taskSupport } : {}) };
   }
 
-  /** Forget what we know (tools/list_changed from the upstream). */
-  invalidate(): void {
-    this.tools = undefined;
+  /** Forget what we know for one profile (its tools changed), or for all. */
+  invalidate(key?: string): void {
+    if (key === undefined) this.listings.clear();
+    else this.listings.delete(key);
   }
 
-  private async current(): Promise<Map<string, KnownTool> | undefined> {
-    this.tools ??= this.load().catch((error: unknown) => {
-      this.tools = undefined;
-      throw error;
-    });
-    try {
-      return await this.tools;
-    } catch {
-      return undefined;
+  private current(owner: string, profile: LegacyClientCapabilities, key: string): Promise<Map<string, KnownTool>> {
+    let listing = this.listings.get(key);
+    if (!listing) {
+      const tools = this.load(owner, profile);
+      listing = { tools, loadedAt: Date.now() };
+      this.listings.set(key, listing);
+      tools.catch(() => {
+        if (this.listings.get(key) === listing) this.listings.delete(key);
+      });
     }
+    return listing.tools;
   }
 
-  private async load(): Promise<Map<string, KnownTool>> {
+  private async load(owner: string, profile: LegacyClientCapabilities): Promise<Map<string, KnownTool>> {
     const tools = new Map<string, KnownTool>();
     let cursor: string | undefined;
     do {
-      const page = await this.pool.request({}, "tools/list", cursor ? { cursor } : {});
-      for (const tool of (page.tools as JsonObject[] | undefined) ?? []) {
-        if (typeof tool.name !== "string") continue;
-        const taskSupport = (tool.execution as { taskSupport?: string } | undefined)?.taskSupport;
+      const page = await this.pool.request(owner, profile, "tools/list", cursor ? { cursor } : {});
+      for (const tool of Array.isArray(page.tools) ? (page.tools as JsonObject[]) : []) {
+        if (!isObject(tool) || typeof tool.name !== "string") continue;
+        const execution = isObject(tool.execution) ? tool.execution : {};
+        const taskSupport = typeof execution.taskSupport === "string" ? execution.taskSupport : undefined;
         tools.set(tool.name, { paramHeaders: paramHeadersOf(tool.inputSchema), ...(taskSupport ? { taskSupport } : {}) });
       }
       cursor = typeof page.nextCursor === "string" ? page.nextCursor : undefined;

@@ -1,114 +1,315 @@
-// The pool of upstream sessions: one multiplexed session per capability profile, opened on
-// first use, re-created when the upstream answers 404 for an expired session (the request is
-// then sent once more on the new session; it never started on the dead one). Every session's
-// unrelated notifications go to `onNotification`; `onSessionOpened` says when state kept on the
-// upstream per session (resource subscriptions) must be re-established.
+// UpstreamPool: the upstream sessions, never shared between identities. A session belongs to one
+// owner (the caller's identity hash) and one capability profile, and is opened lazily, kept warm,
+// and closed (DELETE) after sessionIdleMs without use, or at shutdown.
+// - A call that can be asked something (its profile declares elicitation, sampling or roots) holds
+//   a session of its owner+profile exclusively while it runs, so a question on the standalone
+//   channel belongs to exactly that call; a second such call of the same owner gets a second
+//   session. Everything else of that owner+profile shares the first session.
+// - At most maxSessions sessions (open or opening). Past that, the least recently used idle one
+//   is closed; with none idle the request fails with upstream_sessions_exhausted (HTTP 503).
+// - A request the upstream refused because it forgot the session (session_gone: it never ran) is
+//   sent once more on a fresh session. A session that ends by itself leaves the pool.
 
 import type { Logger } from "pino";
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { JsonObject } from "../protocol/wire.js";
-import { callContextStorage } from "./callContext.js";
-import { profileKey, type LegacyClientCapabilities } from "./capabilityProfile.js";
-import { UpstreamSession, type NotificationListener, type RequestOptions, type UpstreamInfo } from "./upstreamSession.js";
+import type { CallContext } from "./callContext.js";
+import { hasQuestions, profileKey, type LegacyClientCapabilities } from "./capabilityProfile.js";
+import type { Progress } from "./jsonRpcPeer.js";
+import type { JsonRpcMessage, UpstreamTransport } from "./transport.js";
+import { UpstreamFailure } from "./upstreamFailure.js";
+import { UpstreamSession, type SessionTimeouts, type UpstreamInfo } from "./upstreamSession.js";
 
 export interface UpstreamPoolOptions {
-  url: string;
+  /** A fresh transport for one new session. */
+  connect(): UpstreamTransport;
   log: Logger;
-  clientInfo?: { name: string; version: string };
-  onNotification?: NotificationListener;
-  /** A session of this profile key (see profileKey) is open; also after a re-open. */
-  onSessionOpened?: (profileKey: string) => void;
+  clientInfo: { name: string; version: string };
+  maxSessions: number;
+  sessionIdleMs: number;
+  /** Short requests (lists, completion, subscribe, readiness pings) give up after this long. */
+  requestTimeoutMs: number;
+  timeouts: SessionTimeouts;
+  /** Notifications of a session that belong to no call (list changes, resource updates…). */
+  onNotification?(owner: string, profileKey: string, message: JsonRpcMessage & { method: string }): void;
+  /** A session of this owner+profile opened (first time or again): its upstream state is new. */
+  onSessionOpened?(owner: string, profileKey: string, sessionId: string | undefined): void;
+  /** A session ended (closed by us or gone upstream). */
+  onSessionClosed?(owner: string, profileKey: string, sessionId: string | undefined): void;
 }
 
-const isSessionGone = (error: unknown) => error instanceof StreamableHTTPError && error.code === 404;
+export interface CallOptions {
+  context: CallContext;
+  signal?: AbortSignal;
+  onprogress?: (progress: Progress) => void;
+}
+
+/** One session of the pool and its bookkeeping. */
+interface Slot {
+  readonly owner: string;
+  readonly key: string;
+  readonly profile: LegacyClientCapabilities;
+  session?: UpstreamSession;
+  opening?: Promise<UpstreamSession>;
+  /** The asking call holding this session. */
+  asker?: CallContext;
+  /** Requests in flight plus holds. */
+  users: number;
+  lastUsed: number;
+  idleTimer?: NodeJS.Timeout;
+  closing: boolean;
+}
 
 export class UpstreamPool {
-  private readonly sessions = new Map<string, Promise<UpstreamSession>>();
-  /** The settled value of each entry of `sessions`, so a drop never removes a newer session. */
-  private readonly opened = new Map<string, UpstreamSession>();
+  private readonly slots = new Map<string, Slot[]>();
+  private lastInfo?: UpstreamInfo;
   private closed = false;
 
   constructor(private readonly options: UpstreamPoolOptions) {}
 
-  /** The upstream's initialize result, from a session that declares no client capabilities. */
-  async info(): Promise<UpstreamInfo> {
-    return (await this.sessionFor({})).info;
+  /** The upstream's initialize result (from the latest session opened; opens one for `owner` if none). */
+  async info(owner: string): Promise<UpstreamInfo> {
+    if (this.lastInfo) return this.lastInfo;
+    const slot = this.primary(owner, {});
+    this.use(slot);
+    try {
+      return (await this.sessionOf(slot)).info;
+    } finally {
+      this.release(slot);
+    }
   }
 
-  async request(
-    profile: LegacyClientCapabilities,
-    method: string,
-    params: JsonObject,
-    options: RequestOptions = {},
-  ): Promise<JsonObject> {
-    const session = await this.sessionFor(profile);
+  /** A short request (list, completion, subscribe…) on the owner's shared session of `profile`. */
+  request(owner: string, profile: LegacyClientCapabilities, method: string, params: JsonObject): Promise<JsonObject> {
+    const timeout = { ms: this.options.requestTimeoutMs, option: "upstream.requestTimeoutMs" };
+    return this.onSession(() => this.primary(owner, profile), (session) => session.request(method, params, { timeout }));
+  }
+
+  /** A call (tools/call, prompts/get, resources/read): no time limit (the session pings while it
+   *  runs); an asking call holds its session alone. */
+  call(owner: string, profile: LegacyClientCapabilities, method: string, params: JsonObject, options: CallOptions): Promise<JsonObject> {
+    const asking = hasQuestions(profile);
+    return this.onSession(
+      () => (asking ? this.forAsker(owner, profile, options.context) : this.primary(owner, profile)),
+      (session) =>
+        session.request(method, params, {
+          context: options.context,
+          ...(options.signal ? { signal: options.signal } : {}),
+          ...(options.onprogress ? { onprogress: options.onprogress } : {}),
+        }),
+      asking ? options.context : undefined,
+    );
+  }
+
+  /** Keeps the owner's shared session of `profile` open (e.g. for a listen stream's notifications) until the returned release runs. */
+  async hold(owner: string, profile: LegacyClientCapabilities): Promise<() => void> {
+    const slot = this.primary(owner, profile);
+    this.use(slot);
     try {
-      return await session.request(method, params, options);
+      await this.sessionOf(slot);
     } catch (error) {
-      if (!isSessionGone(error)) throw error;
-      this.drop(profile, session, "expired");
-      return (await this.sessionFor(profile)).request(method, params, options);
+      this.release(slot);
+      throw error;
     }
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.release(slot);
+    };
+  }
+
+  /** Checks the upstream answers: a ping on `owner`'s shared session (opened if needed). */
+  async check(owner: string): Promise<void> {
+    await this.request(owner, {}, "ping", {});
   }
 
   sessionCount(): number {
-    return this.sessions.size;
+    let count = 0;
+    for (const list of this.slots.values()) count += list.length;
+    return count;
   }
 
+  /** Ids of the upstream sessions open now. */
+  sessionIds(): string[] {
+    const ids: string[] = [];
+    for (const list of this.slots.values()) for (const slot of list) if (slot.session?.sessionId) ids.push(slot.session.sessionId);
+    return ids;
+  }
+
+  /** Closes every session (DELETE upstream); later requests fail. */
   async close(): Promise<void> {
     this.closed = true;
-    const all = [...this.sessions.values()];
-    this.sessions.clear();
-    this.opened.clear();
-    await Promise.allSettled(all.map(async (pending) => (await pending).close()));
+    const all = [...this.slots.values()].flat();
+    this.slots.clear();
+    await Promise.allSettled(all.map((slot) => this.closeSlot(slot, new UpstreamFailure("shutting_down", "taskgate is shutting down"))));
   }
 
-  private sessionFor(profile: LegacyClientCapabilities): Promise<UpstreamSession> {
-    if (this.closed) return Promise.reject(new Error("upstream pool is closed"));
-    const key = profileKey(profile);
-    const existing = this.sessions.get(key);
-    if (existing) return existing;
-    const log = this.options.log;
-    // Opened outside any call's context: the session (and its GET stream) belongs to no one call.
-    const opening = callContextStorage.exit(() => UpstreamSession.open({
-      url: this.options.url,
-      profile,
-      clientInfo: this.options.clientInfo ?? { name: "taskgate", version: "0.1.0" },
-      log,
-      ...(this.options.onNotification ? { onNotification: this.options.onNotification } : {}),
-      onClose: () => {
-        if (this.sessions.get(key) === opening) {
-          this.sessions.delete(key);
-          this.opened.delete(key);
-        }
-      },
-    })).then(
-      (session) => {
-        this.opened.set(key, session);
-        log.info(
-          { event: "upstream.session.opened", profile: key, upstreamVersion: session.info.protocolVersion, notificationStream: session.info.notificationStream },
-          "upstream session opened",
-        );
-        this.options.onSessionOpened?.(key);
-        return session;
-      },
-      (error: unknown) => {
-        this.sessions.delete(key);
-        log.warn({ event: "upstream.session.failed", profile: key, err: String(error) }, "upstream session could not be opened");
-        throw error;
-      },
-    );
-    this.sessions.set(key, opening);
-    return opening;
-  }
+  // --- internals ---------------------------------------------------------------------------
 
-  private drop(profile: LegacyClientCapabilities, session: UpstreamSession, why: string): void {
-    const key = profileKey(profile);
-    if (this.opened.get(key) === session) {
-      this.sessions.delete(key);
-      this.opened.delete(key);
+  /** Runs `work` on a session of the slot `pick` chooses; once more on a fresh one if the upstream had forgotten the session. */
+  private async onSession<T>(pick: () => Slot, work: (session: UpstreamSession) => Promise<T>, asker?: CallContext): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const slot = pick();
+      this.use(slot, asker);
+      try {
+        return await work(await this.sessionOf(slot));
+      } catch (error) {
+        const gone = error instanceof UpstreamFailure && error.reason === "session_gone";
+        if (gone) this.drop(slot, "the upstream no longer knew the session");
+        if (!gone || attempt > 1) throw error;
+      } finally {
+        this.release(slot, asker);
+      }
     }
-    this.options.log.info({ event: "upstream.session.dropped", profile: key, why }, "upstream session dropped; next call re-initialises");
-    void session.close().catch(() => undefined);
+  }
+
+  private primary(owner: string, profile: LegacyClientCapabilities): Slot {
+    const key = profileKey(profile);
+    const list = this.slots.get(`${owner}|${key}`);
+    const live = list?.find((slot) => !slot.closing);
+    return live ?? this.newSlot(owner, key, profile);
+  }
+
+  private forAsker(owner: string, profile: LegacyClientCapabilities, context: CallContext): Slot {
+    const key = profileKey(profile);
+    const free = this.slots.get(`${owner}|${key}`)?.find((slot) => !slot.closing && !slot.asker);
+    const slot = free ?? this.newSlot(owner, key, profile);
+    slot.asker = context;
+    return slot;
+  }
+
+  private newSlot(owner: string, key: string, profile: LegacyClientCapabilities): Slot {
+    if (this.closed) throw new UpstreamFailure("shutting_down", "taskgate is shutting down");
+    if (this.sessionCount() >= this.options.maxSessions && !this.evictIdle()) {
+      throw new UpstreamFailure(
+        "upstream_sessions_exhausted",
+        `taskgate holds upstream.maxSessions (${this.options.maxSessions}) upstream sessions, all in use; retry later or raise upstream.maxSessions`,
+      );
+    }
+    const slot: Slot = { owner, key, profile, users: 0, lastUsed: Date.now(), closing: false };
+    const mapKey = `${owner}|${key}`;
+    const list = this.slots.get(mapKey) ?? [];
+    list.push(slot);
+    this.slots.set(mapKey, list);
+    return slot;
+  }
+
+  /** Closes the least recently used idle session; false when every session is in use. */
+  private evictIdle(): boolean {
+    let oldest: Slot | undefined;
+    for (const list of this.slots.values()) {
+      for (const slot of list) {
+        if (slot.users === 0 && !slot.asker && !slot.closing && (!oldest || slot.lastUsed < oldest.lastUsed)) oldest = slot;
+      }
+    }
+    if (!oldest) return false;
+    this.options.log.info({ event: "upstream.session.evicted", profile: oldest.key }, "idle upstream session closed to make room");
+    this.remove(oldest);
+    void this.closeSlot(oldest);
+    return true;
+  }
+
+  private sessionOf(slot: Slot): Promise<UpstreamSession> {
+    if (slot.session && !slot.session.isEnded) return Promise.resolve(slot.session);
+    slot.opening ??= this.open(slot).finally(() => {
+      slot.opening = undefined;
+    });
+    return slot.opening;
+  }
+
+  private async open(slot: Slot): Promise<UpstreamSession> {
+    const { log } = this.options;
+    let session: UpstreamSession;
+    try {
+      session = await UpstreamSession.open({
+        transport: this.options.connect(),
+        profile: slot.profile,
+        clientInfo: this.options.clientInfo,
+        timeouts: this.options.timeouts,
+        log,
+        ...(slot.asker ? { asker: slot.asker } : {}),
+        onNotification: (message) => this.options.onNotification?.(slot.owner, slot.key, message),
+        onClosed: (failure) => {
+          if (slot.session !== session) return;
+          log.info({ event: "upstream.session.ended", profile: slot.key, reason: failure.reason, why: failure.message }, "upstream session ended");
+          this.remove(slot);
+          this.options.onSessionClosed?.(slot.owner, slot.key, session.sessionId);
+        },
+      });
+    } catch (error) {
+      this.remove(slot);
+      const failure = error instanceof UpstreamFailure ? error : undefined;
+      log.warn({ event: "upstream.session.failed", profile: slot.key, reason: failure?.reason, err: error instanceof Error ? error.message : String(error) }, "upstream session could not be opened");
+      throw error;
+    }
+    if (slot.closing) {
+      await session.close();
+      throw new UpstreamFailure("shutting_down", "taskgate is shutting down");
+    }
+    slot.session = session;
+    this.lastInfo = session.info;
+    log.info({ event: "upstream.session.opened", profile: slot.key, upstreamVersion: session.info.protocolVersion, notificationStream: session.info.notificationStream }, "upstream session opened");
+    this.options.onSessionOpened?.(slot.owner, slot.key, session.sessionId);
+    return session;
+  }
+
+  private use(slot: Slot, asker?: CallContext): void {
+    slot.users += 1;
+    if (asker) {
+      slot.asker = asker;
+      if (slot.session) slot.session.asker = asker;
+    }
+    clearTimeout(slot.idleTimer);
+    slot.idleTimer = undefined;
+  }
+
+  private release(slot: Slot, asker?: CallContext): void {
+    slot.users -= 1;
+    slot.lastUsed = Date.now();
+    if (asker && slot.asker === asker) {
+      slot.asker = undefined;
+      if (slot.session) slot.session.asker = undefined;
+    }
+    if (slot.users === 0 && !slot.closing) {
+      slot.idleTimer = setTimeout(() => {
+        if (slot.users > 0 || slot.closing) return;
+        this.options.log.debug({ event: "upstream.session.idle", profile: slot.key }, "idle upstream session closed");
+        this.remove(slot);
+        void this.closeSlot(slot);
+      }, this.options.sessionIdleMs);
+      slot.idleTimer.unref();
+    }
+  }
+
+  /** The upstream forgot this slot's session: forget it here too (the next request opens a new one). */
+  private drop(slot: Slot, why: string): void {
+    this.options.log.info({ event: "upstream.session.dropped", profile: slot.key, why }, "upstream session dropped; the request is sent again on a new session");
+    this.remove(slot);
+    const session = slot.session;
+    slot.session = undefined;
+    if (session) {
+      void session.close();
+      this.options.onSessionClosed?.(slot.owner, slot.key, session.sessionId);
+    }
+  }
+
+  private remove(slot: Slot): void {
+    slot.closing = true;
+    clearTimeout(slot.idleTimer);
+    const mapKey = `${slot.owner}|${slot.key}`;
+    const list = this.slots.get(mapKey);
+    if (!list) return;
+    const index = list.indexOf(slot);
+    if (index >= 0) list.splice(index, 1);
+    if (list.length === 0) this.slots.delete(mapKey);
+  }
+
+  private async closeSlot(slot: Slot, failure?: UpstreamFailure): Promise<void> {
+    slot.closing = true;
+    clearTimeout(slot.idleTimer);
+    const session = slot.session ?? (await slot.opening?.catch(() => undefined));
+    if (!session) return;
+    await session.close(failure);
+    this.options.onSessionClosed?.(slot.owner, slot.key, session.sessionId);
   }
 }

@@ -1,167 +1,280 @@
-// One legacy MCP client session towards the upstream (official SDK 1.x client over Streamable
-// HTTP), opened with one capability profile and shared by every call of that profile.
-// Server-to-client requests are routed to the CallContext of the call that caused them;
-// requests it cannot route get a JSON-RPC error upstream, never a guess. Notifications unrelated
-// to a call (list_changed, resources/updated) arrive on the standalone GET stream, which the SDK
-// opens after initialize; open() waits for it, so nothing sent after open() resolves is lost.
+// UpstreamSession: one initialised legacy session (initialize → standalone stream →
+// notifications/initialized) over a transport, owned by one identity and one capability profile.
+// It routes every server→client request to the call it belongs to:
+//   1. it came inside the exchange of one of our calls → that call;
+//   2. its _meta names a 2025-11-25 upstream task a call follows → that call;
+//   3. it came on the standalone channel while one asking call holds the session (`asker`) → that call;
+//   otherwise it is refused upstream with an error and a warn log — never delivered to a guess.
+// Log messages follow the same rule (unrouted ones are dropped). While calls are in flight the
+// session is pinged every pingIntervalMs; a ping unanswered within pingTimeoutMs ends the session
+// and fails its calls (upstream_unresponsive).
 
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ErrorCode as SdkErrorCode,
-  ListRootsRequestSchema,
-  McpError,
-} from "@modelcontextprotocol/sdk/types.js";
-import { z } from "zod";
 import type { Logger } from "pino";
-import type { InputRequest, JsonObject } from "../protocol/wire.js";
+import { ErrorCode } from "../protocol/errors.js";
+import { META, type InputRequest, type JsonObject, type RequestId } from "../protocol/wire.js";
+import { isObject } from "../util/json.js";
+import type { CallContext } from "./callContext.js";
 import type { LegacyClientCapabilities } from "./capabilityProfile.js";
-import { taggingFetch, type RequestOrigins } from "./taggingFetch.js";
+import { JsonRpcPeer, type Progress } from "./jsonRpcPeer.js";
+import type { JsonRpcMessage, UpstreamTransport, Via } from "./transport.js";
+import { UpstreamFailure, UpstreamRpcError } from "./upstreamFailure.js";
+
+export const LEGACY_PROTOCOL_VERSION = "2025-11-25";
 
 export interface UpstreamInfo {
   protocolVersion: string;
   capabilities: JsonObject;
   serverInfo: JsonObject;
   instructions?: string;
-  /** Whether the standalone GET stream is open (false: 405, failed or too slow); without it no
-   *  list_changed or resources/updated can reach taskgate. */
+  /** Whether the standalone stream is open: without it no list change or resource update (and no
+   *  GET-stream question) can reach taskgate. */
   notificationStream: boolean;
 }
 
-export interface RequestOptions {
-  signal?: AbortSignal;
-  onprogress?: (progress: { progress: number; total?: number; message?: string }) => void;
+export interface SessionTimeouts {
+  initializeTimeoutMs: number;
+  pingIntervalMs: number;
+  pingTimeoutMs: number;
 }
 
-export type NotificationListener = (notification: { method: string; params?: JsonObject }) => void;
+export interface SessionOptions {
+  transport: UpstreamTransport;
+  profile: LegacyClientCapabilities;
+  clientInfo: { name: string; version: string };
+  timeouts: SessionTimeouts;
+  log: Logger;
+  /** Notifications that belong to no call (list changes, resource updates…). */
+  onNotification(message: JsonRpcMessage & { method: string }): void;
+  /** The session ended by itself (the upstream forgot it, stopped answering, or the process exited). */
+  onClosed(failure: UpstreamFailure): void;
+  /** The asking call the session is opened for (it holds the session from the start). */
+  asker?: CallContext;
+}
 
-const AnyResult = z.looseObject({});
+export interface SessionRequestOptions {
+  signal?: AbortSignal;
+  onprogress?: (progress: Progress) => void;
+  /** The call this request is: questions inside its exchange go to it. */
+  context?: CallContext;
+  timeout?: { ms: number; option: string };
+}
+
+const QUESTION_KINDS: Record<string, keyof LegacyClientCapabilities> = {
+  "elicitation/create": "elicitation",
+  "sampling/createMessage": "sampling",
+  "roots/list": "roots",
+};
+
+export class UpstreamSession {
+  /** The asking call holding this session, if any. */
+  asker?: CallContext;
+  private readonly calls = new Map<RequestId, CallContext>();
+  /** 2025-11-25 upstream task id → the call that follows it. */
+  private readonly taskFollowers = new Map<string, CallContext>();
+  private pinger?: NodeJS.Timeout;
+  private pinging = false;
+  private ended = false;
+  info!: UpstreamInfo;
+  private readonly peer: JsonRpcPeer;
+
+  private constructor(private readonly options: SessionOptions) {
+    this.asker = options.asker;
+    this.peer = new JsonRpcPeer(
+      options.transport,
+      {
+        request: (message, via, withdrawn) => this.onServerRequest(message, via, withdrawn),
+        notification: (message, via) => this.onNotification(message, via),
+        closed: (failure) => this.end(failure),
+      },
+      options.log,
+    );
+  }
+
+  static async open(options: SessionOptions): Promise<UpstreamSession> {
+    const session = new UpstreamSession(options);
+    const { initializeTimeoutMs } = options.timeouts;
+    const deadline = Date.now() + initializeTimeoutMs;
+    const left = () => Math.max(1, deadline - Date.now());
+    try {
+      const result = await session.peer.request(
+        "initialize",
+        { protocolVersion: LEGACY_PROTOCOL_VERSION, capabilities: options.profile, clientInfo: options.clientInfo },
+        { timeout: { ms: initializeTimeoutMs, option: "upstream.initializeTimeoutMs" } },
+      );
+      const protocolVersion = typeof result.protocolVersion === "string" ? result.protocolVersion : LEGACY_PROTOCOL_VERSION;
+      const notificationStream = await withDeadline(options.transport.opened(protocolVersion), left(), false);
+      await withDeadline(session.peer.notify("notifications/initialized", {}), left(), undefined);
+      session.info = {
+        protocolVersion,
+        capabilities: isObject(result.capabilities) ? result.capabilities : {},
+        serverInfo: isObject(result.serverInfo) ? result.serverInfo : { name: "unknown", version: "0" },
+        notificationStream,
+        ...(typeof result.instructions === "string" ? { instructions: result.instructions } : {}),
+      };
+    } catch (error) {
+      session.ended = true;
+      await options.transport.close();
+      if (error instanceof UpstreamRpcError) {
+        throw new UpstreamFailure("upstream_not_mcp", `Upstream at ${options.transport.target} refused initialize: ${error.message}`);
+      }
+      throw error;
+    }
+    if (!session.info.notificationStream) {
+      options.log.warn({ event: "upstream.notifications.unavailable", target: options.transport.target }, "upstream offers no standalone stream: list changes, resource updates and questions sent outside a call cannot arrive");
+    }
+    return session;
+  }
+
+  get sessionId(): string | undefined {
+    return this.options.transport.sessionId;
+  }
+
+  get isEnded(): boolean {
+    return this.ended;
+  }
+
+  /** Requests in flight (calls and short requests). */
+  get inFlight(): number {
+    return this.peer.inFlight;
+  }
+
+  async request(method: string, params: JsonObject, options: SessionRequestOptions = {}): Promise<JsonObject> {
+    if (this.ended) throw new UpstreamFailure("session_gone", "the upstream session ended");
+    const id = this.peer.mintId();
+    const { context } = options;
+    if (context) this.calls.set(id, context);
+    this.watchLiveness();
+    try {
+      return await this.peer.request(method, params, {
+        id,
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.onprogress ? { onprogress: options.onprogress } : {}),
+        ...(options.timeout ? { timeout: options.timeout } : {}),
+      });
+    } finally {
+      if (context) this.calls.delete(id);
+      this.watchLiveness();
+    }
+  }
+
+  /** Questions tagged with this 2025-11-25 upstream task id go to `context` (until the returned function runs). */
+  followTask(taskId: string, context: CallContext): () => void {
+    this.taskFollowers.set(taskId, context);
+    return () => {
+      if (this.taskFollowers.get(taskId) === context) this.taskFollowers.delete(taskId);
+    };
+  }
+
+  /** Ends the session upstream (DELETE) and here; calls still in flight fail with `failure`. */
+  async close(failure = new UpstreamFailure("upstream_lost", "Upstream call lost: taskgate closed the upstream session")): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    this.stopPinging();
+    this.peer.failAll(new UpstreamFailure("session_gone", "the upstream session was closed"), failure);
+    await this.options.transport.close();
+  }
+
+  // --- internals ---------------------------------------------------------------------------
+
+  private end(failure: UpstreamFailure): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.stopPinging();
+    // A call in flight may have run: it is lost, never sent again (only a refused request is).
+    const lost =
+      failure.reason === "session_gone"
+        ? new UpstreamFailure("upstream_lost", `Upstream call lost: the upstream ended its session without a result for this call (${failure.message})`)
+        : failure;
+    this.peer.failAll(failure, lost);
+    void this.options.transport.close();
+    this.options.onClosed(failure);
+  }
+
+  private contextOf(message: JsonRpcMessage, via: Via): CallContext | undefined {
+    if (via.kind === "exchange") return this.calls.get(via.requestId); // inside a request that is not a call: nobody
+    const meta = isObject(message.params?._meta) ? message.params._meta : undefined;
+    const related = isObject(meta?.[META.relatedTask]) ? (meta[META.relatedTask] as JsonObject).taskId : undefined;
+    if (typeof related === "string" && this.taskFollowers.has(related)) return this.taskFollowers.get(related);
+    return this.asker;
+  }
+
+  private async onServerRequest(message: JsonRpcMessage & { id: RequestId; method: string }, via: Via, withdrawn: AbortSignal): Promise<JsonObject> {
+    if (message.method === "ping") return {};
+    const kind = QUESTION_KINDS[message.method];
+    if (!kind) throw new UpstreamRpcError({ code: ErrorCode.MethodNotFound, message: `taskgate does not answer ${message.method}` });
+    if (!this.options.profile[kind]) {
+      throw new UpstreamRpcError({ code: ErrorCode.MethodNotFound, message: `this session did not declare the '${kind}' capability` });
+    }
+    const context = this.contextOf(message, via);
+    if (!context) {
+      this.options.log.warn({ event: "upstream.question.unrouted", method: message.method, via: via.kind }, "upstream asked outside any call: refused");
+      throw new UpstreamRpcError({ code: ErrorCode.InvalidRequest, message: "taskgate cannot tell which call this request belongs to: no call of this session can be asked right now" });
+    }
+    return context.onInput(inputRequest(message.method as InputRequest["method"], message.params), withdrawn);
+  }
+
+  private onNotification(message: JsonRpcMessage & { method: string }, via: Via): void {
+    if (message.method === "notifications/message") {
+      const context = via.kind === "exchange" ? this.calls.get(via.requestId) : this.asker ?? this.onlyCall();
+      const params = message.params ?? {};
+      context?.onLog?.({ level: String(params.level ?? "info"), data: params.data, ...(typeof params.logger === "string" ? { logger: params.logger } : {}) });
+      return;
+    }
+    if (message.method === "notifications/elicitation/complete") return; // 2026-07-28 has no such thing
+    this.options.onNotification(message);
+  }
+
+  /** The one call in flight, when there is exactly one (a standalone log then belongs to it). */
+  private onlyCall(): CallContext | undefined {
+    return this.calls.size === 1 ? this.calls.values().next().value : undefined;
+  }
+
+  /** Pings the upstream while calls are in flight; an unanswered ping ends the session. */
+  private watchLiveness(): void {
+    if (this.calls.size > 0 && !this.pinger && !this.ended) {
+      this.pinger = setInterval(() => void this.ping(), this.options.timeouts.pingIntervalMs);
+      this.pinger.unref();
+    } else if (this.calls.size === 0) {
+      this.stopPinging();
+    }
+  }
+
+  private stopPinging(): void {
+    clearInterval(this.pinger);
+    this.pinger = undefined;
+  }
+
+  private async ping(): Promise<void> {
+    if (this.pinging || this.ended) return;
+    this.pinging = true;
+    const { pingTimeoutMs } = this.options.timeouts;
+    try {
+      await this.peer.request("ping", {}, { timeout: { ms: pingTimeoutMs, option: "upstream.pingTimeoutMs" } });
+    } catch (error) {
+      if (error instanceof UpstreamFailure && error.reason === "upstream_timeout") {
+        this.options.log.warn({ event: "upstream.unresponsive", target: this.options.transport.target, calls: this.calls.size }, "upstream stopped answering pings");
+        this.end(new UpstreamFailure("upstream_unresponsive", `Upstream stopped answering: no answer to ping within ${pingTimeoutMs} ms (upstream.pingTimeoutMs)`));
+      }
+      // Other failures (the session ended meanwhile) are reported by whoever saw them.
+    } finally {
+      this.pinging = false;
+    }
+  }
+}
 
 /** A legacy server-to-client request in its 2026-07-28 input-request shape: no _meta, and URL
- * elicitations without elicitationId (2026 has none; its completion notification is dropped). */
+ *  elicitations without elicitationId (2026 has none; its completion notification is dropped). */
 function inputRequest(method: InputRequest["method"], params: JsonObject | undefined): InputRequest {
   const { _meta: _legacyMeta, elicitationId: _id, ...rest } = params ?? {};
   return { method, params: rest };
 }
-/** setTimeout's ceiling: long upstream calls must never time out on our side. */
-const NO_TIMEOUT_MS = 2_147_483_647;
-/** How long open() waits for the upstream to answer the standalone GET. */
-const STANDALONE_STREAM_WAIT_MS = 3_000;
 
-/** Wraps fetch to report how the first standalone GET went: headers of a 200 SSE response
- *  arrive only once the upstream routes its unrelated messages to that stream. (The SDK sends
- *  that GET only when notifications/initialized got 202; any other answer means no stream.) */
-function watchStandaloneStream(inner: typeof fetch, report: (open: boolean) => void): typeof fetch {
-  return async (input, init) => {
-    if ((init?.method ?? "GET").toUpperCase() !== "GET") {
-      const response = await inner(input, init);
-      if (typeof init?.body === "string" && init.body.includes('"notifications/initialized"') && response.status !== 202) report(false);
-      return response;
-    }
-    try {
-      const response = await inner(input, init);
-      report(response.ok && (response.headers.get("content-type") ?? "").includes("text/event-stream"));
-      return response;
-    } catch (error) {
-      report(false);
-      throw error;
-    }
-  };
-}
-
-export class UpstreamSession {
-  private constructor(
-    private readonly client: Client,
-    private readonly transport: StreamableHTTPClientTransport,
-    readonly info: UpstreamInfo,
-  ) {}
-
-  static async open(options: {
-    url: string;
-    profile: LegacyClientCapabilities;
-    clientInfo: { name: string; version: string };
-    log: Logger;
-    onNotification?: NotificationListener;
-    onClose?: () => void;
-  }): Promise<UpstreamSession> {
-    const origins: RequestOrigins = new Map();
-    let reportStream: (open: boolean) => void = () => undefined;
-    const standalone = new Promise<boolean>((resolve) => {
-      reportStream = resolve;
-      setTimeout(() => resolve(false), STANDALONE_STREAM_WAIT_MS).unref();
-    });
-    const transport = new StreamableHTTPClientTransport(new URL(options.url), {
-      fetch: watchStandaloneStream(taggingFetch(origins), (open) => reportStream(open)),
-    });
-    const client = new Client(options.clientInfo, { capabilities: options.profile });
-
-    const route = async (request: InputRequest, requestId: string | number, signal: AbortSignal) => {
-      const context = origins.get(requestId);
-      origins.delete(requestId);
-      if (!context) {
-        throw new McpError(SdkErrorCode.InvalidRequest, "taskgate has no client waiting on the call this request belongs to");
-      }
-      return context.onInput(request, signal);
-    };
-    if (options.profile.elicitation) {
-      client.setRequestHandler(ElicitRequestSchema, (req, extra) =>
-        route(inputRequest("elicitation/create", req.params as JsonObject), extra.requestId, extra.signal) as never,
-      );
-    }
-    if (options.profile.sampling) {
-      client.setRequestHandler(CreateMessageRequestSchema, (req, extra) =>
-        route(inputRequest("sampling/createMessage", req.params as JsonObject), extra.requestId, extra.signal) as never,
-      );
-    }
-    if (options.profile.roots) {
-      client.setRequestHandler(ListRootsRequestSchema, (req, extra) =>
-        route(inputRequest("roots/list", req.params as JsonObject | undefined), extra.requestId, extra.signal) as never,
-      );
-    }
-    client.fallbackNotificationHandler = async (notification) => {
-      options.onNotification?.(notification as { method: string; params?: JsonObject });
-    };
-
-    await client.connect(transport);
-    client.onclose = () => options.onClose?.();
-    // The SDK sends the GET right after notifications/initialized was accepted (202).
-    const notificationStream = await standalone;
-    if (!notificationStream) {
-      options.log.warn({ event: "upstream.notifications.unavailable" }, "upstream offers no standalone GET stream: list changes and resource updates cannot be relayed");
-    }
-    const capabilities = (client.getServerCapabilities() ?? {}) as JsonObject;
-    const serverInfo = (client.getServerVersion() ?? { name: "unknown", version: "0" }) as JsonObject;
-    const instructions = client.getInstructions();
-    const info: UpstreamInfo = {
-      protocolVersion: transport.protocolVersion ?? "unknown",
-      capabilities,
-      serverInfo,
-      notificationStream,
-      ...(instructions ? { instructions } : {}),
-    };
-    return new UpstreamSession(client, transport, info);
-  }
-
-  get sessionId(): string | undefined {
-    return this.transport.sessionId;
-  }
-
-  async request(method: string, params: JsonObject, options: RequestOptions = {}): Promise<JsonObject> {
-    return (await this.client.request({ method, params }, AnyResult, {
-      timeout: NO_TIMEOUT_MS,
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.onprogress ? { onprogress: options.onprogress } : {}),
-    })) as JsonObject;
-  }
-
-  async close(): Promise<void> {
-    try {
-      await this.transport.terminateSession();
-    } catch {
-      // The upstream may not allow DELETE (405) or be gone already; closing locally is enough.
-    }
-    await this.client.close();
+/** `promise`, or `fallback` once `ms` passed. */
+async function withDeadline<T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<T>((resolve) => (timer = setTimeout(() => resolve(fallback), ms)))]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -38,6 +38,9 @@ export async function openListen(url: string, notifications: unknown, options: L
     headers: modernHeaders("subscriptions/listen", params, options.token ?? "alice"),
     body: JSON.stringify(modernBody("subscriptions/listen", params, { capabilities: options.capabilities ?? {}, ...(options.id !== undefined ? { id: options.id } : {}) })),
     signal: abort.signal,
+  }).catch((error: unknown) => {
+    const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : "";
+    throw new Error(`subscriptions/listen to ${url} failed${cause}`, { cause: error });
   });
   const contentType = response.headers.get("content-type") ?? "";
   const frames: JsonObject[] = [];

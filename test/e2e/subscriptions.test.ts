@@ -16,6 +16,10 @@ import { createLogger } from "../../src/observability/logger.js";
 import { TASKS_EXTENSION, type JsonObject } from "../../src/protocol/wire.js";
 import { errorOf, resultOf, rpc, startStack, TASKS_CAPS } from "./kit.js";
 import { eventually, openListen, paramsOf, postOnFreshConnection, statusTrail, subscriptionIdOf, type Listen } from "./listenKit.js";
+import { ownerHashOf } from "../../src/auth/identity.js";
+
+/** The identity the kit calls with by default. */
+const ALICE = ownerHashOf({ subject: "alice" });
 
 // Slow enough that build_report is still working (~1 s) when the listen streams open, even on a loaded machine.
 const SPEED = 8;
@@ -299,7 +303,7 @@ describe("subscriptions/listen", () => {
     const second = await listen(url, { resourceSubscriptions: [COUNTER], toolsListChanged: false }, { id: 8 });
     assert.deepEqual(paramsOf(await second.waitFor(() => true)).notifications, { resourceSubscriptions: [COUNTER] });
     assert.equal(callsOf(proxy, "resources/subscribe", COUNTER), subscribesBefore + 1);
-    assert.equal(gateway.subscriptions.resources.holders(COUNTER), 2);
+    assert.equal(gateway.subscriptions.resources.holders(ALICE, COUNTER), 2);
 
     await rpc(url, "tools/call", { name: "touch_resource", arguments: {} });
     const updated = await first.waitFor(isMethod("notifications/resources/updated"), 5_000, "resources/updated");
@@ -312,16 +316,16 @@ describe("subscriptions/listen", () => {
     const unsubscribesBefore = callsOf(proxy, "resources/unsubscribe", COUNTER);
     first.close();
     await eventually(() => gateway.subscriptions.openCount() === 1, "first stream released");
-    assert.equal(gateway.subscriptions.resources.holders(COUNTER), 1);
+    assert.equal(gateway.subscriptions.resources.holders(ALICE, COUNTER), 1);
     await delay(100);
     assert.equal(callsOf(proxy, "resources/unsubscribe", COUNTER), unsubscribesBefore);
 
     // The last one leaves: the upstream is told, and it really stops notifying.
     second.close();
     await eventually(() => callsOf(proxy, "resources/unsubscribe", COUNTER) === unsubscribesBefore + 1, "resources/unsubscribe sent upstream");
-    await eventually(() => !gateway.subscriptions.resources.isSubscribed(COUNTER), "gateway forgot the subscription");
+    await eventually(() => !gateway.subscriptions.resources.isSubscribed(ALICE, COUNTER), "gateway forgot the subscription");
     assert.equal(gateway.subscriptions.openCount(), 0);
-    assert.equal(gateway.subscriptions.resources.holders(COUNTER), 0);
+    assert.equal(gateway.subscriptions.resources.holders(ALICE, COUNTER), 0);
     assert.equal(gateway.upstreamEvents.listenerCount(), 0);
     const updatesBefore = gateway.upstreamEvents.receivedCount("notifications/resources/updated");
     await rpc(url, "tools/call", { name: "touch_resource", arguments: {} });
@@ -341,7 +345,7 @@ describe("subscriptions/listen", () => {
     await stream.waitFor(isMethod("notifications/resources/updated"), 5_000, "resources/updated after the re-open");
 
     stream.close();
-    await eventually(() => gateway.subscriptions.openCount() === 0 && !gateway.subscriptions.resources.isSubscribed(COUNTER), "released");
+    await eventually(() => gateway.subscriptions.openCount() === 0 && !gateway.subscriptions.resources.isSubscribed(ALICE, COUNTER), "released");
   });
 
   test("keep-alive comments at the configured interval", async () => {

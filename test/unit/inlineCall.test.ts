@@ -4,7 +4,6 @@
 // client that goes away. The upstream call is a ScriptedCall test double.
 
 import assert from "node:assert/strict";
-import { setTimeout as sleep } from "node:timers/promises";
 import { describe, it } from "node:test";
 import { InlineCall, type InlineRequest } from "../../src/calls/inlineCall.js";
 import { ParkedCalls, type CallBinding } from "../../src/calls/parkedCalls.js";
@@ -94,7 +93,7 @@ describe("InlineCall", () => {
     const { call, parked, reply } = setup({ elicitation: {} });
     const pending = reply();
     call.ask(formQuestion("first"));
-    await sleep(5);
+    await Promise.resolve(); // a moment later, well within the gathering window
     call.ask(formQuestion("second"));
     const got = await pending;
     assert.equal(got.kind, "result");

@@ -48,7 +48,7 @@ describe("loadConfig: layering", () => {
   it("fills every default when only the required options are given", () => {
     const config = loadConfig({ env: minimalEnv });
     assert.deepEqual(config, {
-      upstream: { url: "http://127.0.0.1:9000/mcp" },
+      upstream: { url: "http://127.0.0.1:9000/mcp", maxSessions: 1000, sessionIdleMs: 300_000, connectTimeoutMs: 5_000, initializeTimeoutMs: 15_000, requestTimeoutMs: 30_000, pingIntervalMs: 15_000, pingTimeoutMs: 10_000 },
       host: "127.0.0.1",
       port: 3000,
       path: "/mcp",
@@ -125,6 +125,13 @@ describe("loadConfig: layering", () => {
     const config = loadConfig({
       env: {
         TASKGATE_UPSTREAM_URL: "http://up:1/mcp",
+        TASKGATE_UPSTREAM_MAX_SESSIONS: "11",
+        TASKGATE_UPSTREAM_SESSION_IDLE_MS: "12",
+        TASKGATE_UPSTREAM_CONNECT_TIMEOUT_MS: "13",
+        TASKGATE_UPSTREAM_INITIALIZE_TIMEOUT_MS: "14",
+        TASKGATE_UPSTREAM_REQUEST_TIMEOUT_MS: "15",
+        TASKGATE_UPSTREAM_PING_INTERVAL_MS: "16",
+        TASKGATE_UPSTREAM_PING_TIMEOUT_MS: "17",
         TASKGATE_HOST: "::1",
         TASKGATE_PORT: "1",
         TASKGATE_PATH: "/gw",
@@ -151,7 +158,16 @@ describe("loadConfig: layering", () => {
       },
     });
     assert.deepEqual(config, {
-      upstream: { url: "http://up:1/mcp" },
+      upstream: {
+        url: "http://up:1/mcp",
+        maxSessions: 11,
+        sessionIdleMs: 12,
+        connectTimeoutMs: 13,
+        initializeTimeoutMs: 14,
+        requestTimeoutMs: 15,
+        pingIntervalMs: 16,
+        pingTimeoutMs: 17,
+      },
       host: "::1",
       port: 1,
       path: "/gw",
@@ -166,7 +182,7 @@ describe("loadConfig: layering", () => {
       cache: { ttlMs: 8, cacheScope: "public" },
       log: { level: "silent" },
     });
-    assert.equal(ENV_VARS.length, 24);
+    assert.equal(ENV_VARS.length, 31);
   });
 
   it("lets CLI overrides beat the environment, ignoring undefined flags", () => {

@@ -3,6 +3,7 @@
 // machine can be unit-tested without sockets; e2e tests run the real UpstreamCall against real
 // servers.
 
+import { RpcError } from "../../src/protocol/errors.js";
 import type { JsonObject, JsonRpcErrorObject, InputRequest } from "../../src/protocol/wire.js";
 import type { Question } from "../../src/questions/question.js";
 import type { CallOutcome, CallWatcher, Progress, RunningCall } from "../../src/upstream/upstreamCall.js";
@@ -67,7 +68,7 @@ export class ScriptedCall implements RunningCall {
   }
 
   fail(error: JsonRpcErrorObject): void {
-    this.settle({ kind: "error", error });
+    this.settle({ kind: "error", error: RpcError.from(error) });
   }
 }
 

@@ -1,0 +1,332 @@
+// HttpTransport: a legacy Streamable HTTP session (2025-03-26 … 2025-11-25) spoken with undici.
+// - Each request is its own POST; its response (one JSON message, or an SSE stream of messages
+//   ending with the response) is its exchange. Reading stops once the response arrived, or when
+//   the request's signal aborts (that closes the HTTP request: a cancelled call leaves nothing open).
+// - A stream that ends without the response is resumed with GET + Last-Event-ID when the server
+//   gave event ids; otherwise the exchange is lost.
+// - The standalone GET stream is opened right after initialize (before notifications/initialized,
+//   so nothing the server sends at that moment is lost) and reconnected when it drops.
+// - "Session gone" is 404, or 400 saying "No valid session" / "Session not found", on a request
+//   that carried a session id (real servers answer both). 401/403 are credential failures.
+
+import { Agent, request, type Dispatcher } from "undici";
+import type { Logger } from "pino";
+import { isObject } from "../util/json.js";
+import { readSse, type SseProgress } from "./sseReader.js";
+import type { JsonRpcMessage, TransportReceiver, UpstreamTransport } from "./transport.js";
+import { networkCause, UpstreamFailure } from "./upstreamFailure.js";
+
+export interface HttpTransportOptions {
+  url: string;
+  /** Shared keep-alive connection pool (one per upstream). */
+  dispatcher: Dispatcher;
+  /** Extra headers on every request (credentials towards the upstream). */
+  headers?: Record<string, string>;
+  log: Logger;
+  /** A notification or response POST gives up after this long (upstream.requestTimeoutMs). */
+  sendTimeoutMs: number;
+  /** How long opened() waits for the standalone GET stream to be answered. */
+  standaloneWaitMs?: number;
+}
+
+/** A keep-alive pool for one upstream; connect attempts give up after connectTimeoutMs. */
+export function upstreamDispatcher(connectTimeoutMs: number): Agent {
+  return new Agent({ connect: { timeout: connectTimeoutMs }, headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 4_000 });
+}
+
+const STANDALONE_WAIT_MS = 3_000;
+const RESUME_ATTEMPTS = 3;
+const RECONNECT_MAX_MS = 30_000;
+const SESSION_GONE_BODY = /no valid session|session not found|unknown session|invalid session/i;
+
+type Response = Dispatcher.ResponseData;
+
+export class HttpTransport implements UpstreamTransport {
+  receiver?: TransportReceiver;
+  private session?: string;
+  private protocolVersion?: string;
+  private closed = false;
+  private readonly standalone = new AbortController();
+  private readonly exchanges = new Set<AbortController>();
+
+  constructor(private readonly options: HttpTransportOptions) {}
+
+  get target(): string {
+    return this.options.url;
+  }
+
+  get sessionId(): string | undefined {
+    return this.session;
+  }
+
+  async sendRequest(message: JsonRpcMessage, signal: AbortSignal): Promise<void> {
+    const exchange = new AbortController();
+    const end = () => exchange.abort();
+    signal.addEventListener("abort", end, { once: true });
+    this.exchanges.add(exchange);
+    const done = () => {
+      signal.removeEventListener("abort", end);
+      this.exchanges.delete(exchange);
+    };
+    let response: Response;
+    try {
+      response = await this.post(message, exchange.signal);
+      await this.refuseFailures(response, String(message.method));
+    } catch (error) {
+      done();
+      throw error;
+    }
+    const issued = header(response, "mcp-session-id");
+    if (issued && !this.session) this.session = issued;
+    void this.readExchange(message.id!, response, exchange.signal).finally(done);
+  }
+
+  async send(message: JsonRpcMessage): Promise<void> {
+    const response = await this.post(message, AbortSignal.timeout(this.options.sendTimeoutMs));
+    await response.body.dump().catch(() => undefined);
+    if (response.statusCode >= 400) {
+      throw new UpstreamFailure("upstream_lost", `Upstream refused a message (${describeMessage(message)}): HTTP ${response.statusCode}`);
+    }
+  }
+
+  async opened(protocolVersion: string): Promise<boolean> {
+    this.protocolVersion = protocolVersion;
+    let report: (open: boolean) => void = () => undefined;
+    const answered = new Promise<boolean>((resolve) => (report = resolve));
+    const timer = setTimeout(() => report(false), this.options.standaloneWaitMs ?? STANDALONE_WAIT_MS);
+    void this.runStandalone(report);
+    const open = await answered;
+    clearTimeout(timer);
+    return open;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.standalone.abort();
+    for (const exchange of this.exchanges) exchange.abort();
+    if (!this.session) return;
+    try {
+      const response = await request(this.options.url, {
+        method: "DELETE",
+        headers: this.headers(),
+        dispatcher: this.options.dispatcher,
+        signal: AbortSignal.timeout(2_000),
+      });
+      await response.body.dump();
+    } catch {
+      // Gone already, or it does not allow DELETE: closing locally is enough.
+    }
+  }
+
+  // --- internals ---------------------------------------------------------------------------
+
+  private headers(extra: Record<string, string> = {}): Record<string, string> {
+    return {
+      ...this.options.headers,
+      ...(this.session ? { "mcp-session-id": this.session } : {}),
+      ...(this.protocolVersion ? { "mcp-protocol-version": this.protocolVersion } : {}),
+      ...extra,
+    };
+  }
+
+  private async post(message: JsonRpcMessage, signal: AbortSignal): Promise<Response> {
+    try {
+      return await request(this.options.url, {
+        method: "POST",
+        headers: this.headers({ "content-type": "application/json", accept: "application/json, text/event-stream" }),
+        body: JSON.stringify(message),
+        dispatcher: this.options.dispatcher,
+        signal,
+      });
+    } catch (error) {
+      if (signal.aborted) throw error;
+      throw new UpstreamFailure("upstream_unreachable", `Upstream unreachable at ${this.options.url}: ${networkCause(error)}`, { cause: error });
+    }
+  }
+
+  /** Throws the failure a non-2xx answer means (after reading a little of its body). */
+  private async refuseFailures(response: Response, what: string): Promise<void> {
+    const status = response.statusCode;
+    if (status < 400) return;
+    const text = await readSome(response);
+    if (this.session && (status === 404 || (status === 400 && SESSION_GONE_BODY.test(text)))) {
+      throw new UpstreamFailure("session_gone", `the upstream no longer knows session ${this.session} (HTTP ${status})`);
+    }
+    if (status === 401 || status === 403) {
+      throw new UpstreamFailure("upstream_auth", `Upstream refused taskgate's credentials: HTTP ${status} on ${what} (set upstream.headers)`);
+    }
+    if (what === "initialize") {
+      throw new UpstreamFailure("upstream_not_mcp", `Upstream at ${this.options.url} is not an MCP endpoint: it answered HTTP ${status} to initialize${text ? `: ${text}` : ""}`);
+    }
+    throw new UpstreamFailure("upstream_lost", `Upstream answered HTTP ${status} to ${what}${text ? `: ${text}` : ""}`);
+  }
+
+  private async readExchange(requestId: JsonRpcMessage["id"] & {}, response: Response, signal: AbortSignal): Promise<void> {
+    const type = header(response, "content-type") ?? "";
+    try {
+      if (response.statusCode === 202) {
+        await response.body.dump();
+        return; // accepted: the response will come on the standalone stream
+      }
+      if (type.includes("application/json")) {
+        const text = await response.body.text();
+        for (const message of parseMessages(text)) this.receiver?.message(message, { kind: "exchange", requestId });
+        return;
+      }
+      if (!type.includes("text/event-stream")) {
+        await response.body.dump();
+        this.receiver?.exchangeLost(requestId, `the upstream answered with '${type || "no content type"}', not JSON or SSE`);
+        return;
+      }
+      let progress: SseProgress = {};
+      let answered = false;
+      const onMessage = (message: JsonRpcMessage) => {
+        this.receiver?.message(message, { kind: "exchange", requestId });
+        if (message.id === requestId && message.method === undefined) answered = true;
+        return answered;
+      };
+      progress = await readSse(response.body, (event) => deliverEvent(event.data, onMessage), progress);
+      if (answered || signal.aborted) return;
+      await this.resume(requestId, progress, signal, onMessage, () => answered);
+    } catch (error) {
+      if (signal.aborted || this.closed) return;
+      this.receiver?.exchangeLost(requestId, `the call's stream from the upstream broke: ${networkCause(error)}`);
+    }
+  }
+
+  /** The POST stream ended early: resume it by GET + Last-Event-ID, if the server gave ids. */
+  private async resume(
+    requestId: JsonRpcMessage["id"] & {},
+    progress: SseProgress,
+    signal: AbortSignal,
+    onMessage: (message: JsonRpcMessage) => boolean,
+    answered: () => boolean,
+  ): Promise<void> {
+    for (let attempt = 1; attempt <= RESUME_ATTEMPTS && progress.lastEventId && !signal.aborted && !this.closed; attempt++) {
+      await sleep(progress.retryMs ?? 1_000 * attempt, signal);
+      if (signal.aborted) return;
+      let response: Response;
+      try {
+        response = await request(this.options.url, {
+          method: "GET",
+          headers: this.headers({ accept: "text/event-stream", "last-event-id": progress.lastEventId }),
+          dispatcher: this.options.dispatcher,
+          signal,
+        });
+      } catch {
+        continue;
+      }
+      if (response.statusCode !== 200) {
+        await response.body.dump().catch(() => undefined);
+        continue;
+      }
+      try {
+        await readSse(response.body, (event) => deliverEvent(event.data, onMessage), progress);
+      } catch {
+        // broke again: try once more
+      }
+      if (answered()) return;
+    }
+    if (!signal.aborted && !this.closed) this.receiver?.exchangeLost(requestId, "the upstream ended the call's stream without a result");
+  }
+
+  /** Keeps the standalone GET stream open for the session's life, reconnecting with back-off. */
+  private async runStandalone(report: (open: boolean) => void): Promise<void> {
+    const signal = this.standalone.signal;
+    let progress: SseProgress = {};
+    let delay = 500;
+    let first = true;
+    while (!signal.aborted && !this.closed) {
+      let response: Response | undefined;
+      try {
+        const extra: Record<string, string> = { accept: "text/event-stream" };
+        if (progress.lastEventId) extra["last-event-id"] = progress.lastEventId;
+        response = await request(this.options.url, { method: "GET", headers: this.headers(extra), dispatcher: this.options.dispatcher, signal });
+      } catch {
+        response = undefined;
+      }
+      if (signal.aborted) return;
+      if (response) {
+        const status = response.statusCode;
+        const isStream = status === 200 && (header(response, "content-type") ?? "").includes("text/event-stream");
+        if (first) report(isStream);
+        first = false;
+        if (!isStream) {
+          const text = await readSome(response);
+          if (status === 405) return; // the server offers no standalone stream
+          if (this.session && (status === 404 || (status === 400 && SESSION_GONE_BODY.test(text)))) {
+            this.receiver?.closed(new UpstreamFailure("session_gone", `the upstream no longer knows session ${this.session} (HTTP ${status})`));
+            return;
+          }
+        } else {
+          delay = 500;
+          try {
+            progress = await readSse(response.body, (event) => deliverEvent(event.data, (message) => {
+              this.receiver?.message(message, { kind: "standalone" });
+              return false;
+            }), progress);
+          } catch {
+            // dropped: reconnect below
+          }
+        }
+      } else if (first) {
+        first = false;
+        report(false);
+      }
+      await sleep(progress.retryMs ?? delay, signal);
+      delay = Math.min(delay * 2, RECONNECT_MAX_MS);
+    }
+  }
+}
+
+function header(response: Response, name: string): string | undefined {
+  const value = response.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+async function readSome(response: Response): Promise<string> {
+  try {
+    const text = await response.body.text();
+    return text.length > 300 ? `${text.slice(0, 300)}…` : text.trim();
+  } catch {
+    return "";
+  }
+}
+
+/** One JSON-RPC message, or (2025-03-26) a batch of them. Anything else is skipped. */
+function parseMessages(text: string): JsonRpcMessage[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  const list = Array.isArray(value) ? value : [value];
+  return list.filter((item): item is JsonRpcMessage => isObject(item) && item.jsonrpc === "2.0");
+}
+
+/** Hands each message of one SSE event on; true once `onMessage` says stop. Priming events carry no data. */
+function deliverEvent(data: string, onMessage: (message: JsonRpcMessage) => boolean): boolean {
+  if (!data) return false;
+  let stop = false;
+  for (const message of parseMessages(data)) stop = onMessage(message) || stop;
+  return stop;
+}
+
+function describeMessage(message: JsonRpcMessage): string {
+  return message.method ?? `response to ${String(message.id)}`;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}

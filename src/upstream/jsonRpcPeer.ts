@@ -1,0 +1,211 @@
+// JsonRpcPeer: JSON-RPC 2.0 over one UpstreamTransport, from the client side. It numbers our
+// requests, matches responses, routes progress by token, answers the upstream's requests through
+// a handler, and withdraws an upstream request the upstream cancels. A request ends exactly once:
+// with its result, the upstream's JSON-RPC error, its time limit, its caller's abort (then
+// notifications/cancelled goes upstream and the exchange is closed), or the session's end. Every
+// listener and timer a request takes is released when it ends.
+
+import type { Logger } from "pino";
+import { ErrorCode } from "../protocol/errors.js";
+import type { JsonObject, RequestId } from "../protocol/wire.js";
+import { isObject } from "../util/json.js";
+import type { JsonRpcMessage, UpstreamTransport, Via } from "./transport.js";
+import { CallStopped, UpstreamFailure, UpstreamRpcError } from "./upstreamFailure.js";
+
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface PeerHandlers {
+  /** Answers an upstream request; a rejection with UpstreamRpcError becomes that JSON-RPC error. */
+  request(message: JsonRpcMessage & { id: RequestId; method: string }, via: Via, withdrawn: AbortSignal): Promise<JsonObject>;
+  notification(message: JsonRpcMessage & { method: string }, via: Via): void;
+  /** The transport says the session is gone; the handler ends the requests in flight (failAll). */
+  closed(failure: UpstreamFailure): void;
+}
+
+export interface RequestOptions {
+  /** Our own id for the request (default: the next number). */
+  id?: number;
+  /** Aborting stops the request: notifications/cancelled upstream, exchange closed, CallStopped. */
+  signal?: AbortSignal;
+  onprogress?: (progress: Progress) => void;
+  /** No answer within `ms` ⇒ cancelled upstream and rejected with upstream_timeout naming `option`. */
+  timeout?: { ms: number; option: string };
+}
+
+interface Pending {
+  method: string;
+  resolve(result: JsonObject): void;
+  reject(error: Error): void;
+  exchange: AbortController;
+  release(): void;
+  lostTimer?: NodeJS.Timeout;
+}
+
+/** A response may legally arrive on another stream; give it a moment before calling the request lost. */
+const LOST_GRACE_MS = 1_000;
+
+export class JsonRpcPeer {
+  private lastId = 0;
+  private readonly pending = new Map<RequestId, Pending>();
+  private readonly progress = new Map<RequestId, (progress: Progress) => void>();
+  private readonly incoming = new Map<RequestId, AbortController>();
+  private failure?: UpstreamFailure;
+
+  constructor(
+    private readonly transport: UpstreamTransport,
+    private readonly handlers: PeerHandlers,
+    private readonly log: Logger,
+  ) {
+    transport.receiver = {
+      message: (message, via) => this.receive(message, via),
+      exchangeLost: (requestId, why) => this.exchangeLost(requestId, why),
+      closed: (failure) => handlers.closed(failure),
+    };
+  }
+
+  mintId(): number {
+    return ++this.lastId;
+  }
+
+  /** Requests in flight. */
+  get inFlight(): number {
+    return this.pending.size;
+  }
+
+  request(method: string, params: JsonObject, options: RequestOptions = {}): Promise<JsonObject> {
+    if (this.failure) return Promise.reject(this.failure);
+    const id = options.id ?? this.mintId();
+    const { signal, timeout, onprogress } = options;
+    if (signal?.aborted) return Promise.reject(new CallStopped(String(signal.reason ?? "aborted")));
+    const meta = isObject(params._meta) ? params._meta : {};
+    const message: JsonRpcMessage = {
+      jsonrpc: "2.0",
+      id,
+      method,
+      params: onprogress ? { ...params, _meta: { ...meta, progressToken: id } } : params,
+    };
+    return new Promise<JsonObject>((resolve, reject) => {
+      const exchange = new AbortController();
+      let timer: NodeJS.Timeout | undefined;
+      const onAbort = () => this.cancel(id, new CallStopped(String(signal?.reason ?? "aborted")));
+      const entry: Pending = {
+        method,
+        resolve,
+        reject,
+        exchange,
+        release: () => {
+          clearTimeout(timer);
+          clearTimeout(entry.lostTimer);
+          signal?.removeEventListener("abort", onAbort);
+          this.pending.delete(id);
+          this.progress.delete(id);
+        },
+      };
+      this.pending.set(id, entry);
+      if (onprogress) this.progress.set(id, onprogress);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      if (timeout) {
+        timer = setTimeout(() => {
+          const why = `Upstream timed out: no answer to ${method} within ${timeout.ms} ms (${timeout.option})`;
+          this.cancel(id, new UpstreamFailure("upstream_timeout", why));
+        }, timeout.ms);
+      }
+      this.transport.sendRequest(message, exchange.signal).catch((error: unknown) => {
+        this.settle(id, (p) => p.reject(error instanceof Error ? error : new Error(String(error))));
+      });
+    });
+  }
+
+  /** Sends a notification; failures are logged, never thrown (notifications have no answer). */
+  notify(method: string, params: JsonObject): Promise<void> {
+    return this.transport.send({ jsonrpc: "2.0", method, params }).catch((error: unknown) => {
+      this.log.warn({ event: "upstream.notify.failed", method, err: error instanceof Error ? error.message : String(error) }, "upstream notification failed");
+    });
+  }
+
+  /** Ends every request in flight with `inFlight` (default `failure`); later requests fail with `failure` at once. */
+  failAll(failure: UpstreamFailure, inFlight: UpstreamFailure = failure): void {
+    this.failure ??= failure;
+    for (const id of [...this.pending.keys()]) this.settle(id, (p) => p.reject(inFlight));
+    for (const controller of this.incoming.values()) controller.abort();
+    this.incoming.clear();
+  }
+
+  /** Stops request `id`: the upstream is told (notifications/cancelled) and its exchange closed. */
+  private cancel(id: RequestId, error: Error): void {
+    const entry = this.pending.get(id);
+    if (!entry) return;
+    this.settle(id, (p) => p.reject(error));
+    if (entry.method !== "initialize") void this.notify("notifications/cancelled", { requestId: id, reason: error.message });
+  }
+
+  private settle(id: RequestId, how: (entry: Pending) => void): void {
+    const entry = this.pending.get(id);
+    if (!entry) return;
+    entry.release();
+    entry.exchange.abort();
+    how(entry);
+  }
+
+  private exchangeLost(id: RequestId, why: string): void {
+    const entry = this.pending.get(id);
+    if (!entry || entry.lostTimer) return;
+    entry.lostTimer = setTimeout(() => this.settle(id, (p) => p.reject(new UpstreamFailure("upstream_lost", `Upstream call lost: ${why}`))), LOST_GRACE_MS);
+  }
+
+  private receive(message: JsonRpcMessage, via: Via): void {
+    if (message.method === undefined) return this.onResponse(message);
+    if (message.id !== undefined && message.id !== null) return void this.onRequest(message as JsonRpcMessage & { id: RequestId; method: string }, via);
+    const notification = message as JsonRpcMessage & { method: string };
+    if (notification.method === "notifications/progress") return this.onProgress(notification.params);
+    if (notification.method === "notifications/cancelled") {
+      const requestId = notification.params?.requestId as RequestId | undefined;
+      if (requestId !== undefined) this.incoming.get(requestId)?.abort();
+      return;
+    }
+    this.handlers.notification(notification, via);
+  }
+
+  private onResponse(message: JsonRpcMessage): void {
+    if (message.id === undefined) return;
+    const entry = this.pending.get(message.id);
+    if (!entry) return; // late (cancelled or timed out): ignored
+    // The exchange is over: keep its connection (do not abort it).
+    entry.release();
+    if (message.error) entry.reject(new UpstreamRpcError(message.error));
+    else entry.resolve(isObject(message.result) ? message.result : {});
+  }
+
+  private onProgress(params: JsonObject | undefined): void {
+    const listener = params ? this.progress.get(params.progressToken as RequestId) : undefined;
+    if (!listener || typeof params?.progress !== "number") return;
+    const { progress, total, message } = params;
+    listener({ progress, ...(typeof total === "number" ? { total } : {}), ...(typeof message === "string" ? { message } : {}) });
+  }
+
+  private async onRequest(message: JsonRpcMessage & { id: RequestId; method: string }, via: Via): Promise<void> {
+    const withdrawn = new AbortController();
+    this.incoming.set(message.id, withdrawn);
+    let reply: JsonRpcMessage;
+    try {
+      const result = await this.handlers.request(message, via, withdrawn.signal);
+      reply = { jsonrpc: "2.0", id: message.id, result };
+    } catch (error) {
+      const rpc =
+        error instanceof UpstreamRpcError
+          ? error.error
+          : { code: ErrorCode.InternalError, message: error instanceof Error ? error.message : String(error) };
+      reply = { jsonrpc: "2.0", id: message.id, error: rpc };
+    } finally {
+      this.incoming.delete(message.id);
+    }
+    if (withdrawn.signal.aborted) return; // the upstream cancelled it: no answer is expected
+    await this.transport.send(reply).catch((error: unknown) => {
+      this.log.warn({ event: "upstream.reply.failed", method: message.method, err: error instanceof Error ? error.message : String(error) }, "answer to an upstream request could not be sent");
+    });
+  }
+}

@@ -1,0 +1,36 @@
+// Reads one SSE body as it arrives (eventsource-parser does the parsing) and hands each event to
+// `onEvent`; resolves when the body ends, rejects when it breaks. `lastEventId` and `retryMs` say
+// how the stream could be resumed (2025-11-25 servers may end a stream early and expect a GET
+// with Last-Event-ID).
+
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+
+export interface SseProgress {
+  lastEventId?: string;
+  retryMs?: number;
+}
+
+/** Feeds `body` to the parser until it ends or `stop()` returns true after an event. */
+export async function readSse(
+  body: AsyncIterable<Buffer | Uint8Array | string>,
+  onEvent: (event: EventSourceMessage) => boolean | void,
+  progress: SseProgress = {},
+): Promise<SseProgress> {
+  let stop = false;
+  const parser = createParser({
+    onEvent(event) {
+      if (event.id) progress.lastEventId = event.id;
+      if (stop) return;
+      if (onEvent(event) === true) stop = true;
+    },
+    onRetry(ms) {
+      progress.retryMs = ms;
+    },
+  });
+  const decoder = new TextDecoder();
+  for await (const chunk of body) {
+    parser.feed(typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true }));
+    if (stop) break;
+  }
+  return progress;
+}
