@@ -1,6 +1,7 @@
 // Registers the tools that ask the client something mid-call: build_report, run_suite (long, with
 // progress + form elicitation), ask_url (URL elicitation), ask_sampling, list_roots, two_questions
-// (two concurrent elicitations), two_rounds (two sequential ones), ping_then_greet (a ping first). Every question is related to the
+// (two concurrent elicitations), two_rounds (two sequential ones), ask_then_work (a question, then
+// a long wait), ping_then_greet (a ping first). Every question is related to the
 // tool call (see ToolRun); a client lacking the capability gets the documented default instead.
 
 import { randomUUID } from "node:crypto";
@@ -151,6 +152,24 @@ export function registerInteractiveTools(session: SessionContext): void {
         });
         const name = [answer(first, "first"), answer(last, "last")].filter((p) => p !== undefined).join(" ");
         return text(`Hello, ${name}!`);
+      }),
+  );
+
+  mcp.registerTool(
+    "ask_then_work",
+    {
+      description: "Asks for a name at once, then works `ms` milliseconds (default 10000) before greeting: a question before any task exists.",
+      inputSchema: { ms: z.number().int().min(0).optional() },
+    },
+    (args, extra) =>
+      runTool(session, "ask_then_work", extra, async (run) => {
+        const asked = await run.askForm("Your name?", {
+          type: "object",
+          properties: { name: { type: "string", title: "Name" } },
+          required: ["name"],
+        });
+        await run.wait(args.ms ?? 10_000);
+        return text(`Hello, ${answer(asked, "name") ?? `stranger (${notAnswered(asked)})`}!`);
       }),
   );
 

@@ -1,6 +1,6 @@
 // Registers the simple tools on one session's McpServer: greet, forecast (x-mcp-header
 // arguments), fail_tool, broken_tool (a true JSON-RPC error, via rawErrorTools), slow_echo
-// (cancellable), toggle_beta (adds/removes `beta` on EVERY live session, so each gets
+// (cancellable), log_steps (log messages on the call's stream), toggle_beta (adds/removes `beta` on EVERY live session, so each gets
 // tools/list_changed) and touch_resource (bumps example://counter and sends resources/updated to
 // subscribed sessions). Interactive tools live in interactiveTools.ts.
 
@@ -59,6 +59,18 @@ export function registerTools(session: SessionContext): void {
       runTool(session, "slow_echo", extra, async (run) => {
         await run.wait(args.ms ?? 3000);
         return text(args.text);
+      }),
+  );
+
+  mcp.registerTool(
+    "log_steps",
+    { description: "Logs one message per level (debug, info, warning, error) on the call's stream, then returns.", inputSchema: {} },
+    (_args, extra) =>
+      runTool(session, "log_steps", extra, async () => {
+        for (const level of ["debug", "info", "warning", "error"] as const) {
+          await extra.sendNotification({ method: "notifications/message", params: { level, logger: "log_steps", data: `step at ${level}` } });
+        }
+        return text("logged 4 messages");
       }),
   );
 

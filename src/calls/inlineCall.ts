@@ -1,6 +1,7 @@
 // InlineCall: serves a running upstream call on the client's own request. It produces the message
-// sequence of that request — progress notifications (when the request carried a progressToken),
-// then exactly one final message: the result, a JSON-RPC error, or an MRTR `input_required` result
+// sequence of that request — progress notifications (when the request carried a progressToken)
+// and upstream log messages (at or above the request's logLevel, when it set one), then exactly
+// one final message: the result, a JSON-RPC error, or an MRTR `input_required` result
 // (the call is then parked in ParkedCalls and the client's retry resumes it). reply() turns the
 // sequence into a Reply: plain JSON when the final message is the first one and comes within the
 // JSON window, otherwise a stream. A question already answered by the request's own inputResponses
@@ -13,6 +14,7 @@
 
 import { internalError, invalidRequest, missingCapability } from "../protocol/errors.js";
 import { errorMessage, errorReply, notificationMessage, resultMessage, resultReply, type Reply } from "../protocol/reply.js";
+import { shouldRelayLog } from "../protocol/logLevels.js";
 import type { ClientCapabilities, JsonObject, RequestId } from "../protocol/wire.js";
 import { missingCapabilityFor } from "../questions/declaredKinds.js";
 import { OpenQuestions } from "../questions/openQuestions.js";
@@ -28,6 +30,10 @@ export interface InlineRequest {
   /** What the client declared on this request: questions of other kinds are never shown. */
   capabilities: ClientCapabilities;
   progressToken?: string | number;
+  /** `_meta` logLevel of the request: upstream log messages at or above it are relayed. */
+  logLevel?: string;
+  /** Aborts when the client goes away: the call is then cancelled upstream. */
+  signal: AbortSignal;
   /** Fields for the request's log line. */
   note: Record<string, unknown>;
 }
@@ -56,6 +62,9 @@ export class InlineCall {
   private firstOut: () => void = () => undefined;
   private readonly firstOutPromise = new Promise<void>((resolve) => (this.firstOut = resolve));
   private finished = false;
+  private markFinal: () => void = () => undefined;
+  private readonly finalPromise = new Promise<void>((resolve) => (this.markFinal = resolve));
+  private detached = false;
   private parkedCall?: ParkedCall;
   private readonly asked: Question[] = [];
   private gather?: NodeJS.Timeout;
@@ -73,17 +82,46 @@ export class InlineCall {
         this.emit({ kind: "notification", message: notificationMessage("notifications/progress", { progressToken: request.progressToken, ...progress }) });
       },
       question: (question) => this.onQuestion(question),
+      log: (entry) => {
+        if (this.finished || !shouldRelayLog(entry.level, request.logLevel)) return;
+        const params = { level: entry.level, ...(entry.logger !== undefined ? { logger: entry.logger } : {}), data: entry.data };
+        this.emit({ kind: "notification", message: notificationMessage("notifications/message", params) });
+      },
     });
     void call.outcome.then((outcome) => this.onOutcome(outcome));
+    const { signal } = request;
+    if (signal.aborted) queueMicrotask(() => this.clientGone());
+    else signal.addEventListener("abort", () => this.clientGone(), { once: true });
   }
 
   /**
-   * Waits for the first message or the JSON window, whichever comes first. `clientGone` aborts
-   * when the client leaves (the call is cancelled upstream).
+   * For a caller that may also get a task (policy `auto`): whether the call reaches its final
+   * message (a result, an error, or a question round) within `ms`. If not, this InlineCall lets go
+   * of the call (it stops following it, nothing is cancelled) so a task can take it over; a
+   * question that arrived just before the deadline is still asked inline first.
    */
-  async reply(jsonWindowMs: number, clientGone: AbortSignal): Promise<Reply> {
-    if (clientGone.aborted) this.clientGone();
-    else clientGone.addEventListener("abort", () => this.clientGone(), { once: true });
+  async finishesWithin(ms: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.finalPromise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+    clearTimeout(timer);
+    if (this.finished) return true;
+    if (this.asked.length > 0) {
+      await this.finalPromise; // the round being gathered
+      return true;
+    }
+    this.detached = true;
+    this.finished = true;
+    this.stopWatching();
+    return false;
+  }
+
+  /** True once finishesWithin() let go of the call (a task holds it now). */
+  get isDetached(): boolean {
+    return this.detached;
+  }
+
+  /** Waits for the first message or the JSON window, whichever comes first. */
+  async reply(jsonWindowMs: number): Promise<Reply> {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.firstOutPromise, new Promise<void>((resolve) => (timer = setTimeout(resolve, jsonWindowMs)))]);
     clearTimeout(timer);
@@ -122,10 +160,12 @@ export class InlineCall {
     clearTimeout(this.gather);
     this.emit({ kind: "final", reply });
     this.stream.end();
+    this.markFinal();
   }
 
   private clientGone(): void {
-    if (this.finished) return;
+    if (this.finished || this.detached) return;
+    this.markFinal();
     this.finished = true;
     this.stopWatching();
     clearTimeout(this.gather);

@@ -80,6 +80,11 @@ export class ParkedCalls {
     return this.parked.size;
   }
 
+  /** The call goes on as a task: it is no longer parked (nothing is cancelled). */
+  handOver(parked: ParkedCall): void {
+    this.release(parked);
+  }
+
   abortAll(reason: string): void {
     for (const parked of [...this.parked.values()]) {
       parked.call.abort(reason);

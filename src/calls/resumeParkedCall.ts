@@ -10,7 +10,7 @@ import { missingCapabilityFor } from "../questions/declaredKinds.js";
 import { OpenQuestions } from "../questions/openQuestions.js";
 import { isObject } from "../util/json.js";
 import { InlineCall, type InlineRequest } from "./inlineCall.js";
-import type { CallBinding, ParkedCalls } from "./parkedCalls.js";
+import type { CallBinding, ParkedCall, ParkedCalls } from "./parkedCalls.js";
 
 /** A retry carries requestState. inputResponses alone is a fresh call with answers up front. */
 export function isRetry(params: JsonObject): boolean {
@@ -25,11 +25,18 @@ export function presetAnswersOf(params: JsonObject): JsonObject | undefined {
   return inputResponses;
 }
 
+export interface ResumeOptions {
+  jsonWindowMs: number;
+  decorate?: (result: JsonObject) => JsonObject;
+  /** How the resumed call answers once every question is answered (default: inline). */
+  respond?: (inline: InlineCall, parkedCall: ParkedCall) => Promise<Reply>;
+}
+
 export async function resumeParkedCall(
-  request: InlineRequest & { params: JsonObject; signal: AbortSignal },
+  request: InlineRequest & { params: JsonObject },
   parked: ParkedCalls,
   binding: CallBinding,
-  options: { jsonWindowMs: number; decorate?: (result: JsonObject) => JsonObject },
+  options: ResumeOptions,
 ): Promise<Reply> {
   const inputResponses = presetAnswersOf(request.params) ?? {};
   const parkedCall = parked.find(request.params.requestState, binding);
@@ -64,5 +71,5 @@ export async function resumeParkedCall(
     ...(options.decorate ? { decorate: options.decorate } : {}),
   });
   OpenQuestions.deliver(matched.answers);
-  return inline.reply(options.jsonWindowMs, request.signal);
+  return options.respond ? options.respond(inline, parkedCall) : inline.reply(options.jsonWindowMs);
 }

@@ -6,6 +6,7 @@
 
 import { headerMismatch, invalidParams, invalidRequest, methodNotFound, parseError, RpcError, unsupportedVersion } from "../protocol/errors.js";
 import { clip, decodeHeaderValue, getHeader, type HeaderMap } from "../protocol/headerValue.js";
+import { isLogLevel, LOG_LEVELS } from "../protocol/logLevels.js";
 import {
   META,
   MODERN_METHODS,
@@ -35,7 +36,6 @@ export interface EnvelopeInput {
 type Candidate = { id: RequestId; method: string; params: JsonObject };
 type ErrorEnvelope = Extract<Envelope, { kind: "error" }>;
 
-const LOG_LEVELS = new Set(["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]);
 const LEGACY_VERSIONS = new Set(["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]);
 
 const DISCOVER_HINT = "send server/discover or call methods directly with _meta";
@@ -136,9 +136,9 @@ function checkMeta(params: JsonObject): RpcError | undefined {
 }
 
 function checkLogLevel(level: unknown): RpcError | undefined {
-  if (level === undefined || (typeof level === "string" && LOG_LEVELS.has(level))) return undefined;
+  if (level === undefined || isLogLevel(level)) return undefined;
   const shown = clip(JSON.stringify(level) ?? String(level));
-  return metaError(`Invalid _meta '${META.logLevel}': ${shown} is not one of ${[...LOG_LEVELS].join(", ")}`);
+  return metaError(`Invalid _meta '${META.logLevel}': ${shown} is not one of ${LOG_LEVELS.join(", ")}`);
 }
 
 const metaError = (message: string) => invalidParams(message, undefined, 400);

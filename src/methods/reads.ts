@@ -28,7 +28,7 @@ export function readHandler(pool: UpstreamPool, parked: ParkedCalls, cache: Cach
     if (isRetry(request.params)) {
       // Results of MRTR retries must not be cached.
       const decorate = cacheable ? (r: JsonObject) => ({ ...r, ttlMs: 0, cacheScope: "private" }) : undefined;
-      return resumeParkedCall({ ...inlineRequestOf(request), params: request.params, signal: request.signal }, parked, binding, {
+      return resumeParkedCall({ ...inlineRequestOf(request), params: request.params }, parked, binding, {
         jsonWindowMs: INLINE_JSON_WINDOW_MS,
         ...(decorate ? { decorate } : {}),
       });
@@ -44,6 +44,6 @@ export function readHandler(pool: UpstreamPool, parked: ParkedCalls, cache: Cach
       ...(decorate ? { decorate } : {}),
       ...(presetAnswers ? { presetAnswers } : {}),
     });
-    return inline.reply(INLINE_JSON_WINDOW_MS, request.signal);
+    return inline.reply(INLINE_JSON_WINDOW_MS);
   };
 }

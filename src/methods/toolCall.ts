@@ -1,10 +1,12 @@
 // tools/call, the heart of taskgate: starts the upstream call at once, then decides, per the
 // tool's policy and whether THIS request declared the tasks extension, to answer inline (an
 // InlineCall) or to hand out a task (written to the store before the handle goes out).
+// Policy `auto` waits autoAfterMs: a result is answered inline; a question is asked inline first
+// (MRTR), and the retry that answers it decides again; a call still running becomes a task.
 
 import { ownerHashOf } from "../auth/identity.js";
 import { InlineCall } from "../calls/inlineCall.js";
-import type { ParkedCalls } from "../calls/parkedCalls.js";
+import type { CallBinding, ParkedCalls } from "../calls/parkedCalls.js";
 import { argumentsDigest } from "../calls/requestStateCodec.js";
 import { isRetry, presetAnswersOf, resumeParkedCall } from "../calls/resumeParkedCall.js";
 import { policyFor, type TaskSettings } from "../calls/taskPolicy.js";
@@ -15,7 +17,7 @@ import { declaresTasks, TASKS_EXTENSION, type JsonObject } from "../protocol/wir
 import type { TaskRunner } from "../tasks/taskRunner.js";
 import { taskHandle } from "../tasks/taskView.js";
 import { profileOf } from "../upstream/capabilityProfile.js";
-import { UpstreamCall } from "../upstream/upstreamCall.js";
+import { UpstreamCall, type RunningCall } from "../upstream/upstreamCall.js";
 import type { UpstreamCatalog } from "../upstream/upstreamCatalog.js";
 import { toClientError } from "../upstream/upstreamFailure.js";
 import type { UpstreamPool } from "../upstream/upstreamPool.js";
@@ -32,60 +34,8 @@ export interface ToolCallDeps {
 }
 
 export function toolCallHandler(deps: ToolCallDeps) {
-  return async (request: MethodRequest): Promise<Reply> => {
-    const { name, arguments: args } = request.params;
-    if (typeof name !== "string" || name.length === 0) throw invalidParams("params.name must be the tool name (a non-empty string)");
-    if (args !== undefined && !isObject(args)) throw invalidParams("params.arguments must be an object");
-    request.note.tool = name;
-    const configuredKey = deps.settings.inputKeys[name];
-    const owner = ownerHashOf(request.identity);
-    const binding = { owner, method: "tools/call", name, args: argumentsDigest(args), ...(configuredKey ? { configuredKey } : {}) };
-    const profile = profileOf(request.capabilities);
-    const facts = await deps.catalog.describe(owner, profile, name).catch((error: unknown) => {
-      throw toClientError(error);
-    });
-    if (!facts.known) throw invalidParams(`Unknown tool: '${name}' is not in the upstream's tools/list`);
-    const headerProblem = facts.paramHeaders && checkParamHeaders(request.headers, facts.paramHeaders, args);
-    if (headerProblem) throw headerProblem;
-    if (isRetry(request.params)) {
-      return resumeParkedCall({ ...inlineRequestOf(request), params: request.params, signal: request.signal }, deps.parked, binding, {
-        jsonWindowMs: INLINE_JSON_WINDOW_MS,
-      });
-    }
-
-    const presetAnswers = presetAnswersOf(request.params);
-    const declared = declaresTasks(request.capabilities);
-    const policy = policyFor(name, deps.settings, facts.taskSupport);
-    if (!declared && policy === "required") {
-      throw missingCapability({ extensions: { [TASKS_EXTENSION]: {} } }, `tool '${name}' runs only as a task; declare ${TASKS_EXTENSION}`);
-    }
-
-    // Legacy `params.task`, MRTR fields and all modern _meta are deliberately not forwarded.
-    const upstreamParams: JsonObject = { name, ...(args !== undefined ? { arguments: args } : {}) };
-    const call = new UpstreamCall({ pool: deps.pool, owner, profile }, "tools/call", upstreamParams, request.log);
-    const inline = () =>
-      new InlineCall(call, inlineRequestOf(request), { parked: deps.parked, binding, ...(presetAnswers ? { presetAnswers } : {}) }).reply(
-        INLINE_JSON_WINDOW_MS,
-        request.signal,
-      );
-
-    if (!declared || policy === "never") return inline();
-    if (policy === "auto") {
-      let timer: NodeJS.Timeout | undefined;
-      const first = await Promise.race([
-        call.outcome.then(() => "finished" as const),
-        call.asked.then(() => "asked" as const),
-        new Promise<"slow">((resolve) => (timer = setTimeout(() => resolve("slow"), deps.settings.autoAfterMs))),
-      ]);
-      clearTimeout(timer);
-      if (first === "finished") return inline();
-      if (request.signal.aborted) {
-        // The caller left while we waited: nobody would ever learn this task's id.
-        call.abort("client left before the task was handed out");
-        request.note.outcome = "client_disconnected";
-        throw invalidParams("the client left before the task was handed out");
-      }
-    }
+  /** Creates the task around `call` (stored before the handle is returned). */
+  const startTask = async (request: MethodRequest, call: RunningCall, owner: string, name: string): Promise<Reply> => {
     let record: Awaited<ReturnType<TaskRunner["start"]>>;
     try {
       record = await deps.runner.start(call, owner, name);
@@ -96,5 +46,53 @@ export function toolCallHandler(deps: ToolCallDeps) {
     request.note.taskId = record.taskId;
     request.note.outcome = "task";
     return resultReply({ ...taskHandle(record), resultType: "task" });
+  };
+
+  /** Policy `auto`: inline if the call finishes (or asks) within autoAfterMs, else a task. */
+  const autoReply = async (request: MethodRequest, inline: InlineCall, call: RunningCall, owner: string, name: string, handOver?: () => void): Promise<Reply> => {
+    if (await inline.finishesWithin(deps.settings.autoAfterMs)) return inline.reply(INLINE_JSON_WINDOW_MS);
+    handOver?.();
+    return startTask(request, call, owner, name);
+  };
+
+  return async (request: MethodRequest): Promise<Reply> => {
+    const { name, arguments: args } = request.params;
+    if (typeof name !== "string" || name.length === 0) throw invalidParams("params.name must be the tool name (a non-empty string)");
+    if (args !== undefined && !isObject(args)) throw invalidParams("params.arguments must be an object");
+    request.note.tool = name;
+    const configuredKey = deps.settings.inputKeys[name];
+    const owner = ownerHashOf(request.identity);
+    const binding: CallBinding = { owner, method: "tools/call", name, args: argumentsDigest(args), ...(configuredKey ? { configuredKey } : {}) };
+    const profile = profileOf(request.capabilities);
+    const facts = await deps.catalog.describe(owner, profile, name).catch((error: unknown) => {
+      throw toClientError(error);
+    });
+    if (!facts.known) throw invalidParams(`Unknown tool: '${name}' is not in the upstream's tools/list`);
+    const headerProblem = facts.paramHeaders && checkParamHeaders(request.headers, facts.paramHeaders, args);
+    if (headerProblem) throw headerProblem;
+
+    const declared = declaresTasks(request.capabilities);
+    const policy = policyFor(name, deps.settings, facts.taskSupport);
+    if (isRetry(request.params)) {
+      return resumeParkedCall({ ...inlineRequestOf(request), params: request.params }, deps.parked, binding, {
+        jsonWindowMs: INLINE_JSON_WINDOW_MS,
+        ...(declared && policy === "auto"
+          ? { respond: (inline, parkedCall) => autoReply(request, inline, parkedCall.call, owner, name, () => deps.parked.handOver(parkedCall)) }
+          : {}),
+      });
+    }
+
+    const presetAnswers = presetAnswersOf(request.params);
+    if (!declared && policy === "required") {
+      throw missingCapability({ extensions: { [TASKS_EXTENSION]: {} } }, `tool '${name}' runs only as a task; declare ${TASKS_EXTENSION}`);
+    }
+
+    // Legacy `params.task`, MRTR fields and all modern _meta are deliberately not forwarded.
+    const upstreamParams: JsonObject = { name, ...(args !== undefined ? { arguments: args } : {}) };
+    const call = new UpstreamCall({ pool: deps.pool, owner, profile }, "tools/call", upstreamParams, request.log);
+    if (declared && (policy === "always" || policy === "required")) return startTask(request, call, owner, name);
+    const inline = new InlineCall(call, inlineRequestOf(request), { parked: deps.parked, binding, ...(presetAnswers ? { presetAnswers } : {}) });
+    if (declared && policy === "auto") return autoReply(request, inline, call, owner, name);
+    return inline.reply(INLINE_JSON_WINDOW_MS);
   };
 }

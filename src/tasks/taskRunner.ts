@@ -8,10 +8,13 @@
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import { invalidParams } from "../protocol/errors.js";
+import { shouldRelayLog } from "../protocol/logLevels.js";
 import type { InputRequests, JsonObject } from "../protocol/wire.js";
 import { OpenQuestions } from "../questions/openQuestions.js";
+import type { LogEntry } from "../upstream/callContext.js";
 import type { CallOutcome, RunningCall } from "../upstream/upstreamCall.js";
 import { modernResult } from "../upstream/upstreamResult.js";
+import { isObject } from "../util/json.js";
 import { MAX_TIMER_MS } from "../util/timers.js";
 import type { TaskRecord } from "./taskRecord.js";
 import { cancelledRecord, failedRecord, withoutInputs, type TaskRecords } from "./taskRecords.js";
@@ -76,6 +79,11 @@ export class TaskRunner {
 
     call.watch({
       progress: (p) => this.inBackground(taskId, task, () => this.writeProgress(taskId, p.message ?? progressText(p))),
+      // Tasks carry no log messages (2026-07-28): an informative one becomes the statusMessage.
+      log: (entry) => {
+        const text = statusTextOf(entry);
+        if (text !== undefined) this.inBackground(taskId, task, () => this.writeProgress(taskId, text));
+      },
       question: (question) =>
         this.inBackground(taskId, task, async () => {
           if (question.settled) return;
@@ -210,6 +218,13 @@ export class TaskRunner {
 function sameKeys(a: InputRequests, b: InputRequests): boolean {
   const left = Object.keys(a);
   return left.length === Object.keys(b).length && left.every((key) => Object.hasOwn(b, key));
+}
+
+/** The text of a log message worth showing as a task's statusMessage (info and above, a string). */
+function statusTextOf(entry: LogEntry): string | undefined {
+  if (!shouldRelayLog(entry.level, "info")) return undefined;
+  const text = typeof entry.data === "string" ? entry.data : isObject(entry.data) && typeof entry.data.message === "string" ? entry.data.message : undefined;
+  return text === undefined ? undefined : text.slice(0, 500);
 }
 
 const progressText = (p: { progress: number; total?: number }) =>

@@ -189,19 +189,53 @@ describe("policy 'auto'", () => {
   });
 });
 
+describe("policy 'auto': a question before the task exists (MRTR, then the task)", () => {
+  let s: Stack;
+  before(async () => {
+    s = await stack({ policy: "auto", autoAfterMs: AUTO_AFTER_MS });
+  });
+
+  test("round 1 is an inline input_required; round 2 (the answer) is a CreateTaskResult; the task completes with the answer", async () => {
+    const first = resultOf(await callTool(s.url, "ask_then_work", { ms: LONG }, { capabilities: TASKS_AND_FORMS }));
+    assert.equal(first.resultType, "input_required");
+    assert.equal(first.taskId, undefined);
+    assert.deepEqual(Object.keys(first.inputRequests as object), ["name"]);
+    const second = resultOf(
+      await callTool(s.url, "ask_then_work", { ms: LONG }, { capabilities: TASKS_AND_FORMS }, { requestState: first.requestState, inputResponses: { name: { action: "accept", content: { name: "Alice" } } } }),
+    );
+    assert.equal(second.resultType, "task");
+    assert.equal(second.requestState, undefined);
+    assert.equal(second.inputRequests, undefined);
+    const taskId = second.taskId as string;
+    assert.equal((await getTask(s.url, taskId)).status, "working");
+    await cancelTask(s.url, taskId);
+    await waitForTask(s.url, taskId, hasStatus("cancelled"));
+  });
+
+  test("the same, with a quick second half: the task completes with the answer in its result", async () => {
+    const first = resultOf(await callTool(s.url, "ask_then_work", { ms: 8_000 }, { capabilities: TASKS_AND_FORMS }));
+    const second = resultOf(
+      await callTool(s.url, "ask_then_work", { ms: 8_000 }, { capabilities: TASKS_AND_FORMS }, { requestState: first.requestState, inputResponses: { name: { action: "accept", content: { name: "Alice" } } } }),
+    );
+    assert.equal(second.resultType, "task");
+    const done = await waitForTask(s.url, second.taskId as string, hasStatus("completed"));
+    assert.match(textOf(done.result), /Alice/);
+  });
+});
+
 describe("policy 'auto' with a long autoAfterMs", () => {
   let s: Stack;
   before(async () => {
     s = await stack({ policy: "auto", autoAfterMs: 20_000 });
   });
 
-  test("a tool that asks before autoAfterMs (two_rounds) ⇒ a task at once, then input_required", async () => {
-    const started = Date.now();
-    const task = await createTask(s.url, "two_rounds", {}, { capabilities: TASKS_AND_FORMS });
-    assert.ok(Date.now() - started < 2000, "the question turned the call into a task long before autoAfterMs");
-    const waiting = await waitForTask(s.url, task.taskId as string, hasStatus("input_required"));
-    assert.deepEqual(keysOf(waiting), ["first"]);
-    assert.deepEqual(waiting.inputRequests, {
+  test("a tool that asks before autoAfterMs (two_rounds) ⇒ the question is asked inline first (MRTR), no task yet", async () => {
+    const reply = await callTool(s.url, "two_rounds", {}, { capabilities: TASKS_AND_FORMS });
+    const round = resultOf(reply);
+    assert.equal(round.resultType, "input_required");
+    assert.equal(round.taskId, undefined);
+    assert.equal(typeof round.requestState, "string");
+    assert.deepEqual(round.inputRequests, {
       first: {
         method: "elicitation/create",
         params: {
@@ -211,8 +245,6 @@ describe("policy 'auto' with a long autoAfterMs", () => {
         },
       },
     });
-    await cancelTask(s.url, task.taskId as string);
-    await waitForTask(s.url, task.taskId as string, hasStatus("cancelled"));
   });
 
   test("a client without elicitation is never asked: the same tool stays inline with its default", async () => {
@@ -228,15 +260,16 @@ describe("policy 'auto' with a long autoAfterMs", () => {
     assert.equal(textOf(assertInlineToolResult(resultOf(reply))), "Hello, Ada!");
   });
 
-  test("answering the early question completes the task", async () => {
-    const task = await createTask(s.url, "two_rounds");
-    const taskId = task.taskId as string;
-    await waitForTask(s.url, taskId, (t) => keysOf(t).includes("first"));
-    await updateTask(s.url, taskId, { first: { action: "accept", content: { first: "Ada" } } });
-    await waitForTask(s.url, taskId, (t) => keysOf(t).includes("last"));
-    await updateTask(s.url, taskId, { last: { action: "accept", content: { last: "Lovelace" } } });
-    const done = await waitForTask(s.url, taskId, hasStatus("completed"));
-    assert.equal(textOf(done.result), "Hello, Ada Lovelace!");
-    assert.equal((await getTask(s.url, taskId)).status, "completed");
+  test("answered inline round by round, a call that then finishes in time stays inline", async () => {
+    const first = resultOf(await callTool(s.url, "two_rounds", {}, { capabilities: TASKS_AND_FORMS }));
+    const second = resultOf(
+      await callTool(s.url, "two_rounds", {}, { capabilities: TASKS_AND_FORMS }, { requestState: first.requestState, inputResponses: { first: { action: "accept", content: { first: "Ada" } } } }),
+    );
+    assert.equal(second.resultType, "input_required");
+    assert.deepEqual(Object.keys(second.inputRequests as object), ["last"]);
+    const done = resultOf(
+      await callTool(s.url, "two_rounds", {}, { capabilities: TASKS_AND_FORMS }, { requestState: second.requestState, inputResponses: { last: { action: "accept", content: { last: "Lovelace" } } } }),
+    );
+    assert.equal(textOf(assertInlineToolResult(done)), "Hello, Ada Lovelace!");
   });
 });

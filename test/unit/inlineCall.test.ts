@@ -17,13 +17,13 @@ import { formQuestion, ScriptedCall } from "./scriptedCall.js";
 const WINDOW_MS = 40;
 const binding: CallBinding = { owner: "owner-hash", method: "tools/call", name: "tool", args: "digest" };
 
-function setup(capabilities: ClientCapabilities = {}, extra: Partial<InlineRequest> = {}, presetAnswers?: JsonObject) {
+function setup(capabilities: ClientCapabilities = {}, extra: Partial<Omit<InlineRequest, "signal">> = {}, presetAnswers?: JsonObject) {
   const call = new ScriptedCall();
   const parked = new ParkedCalls(new RequestStateCodec(), 60_000, createLogger("silent"));
-  const request: InlineRequest = { id: 7, capabilities, note: {}, ...extra };
-  const inline = new InlineCall(call, request, { parked, binding, ...(presetAnswers ? { presetAnswers } : {}) });
   const clientGone = new AbortController();
-  return { call, parked, request, inline, clientGone, reply: () => inline.reply(WINDOW_MS, clientGone.signal) };
+  const request: InlineRequest = { id: 7, capabilities, note: {}, signal: clientGone.signal, ...extra };
+  const inline = new InlineCall(call, request, { parked, binding, ...(presetAnswers ? { presetAnswers } : {}) });
+  return { call, parked, request, inline, clientGone, reply: () => inline.reply(WINDOW_MS) };
 }
 
 async function drain(reply: Reply): Promise<JsonObject[]> {
@@ -135,10 +135,34 @@ describe("InlineCall", () => {
     assert.equal((await drain(got)).length, 1, "only what was sent before");
   });
 
+  it("finishesWithin: a result in time is true; a call still running is let go (not cancelled) and false", async () => {
+    const quick = setup();
+    const decided = quick.inline.finishesWithin(1_000);
+    quick.call.finish({ content: [] });
+    assert.equal(await decided, true);
+    assert.deepEqual(await quick.reply(), { kind: "result", result: { content: [], resultType: "complete" } });
+
+    const slow = setup({}, { progressToken: "p" });
+    assert.equal(await slow.inline.finishesWithin(WINDOW_MS), false);
+    assert.equal(slow.inline.isDetached, true);
+    slow.call.progress({ progress: 1 });
+    slow.clientGone.abort();
+    assert.equal(slow.call.abortedBecause, undefined, "a task holds the call now: leaving does not cancel it");
+  });
+
+  it("finishesWithin: a question near the deadline is still asked inline", async () => {
+    const { call, inline, reply } = setup({ elicitation: {} });
+    const decided = inline.finishesWithin(5);
+    call.ask(formQuestion("name"));
+    assert.equal(await decided, true);
+    const got = await reply();
+    assert.ok(got.kind === "result" && got.result.resultType === "input_required");
+  });
+
   it("a client that leaves during the JSON window cancels the call and ends the wait at once", async () => {
     const { call, clientGone, inline } = setup();
     const started = performance.now();
-    const pending = inline.reply(10_000, clientGone.signal);
+    const pending = inline.reply(10_000);
     clientGone.abort();
     await pending;
     assert.ok(performance.now() - started < 5_000, "did not wait for the window");
