@@ -15,10 +15,8 @@ import {
   createTask,
   getTask,
   hasStatus,
-  keysOf,
   nextEvent,
   TASKS_AND_FORMS,
-  updateTask,
   waitForTask,
 } from "./taskFlow.js";
 import { assertInlineToolResult, textOf } from "./taskShapes.js";
