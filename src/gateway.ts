@@ -10,11 +10,13 @@ import express from "express";
 import type { Logger } from "pino";
 import { createIdentityResolver } from "./auth/createIdentityResolver.js";
 import { ownerHashOf } from "./auth/identity.js";
+import { LiveInlineCalls } from "./calls/liveInlineCalls.js";
 import { ParkedCalls } from "./calls/parkedCalls.js";
 import { RequestStateCodec } from "./calls/requestStateCodec.js";
 import { createCluster, type Cluster } from "./cluster/createCluster.js";
 import type { Config } from "./config/schema.js";
 import { frontDoor } from "./http/frontDoor.js";
+import { mountHealth } from "./http/health.js";
 import { createPassThrough } from "./http/passThrough.js";
 import { discoverResult } from "./methods/discover.js";
 import type { MethodHandler, MethodRequest } from "./methods/handler.js";
@@ -52,6 +54,9 @@ export interface Gateway {
   log: Logger;
   close(): Promise<void>;
 }
+
+/** The identity whose upstream session answers readiness checks (owners are hashes: no clash). */
+const READINESS_OWNER = "taskgate:readiness";
 
 export async function startGateway(config: Config, options: { log?: Logger } = {}): Promise<Gateway> {
   const log = options.log ?? createLogger(config.log.level);
@@ -101,8 +106,9 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
   });
 
   const parked = new ParkedCalls(new RequestStateCodec(config.mrtr.secret), config.mrtr.holdTimeoutMs, log);
+  const live = new LiveInlineCalls();
   const relay = relayHandler(pool, config.cache);
-  const read = readHandler(pool, parked, config.cache);
+  const read = readHandler(pool, parked, live, config.cache);
   const handlers: Record<string, MethodHandler> = {
     "server/discover": async (request) => resultReply(discoverResult(await upstreamInfo(request), config.cache)),
     "tools/list": relay,
@@ -112,7 +118,7 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     "resources/templates/list": relay,
     "resources/read": read,
     "completion/complete": relay,
-    "tools/call": toolCallHandler({ pool, catalog, runner, parked, settings: config.tasks }),
+    "tools/call": toolCallHandler({ pool, catalog, runner, parked, live, settings: config.tasks }),
     "subscriptions/listen": listenHandler(subscriptions),
     ...tasksHandlers(access),
   };
@@ -125,14 +131,19 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
 
   const app = express();
   app.disable("x-powered-by");
-  app.get("/healthz", (_req, res) => {
-    res.json({
-      status: "ok",
+  mountHealth(app, {
+    checks: {
+      upstream: () => pool.check(READINESS_OWNER),
+      store: async () => void (await records.get("readiness-probe")),
+    },
+    stats: () => ({
       heldTasks: runner.count(),
       heldCalls: parked.count(),
+      inlineCalls: live.count(),
       listenStreams: subscriptions.openCount(),
       upstreamSessions: pool.sessionCount(),
-    });
+    }),
+    timeoutMs: config.upstream.requestTimeoutMs,
   });
   const door = frontDoor({
     identity,
@@ -148,7 +159,16 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     door(req, res).catch(next);
   });
 
-  const server = createServer(app);
+  const server = createServer(
+    {
+      headersTimeout: config.http.headersTimeoutMs,
+      requestTimeout: config.http.requestTimeoutMs,
+      keepAliveTimeout: config.http.keepAliveTimeoutMs,
+      // How often Node looks for clients past those limits (its default is 30 s).
+      connectionsCheckingInterval: Math.min(1_000, config.http.headersTimeoutMs),
+    },
+    app,
+  );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(config.port, config.host, () => resolve());
@@ -157,6 +177,11 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   const url = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}${config.path}`;
   log.info({ event: "gateway.started", url, upstream: config.upstream.url, store: config.store.kind, instanceId, auth: identity.mode }, "taskgate listening");
+  // Say at once when the upstream cannot be reached (taskgate serves anyway; /readyz says 503).
+  pool.check(READINESS_OWNER).catch((error: unknown) => {
+    const failure = toClientError(error);
+    log.warn({ event: "upstream.unavailable", upstream: config.upstream.url, reason: (failure.data as { reason?: string } | undefined)?.reason, err: failure.message }, "upstream does not answer yet; /readyz is 503 until it does");
+  });
 
   return {
     url,
@@ -167,11 +192,15 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     upstreamEvents,
     log,
     async close() {
+      log.info({ event: "gateway.stopping", inlineCalls: live.count(), heldTasks: runner.count(), graceMs: config.shutdown.graceMs }, "taskgate shutting down");
+      const closed = new Promise<void>((resolve) => server.close(() => resolve())); // no new connections
+      server.closeIdleConnections();
+      await live.drain(config.shutdown.graceMs); // inline calls finish, or end with a shutting_down error
       parked.abortAll("gateway shutting down");
       await runner.shutdown(); // listeners see their tasks fail…
       await subscriptions.close(); // …then each listen stream gets its closing result
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closed;
       await pool.close();
       await dispatcher.close();
       await cluster.close(); // this instance's lease goes at once: others see its tasks are gone

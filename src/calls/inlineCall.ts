@@ -22,6 +22,7 @@ import type { Question } from "../questions/question.js";
 import type { CallOutcome, RunningCall } from "../upstream/upstreamCall.js";
 import { modernResult } from "../upstream/upstreamResult.js";
 import { AsyncQueue } from "../util/asyncQueue.js";
+import type { Drainable, LiveInlineCalls } from "./liveInlineCalls.js";
 import type { CallBinding, ParkedCall, ParkedCalls } from "./parkedCalls.js";
 
 /** The request an inline call answers. */
@@ -40,6 +41,8 @@ export interface InlineRequest {
 
 export interface InlineCallOptions {
   parked: ParkedCalls;
+  /** Where live inline calls are tracked (shutdown drains them). */
+  live: LiveInlineCalls;
   binding: CallBinding;
   /** Set when this request resumes a parked call. */
   resumes?: ParkedCall;
@@ -55,7 +58,7 @@ type Outgoing = { kind: "notification"; message: JsonObject } | { kind: "final";
 /** Concurrent questions arrive a few ms apart; gather them into one round. */
 const GATHER_MS = 30;
 
-export class InlineCall {
+export class InlineCall implements Drainable {
   private mode: "undecided" | "json" | "streaming" = "undecided";
   private readonly early: Outgoing[] = [];
   private readonly stream = new AsyncQueue<Outgoing>();
@@ -76,6 +79,7 @@ export class InlineCall {
     private readonly options: InlineCallOptions,
   ) {
     this.parkedCall = options.resumes;
+    options.live.add(this);
     this.stopWatching = call.watch({
       progress: (progress) => {
         if (request.progressToken === undefined || this.finished) return;
@@ -112,6 +116,7 @@ export class InlineCall {
     this.detached = true;
     this.finished = true;
     this.stopWatching();
+    this.options.live.delete(this);
     return false;
   }
 
@@ -153,6 +158,18 @@ export class InlineCall {
     }
   }
 
+  /** Shutdown: ends this call now with a shutting-down error and cancels it upstream. */
+  async shutDown(): Promise<void> {
+    if (this.finished) return;
+    this.call.abort("gateway shutting down");
+    this.finish(errorReply(internalError("taskgate is shutting down", { reason: "shutting_down" }, 503)));
+    if (this.mode === "streaming") {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.stream.drained, new Promise((resolve) => (timer = setTimeout(resolve, 1_000)))]);
+      clearTimeout(timer);
+    }
+  }
+
   private finish(reply: FinalReply): void {
     if (this.finished) return;
     this.finished = true;
@@ -161,6 +178,7 @@ export class InlineCall {
     this.emit({ kind: "final", reply });
     this.stream.end();
     this.markFinal();
+    this.options.live.delete(this);
   }
 
   private clientGone(): void {
@@ -170,6 +188,7 @@ export class InlineCall {
     this.stopWatching();
     clearTimeout(this.gather);
     this.stream.end();
+    this.options.live.delete(this);
     this.firstOut(); // a reply() still waiting for its window has nobody to answer
     this.request.note.outcome = "client_disconnected";
     this.call.abort("client closed the stream");

@@ -10,6 +10,7 @@ import { missingCapabilityFor } from "../questions/declaredKinds.js";
 import { OpenQuestions } from "../questions/openQuestions.js";
 import { isObject } from "../util/json.js";
 import { InlineCall, type InlineRequest } from "./inlineCall.js";
+import type { LiveInlineCalls } from "./liveInlineCalls.js";
 import type { CallBinding, ParkedCall, ParkedCalls } from "./parkedCalls.js";
 
 /** A retry carries requestState. inputResponses alone is a fresh call with answers up front. */
@@ -27,6 +28,7 @@ export function presetAnswersOf(params: JsonObject): JsonObject | undefined {
 
 export interface ResumeOptions {
   jsonWindowMs: number;
+  live: LiveInlineCalls;
   decorate?: (result: JsonObject) => JsonObject;
   /** How the resumed call answers once every question is answered (default: inline). */
   respond?: (inline: InlineCall, parkedCall: ParkedCall) => Promise<Reply>;
@@ -66,6 +68,7 @@ export async function resumeParkedCall(
   // Watch before answering, so a follow-up question is caught by this request.
   const inline = new InlineCall(parkedCall.call, request, {
     parked,
+    live: options.live,
     binding,
     resumes: parkedCall,
     ...(options.decorate ? { decorate: options.decorate } : {}),

@@ -119,9 +119,27 @@ export const ConfigSchema = z
       })
       .strict()
       .prefault({}),
+    http: z
+      .object({
+        /** A client must send its request headers within this long (slow clients are cut off). */
+        headersTimeoutMs: timerMs.positive().default(10_000),
+        /** ... and its whole request, headers and body, within this long. */
+        requestTimeoutMs: timerMs.positive().default(30_000),
+        /** An idle keep-alive connection is closed after this long. */
+        keepAliveTimeoutMs: timerMs.positive().default(5_000),
+      })
+      .strict()
+      .prefault({}),
+    shutdown: z
+      .object({
+        /** On SIGTERM, inline calls in flight get this long to finish before they end with an error. */
+        graceMs: timerMs.min(0).default(10_000),
+      })
+      .strict()
+      .prefault({}),
     subscriptions: z
       .object({
-        /** Interval of the `:` keep-alive comments on open subscriptions/listen streams. */
+        /** Interval of the `:` keep-alive comments on SSE responses (listen streams, streamed calls). */
         keepAliveMs: timerMs.positive().default(15_000),
       })
       .strict()

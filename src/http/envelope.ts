@@ -1,5 +1,5 @@
 // parseEnvelope: validates one 2026-07-28 POST (headers + raw body) in the spec's check order —
-// JSON/JSON-RPC shape, required _meta, standard headers, protocol version, known method — and
+// JSON/JSON-RPC shape, required _meta, standard headers, protocol version, known method, params depth — and
 // returns the request, a notification to accept (202), or the first RpcError (with the request id
 // whenever it could be read). Capability gating and params validation are left to the router.
 // classifyLegacy decides which requests go to the legacy (initialize + session) pass-through.
@@ -70,7 +70,7 @@ export function parseEnvelope(input: EnvelopeInput): Envelope {
   if (metaError) return fail(id, metaError);
   const meta = params._meta as JsonObject;
   const version = meta[META.protocolVersion] as string;
-  const error = checkHeaders(input.headers, method, params, version) ?? checkVersion(version) ?? checkMethod(method);
+  const error = checkHeaders(input.headers, method, params, version) ?? checkVersion(version) ?? checkMethod(method) ?? checkDepth(params);
   if (error) return fail(id, error);
   const request: JsonRpcRequest = { jsonrpc: "2.0", id, method, params: params as JsonRpcRequest["params"] };
   return { kind: "request", request, capabilities: meta[META.clientCapabilities] as ClientCapabilities, protocolVersion: version };
@@ -204,6 +204,25 @@ function checkMethod(method: string): RpcError | undefined {
   if (MODERN_METHODS.has(method)) return undefined;
   const removed = REMOVED_METHODS.get(method);
   return removed ? methodNotFound(removed, "") : methodNotFound(clip(method));
+}
+
+// ---- 7. params: nesting depth ------------------------------------------------------------------
+
+/** Deeper params are refused before any work (recursive code below would blow its stack). */
+export const MAX_PARAMS_DEPTH = 128;
+
+function checkDepth(params: JsonObject): RpcError | undefined {
+  // Iterative, so the check itself cannot overflow.
+  const stack: Array<[unknown, number]> = [[params, 1]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (depth > MAX_PARAMS_DEPTH) return invalidParams(`Invalid params: nested more than ${MAX_PARAMS_DEPTH} levels deep`);
+    if (typeof value !== "object" || value === null) continue;
+    for (const child of Array.isArray(value) ? value : Object.values(value)) {
+      if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return undefined;
 }
 
 // ---- helpers -----------------------------------------------------------------------------------

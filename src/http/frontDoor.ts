@@ -45,12 +45,18 @@ export function frontDoor(options: FrontDoorOptions) {
     const note: Record<string, unknown> = {};
     res.on("close", () => {
       const line = { event: "request", httpMethod: req.method, status: res.statusCode, ms: Math.round(performance.now() - started), ...note };
-      if (res.statusCode >= 500) log.error(line, "request failed");
+      // An expected failure (upstream or store trouble, named by its reason) is a warning; anything else at 5xx is an error.
+      if (res.statusCode >= 500) (note.reason ? log.warn(line, "request failed") : log.error(line, "request failed"));
       else log.info(line, "request");
     });
 
     const forbidden = checkOriginAndHost(req.headers, { origins: options.allowedOrigins, hosts: options.allowedHosts });
-    if (forbidden) return sendError(res, null, forbidden);
+    if (forbidden) {
+      // The most likely deployment mistake (a proxy's or service's name not in allowedHosts): say which value was refused.
+      note.rejected = forbidden.header === "Host" ? "host_not_allowed" : "origin_not_allowed";
+      note.refusedValue = forbidden.value;
+      return sendError(res, null, forbidden.error);
+    }
 
     let body: Buffer | undefined;
     if (req.method === "POST") {
@@ -129,6 +135,8 @@ export function frontDoor(options: FrontDoorOptions) {
       if (!(error instanceof RpcError)) log.error({ event: "request.crashed", err: error }, "handler crashed");
       const rpc = error instanceof RpcError ? error : internalError("Internal error");
       note.error = rpc.code;
+      const reason = (rpc.data as { reason?: unknown } | undefined)?.reason;
+      if (typeof reason === "string") note.reason = reason;
       reply = errorReply(rpc);
     }
     await writeReply(res, request.id, reply, { keepAliveMs: options.keepAliveMs });

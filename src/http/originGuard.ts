@@ -2,7 +2,8 @@
 // Contract: `Host` (if present) must name a loopback host (localhost, 127.x.x.x, [::1]; any port) or
 // be listed in allowed.hosts (full host or hostname, case-insensitive); `Origin` (if present) must be
 // an http(s) origin whose hostname is loopback or which is listed verbatim in allowed.origins.
-// Returns undefined when acceptable, else an InvalidRequest RpcError with HTTP 403. Never throws.
+// Returns undefined when acceptable, else which header was refused, its value (for the log) and an
+// InvalidRequest RpcError with HTTP 403. Never throws.
 
 import { invalidRequest, type RpcError } from "../protocol/errors.js";
 import { clip, getHeader, type HeaderMap } from "../protocol/headerValue.js";
@@ -12,19 +13,25 @@ export interface AllowedOriginsAndHosts {
   hosts: string[];
 }
 
-export function checkOriginAndHost(headers: HeaderMap, allowed: AllowedOriginsAndHosts): RpcError | undefined {
+export interface Refusal {
+  header: "Host" | "Origin";
+  value: string;
+  error: RpcError;
+}
+
+export function checkOriginAndHost(headers: HeaderMap, allowed: AllowedOriginsAndHosts): Refusal | undefined {
   const host = getHeader(headers, "host");
   if (host !== undefined && !isAllowedHost(host, allowed.hosts)) {
-    return forbidden("Host", host, "allowedHosts");
+    return refusal("Host", host, "allowedHosts");
   }
   const origin = getHeader(headers, "origin");
   if (origin !== undefined && !isAllowedOrigin(origin, allowed.origins)) {
-    return forbidden("Origin", origin, "allowedOrigins");
+    return refusal("Origin", origin, "allowedOrigins");
   }
   return undefined;
 }
 
-export function isLoopbackHostname(hostname: string): boolean {
+function isLoopbackHostname(hostname: string): boolean {
   const name = hostname.toLowerCase();
   if (name === "localhost" || name === "[::1]" || name === "::1") return true;
   const octets = name.split(".");
@@ -71,7 +78,8 @@ function parseHttpOrigin(origin: string): URL | undefined {
   return bare && !origin.endsWith("#") && !origin.endsWith("?") ? url : undefined;
 }
 
-function forbidden(header: "Host" | "Origin", value: string | string[], option: string): RpcError {
+function refusal(header: "Host" | "Origin", value: string | string[], option: string): Refusal {
   const shown = Array.isArray(value) ? `${value.length} values` : `'${clip(value)}'`;
-  return invalidRequest(`Forbidden: ${header} ${shown} is not allowed (DNS-rebinding protection); add it to ${option} to permit it`, 403);
+  const error = invalidRequest(`Forbidden: ${header} ${shown} is not allowed (DNS-rebinding protection); add it to ${option} to permit it`, 403);
+  return { header, value: clip(Array.isArray(value) ? value.join(", ") : value), error };
 }

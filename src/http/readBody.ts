@@ -1,4 +1,6 @@
-// Reads a request body into memory up to a limit; past it, stops reading and says so.
+// Reads a request body into memory up to a limit. Past the limit it stops keeping the bytes but
+// keeps reading (up to DRAIN_FACTOR × the limit) before saying so, so the client finishes sending
+// and can read the 413 instead of hitting a closed connection.
 
 import type { IncomingMessage } from "node:http";
 
@@ -8,23 +10,26 @@ export class BodyTooLargeError extends Error {
   }
 }
 
+/** An over-limit body is read (and dropped) up to this many times the limit; beyond, the connection is cut. */
+const DRAIN_FACTOR = 16;
+
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > limit) return Promise.reject(new BodyTooLargeError(limit));
+  const drainLimit = limit * DRAIN_FACTOR;
+  if (Number.isFinite(declared) && declared > drainLimit) return Promise.reject(new BodyTooLargeError(limit));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) {
+      if (size <= limit) chunks.push(chunk);
+      else if (size > drainLimit) {
         req.removeAllListeners("data");
-        req.resume();
+        req.pause();
         reject(new BodyTooLargeError(limit));
-        return;
       }
-      chunks.push(chunk);
     });
-    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("end", () => (size > limit ? reject(new BodyTooLargeError(limit)) : resolve(Buffer.concat(chunks))));
     req.on("error", reject);
   });
 }

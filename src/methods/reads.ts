@@ -3,6 +3,7 @@
 
 import { ownerHashOf } from "../auth/identity.js";
 import { InlineCall } from "../calls/inlineCall.js";
+import type { LiveInlineCalls } from "../calls/liveInlineCalls.js";
 import type { ParkedCalls } from "../calls/parkedCalls.js";
 import { argumentsDigest } from "../calls/requestStateCodec.js";
 import { isRetry, presetAnswersOf, resumeParkedCall } from "../calls/resumeParkedCall.js";
@@ -16,7 +17,7 @@ import type { MethodRequest } from "./handler.js";
 import { inlineRequestOf, INLINE_JSON_WINDOW_MS } from "./inlineRequest.js";
 import type { CacheHints } from "./relay.js";
 
-export function readHandler(pool: UpstreamPool, parked: ParkedCalls, cache: CacheHints) {
+export function readHandler(pool: UpstreamPool, parked: ParkedCalls, live: LiveInlineCalls, cache: CacheHints) {
   return async (request: MethodRequest): Promise<Reply> => {
     const nameKey = request.method === "resources/read" ? "uri" : "name";
     const name = request.params[nameKey];
@@ -30,6 +31,7 @@ export function readHandler(pool: UpstreamPool, parked: ParkedCalls, cache: Cach
       const decorate = cacheable ? (r: JsonObject) => ({ ...r, ttlMs: 0, cacheScope: "private" }) : undefined;
       return resumeParkedCall({ ...inlineRequestOf(request), params: request.params }, parked, binding, {
         jsonWindowMs: INLINE_JSON_WINDOW_MS,
+        live,
         ...(decorate ? { decorate } : {}),
       });
     }
@@ -40,6 +42,7 @@ export function readHandler(pool: UpstreamPool, parked: ParkedCalls, cache: Cach
     const decorate = cacheable ? (r: JsonObject) => ({ ...r, ttlMs: cache.ttlMs, cacheScope: cache.cacheScope }) : undefined;
     const inline = new InlineCall(call, inlineRequestOf(request), {
       parked,
+      live,
       binding,
       ...(decorate ? { decorate } : {}),
       ...(presetAnswers ? { presetAnswers } : {}),

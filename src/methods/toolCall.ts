@@ -6,6 +6,7 @@
 
 import { ownerHashOf } from "../auth/identity.js";
 import { InlineCall } from "../calls/inlineCall.js";
+import type { LiveInlineCalls } from "../calls/liveInlineCalls.js";
 import type { CallBinding, ParkedCalls } from "../calls/parkedCalls.js";
 import { argumentsDigest } from "../calls/requestStateCodec.js";
 import { isRetry, presetAnswersOf, resumeParkedCall } from "../calls/resumeParkedCall.js";
@@ -30,6 +31,7 @@ export interface ToolCallDeps {
   catalog: UpstreamCatalog;
   runner: TaskRunner;
   parked: ParkedCalls;
+  live: LiveInlineCalls;
   settings: TaskSettings;
 }
 
@@ -76,6 +78,7 @@ export function toolCallHandler(deps: ToolCallDeps) {
     if (isRetry(request.params)) {
       return resumeParkedCall({ ...inlineRequestOf(request), params: request.params }, deps.parked, binding, {
         jsonWindowMs: INLINE_JSON_WINDOW_MS,
+        live: deps.live,
         ...(declared && policy === "auto"
           ? { respond: (inline, parkedCall) => autoReply(request, inline, parkedCall.call, owner, name, () => deps.parked.handOver(parkedCall)) }
           : {}),
@@ -91,7 +94,7 @@ export function toolCallHandler(deps: ToolCallDeps) {
     const upstreamParams: JsonObject = { name, ...(args !== undefined ? { arguments: args } : {}) };
     const call = new UpstreamCall({ pool: deps.pool, owner, profile }, "tools/call", upstreamParams, request.log);
     if (declared && (policy === "always" || policy === "required")) return startTask(request, call, owner, name);
-    const inline = new InlineCall(call, inlineRequestOf(request), { parked: deps.parked, binding, ...(presetAnswers ? { presetAnswers } : {}) });
+    const inline = new InlineCall(call, inlineRequestOf(request), { parked: deps.parked, live: deps.live, binding, ...(presetAnswers ? { presetAnswers } : {}) });
     if (declared && policy === "auto") return autoReply(request, inline, call, owner, name);
     return inline.reply(INLINE_JSON_WINDOW_MS);
   };

@@ -1,9 +1,10 @@
 // TaskRecords: the task store plus its announcements. Every change to a task record goes through
 // write(), which never changes a terminal record and publishes each real change on the TaskBus
-// (so subscriptions/listen streams on any instance follow it).
+// (so subscriptions/listen streams on any instance follow it). A store that fails or does not
+// answer in time makes the operation fail with -32603 store_unavailable (HTTP 503), naming why.
 
 import { TERMINAL_STATUSES, type JsonRpcErrorObject } from "../protocol/wire.js";
-import { internalError } from "../protocol/errors.js";
+import { internalError, RpcError } from "../protocol/errors.js";
 import type { TaskBus } from "../cluster/taskBus.js";
 import type { TaskRecord } from "./taskRecord.js";
 import type { TaskStore } from "./taskStore.js";
@@ -15,28 +16,41 @@ export class TaskRecords {
   ) {}
 
   create(record: TaskRecord): Promise<void> {
-    return this.store.create(record);
+    return guard(this.store.create(record));
   }
 
   get(taskId: string): Promise<TaskRecord | undefined> {
-    return this.store.get(taskId);
+    return guard(this.store.get(taskId));
   }
 
   listUnfinished(): Promise<TaskRecord[]> {
-    return this.store.listUnfinished();
+    return guard(this.store.listUnfinished());
   }
 
   /** Changes a task that is not yet terminal and announces it; the new record, or undefined if nothing changed. */
   async write(taskId: string, mutate: (current: TaskRecord) => TaskRecord | undefined): Promise<TaskRecord | undefined> {
     let changed = false;
-    const updated = await this.store.update(taskId, (current) => {
-      const next = TERMINAL_STATUSES.has(current.status) ? undefined : mutate(current);
-      changed = next !== undefined;
-      return next;
-    });
+    const updated = await guard(
+      this.store.update(taskId, (current) => {
+        const next = TERMINAL_STATUSES.has(current.status) ? undefined : mutate(current);
+        changed = next !== undefined;
+        return next;
+      }),
+    );
     if (!updated || !changed) return undefined;
     this.bus.publish(updated);
     return updated;
+  }
+}
+
+/** A store failure, named for the client; errors we raise ourselves pass unchanged. */
+async function guard<T>(operation: Promise<T>): Promise<T> {
+  try {
+    return await operation;
+  } catch (error) {
+    if (error instanceof RpcError) throw error;
+    const why = error instanceof Error ? error.message : String(error);
+    throw internalError(`Task store unavailable: ${why}`, { reason: "store_unavailable" }, 503);
   }
 }
 

@@ -320,6 +320,43 @@ describe("front door: HTTP level", () => {
     assertRejected(reply, { status: 413, code: ErrorCode.InvalidRequest, id: null, message: new RegExp(`${BODY_LIMIT} bytes.*bodyLimitBytes`) });
   });
 
+  test("an over-limit body uploaded in chunks gets its 413, every time (the client is not cut off mid-upload)", async () => {
+    const params = { name: "greet", arguments: { name: "x".repeat(BODY_LIMIT * 10) } };
+    const body = new TextEncoder().encode(JSON.stringify(modernBody("tools/call", params, { id: "chunked" })));
+    for (let run = 0; run < 10; run++) {
+      const chunks = (async function* () {
+        for (let at = 0; at < body.length; at += 512) {
+          yield body.subarray(at, at + 512);
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      })();
+      const response = await fetch(stack.url, { method: "POST", headers: headersFor("tools/call", params), body: chunks, duplex: "half" } as RequestInit);
+      assert.equal(response.status, 413, `run ${run}`);
+      assert.match(((await response.json()) as { error: { message: string } }).error.message, /bodyLimitBytes/);
+    }
+  });
+
+  test("arguments nested 8,000 levels deep get -32602 before any work (no stack overflow), and taskgate keeps serving", async () => {
+    const wide = await startStack({ speed: 50 }); // default body limit: the deep body fits
+    try {
+      const params = { name: "greet", arguments: { name: "x" } };
+      // Built as text: JSON.stringify itself cannot go that deep.
+      const deep = `${'{"d":'.repeat(8_000)}"bottom"${"}".repeat(8_000)}`;
+      const text = JSON.stringify(modernBody("tools/call", params, { id: "deep" })).replace('"name":"x"', `"name":"x","deep":${deep}`);
+      const headers = { ...headersFor("tools/call", params), Authorization: "Bearer alice" };
+      const response = await fetch(wide.url, { method: "POST", headers, body: text });
+      assert.equal(response.status, 200);
+      const body = (await response.json()) as { id: string; error: { code: number; message: string } };
+      assert.equal(body.id, "deep");
+      assert.equal(body.error.code, ErrorCode.InvalidParams);
+      assert.match(body.error.message, /nested more than 128 levels/);
+      const after = await fetch(wide.url, { method: "POST", headers, body: JSON.stringify(modernBody("tools/call", params)) });
+      assert.equal(((await after.json()) as { result: { content: unknown } }).result.content instanceof Array, true);
+    } finally {
+      await wide.close();
+    }
+  });
+
   test("a missing Authorization header gets 401 with WWW-Authenticate and the request id", async () => {
     const reply = await rpc(stack.url, "tools/list", {}, { id: "anon", token: null });
     assertRejected(reply, { status: 401, code: ErrorCode.InvalidRequest, id: "anon", message: /Authorization: Bearer <token> is required/ });

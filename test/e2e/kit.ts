@@ -25,6 +25,8 @@ export async function startStack(options: { speed?: number; config?: StackOverri
   const config = ConfigSchema.parse({
     port: 0,
     auth: { mode: "demo" },
+    // Tests close stacks with calls in flight: end them at once rather than after a grace period.
+    shutdown: { graceMs: 0 },
     ...options.config,
     upstream: { url: legacy.url },
   });

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { InlineCall, type InlineRequest } from "../../src/calls/inlineCall.js";
+import { LiveInlineCalls } from "../../src/calls/liveInlineCalls.js";
 import { ParkedCalls, type CallBinding } from "../../src/calls/parkedCalls.js";
 import { RequestStateCodec } from "../../src/calls/requestStateCodec.js";
 import { createLogger } from "../../src/observability/logger.js";
@@ -22,8 +23,9 @@ function setup(capabilities: ClientCapabilities = {}, extra: Partial<Omit<Inline
   const parked = new ParkedCalls(new RequestStateCodec(), 60_000, createLogger("silent"));
   const clientGone = new AbortController();
   const request: InlineRequest = { id: 7, capabilities, note: {}, signal: clientGone.signal, ...extra };
-  const inline = new InlineCall(call, request, { parked, binding, ...(presetAnswers ? { presetAnswers } : {}) });
-  return { call, parked, request, inline, clientGone, reply: () => inline.reply(WINDOW_MS) };
+  const live = new LiveInlineCalls();
+  const inline = new InlineCall(call, request, { parked, live, binding, ...(presetAnswers ? { presetAnswers } : {}) });
+  return { call, parked, live, request, inline, clientGone, reply: () => inline.reply(WINDOW_MS) };
 }
 
 async function drain(reply: Reply): Promise<JsonObject[]> {
@@ -157,6 +159,28 @@ describe("InlineCall", () => {
     assert.equal(await decided, true);
     const got = await reply();
     assert.ok(got.kind === "result" && got.result.resultType === "input_required");
+  });
+
+  it("shutdown drains: a call still streaming after the grace period ends with a shutting_down error frame and is cancelled", async () => {
+    const { call, live, reply } = setup({}, { progressToken: "p" });
+    const pending = reply();
+    call.progress({ progress: 1 });
+    const got = await pending;
+    const messages = drain(got);
+    assert.equal(live.count(), 1);
+    await live.drain(20);
+    const frames = await messages;
+    assert.deepEqual(frames.at(-1), { jsonrpc: "2.0", id: 7, error: { code: -32603, message: "taskgate is shutting down", data: { reason: "shutting_down" } } });
+    assert.equal(call.abortedBecause, "gateway shutting down");
+    assert.equal(live.count(), 0);
+  });
+
+  it("shutdown drains: a call that finishes within the grace period ends normally", async () => {
+    const { call, live, reply } = setup();
+    const pending = reply();
+    setTimeout(() => call.finish({ content: [] }), 5);
+    await live.drain(5_000);
+    assert.deepEqual(await pending, { kind: "result", result: { content: [], resultType: "complete" } });
   });
 
   it("a client that leaves during the JSON window cancels the call and ends the wait at once", async () => {

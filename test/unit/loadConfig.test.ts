@@ -59,6 +59,8 @@ describe("loadConfig: layering", () => {
       store: { kind: "memory", path: ".taskgate/tasks.json", url: "redis://127.0.0.1:6379", prefix: "taskgate", leaseMs: 15_000 },
       tasks: { policy: "auto", autoAfterMs: 1000, ttlMs: 3_600_000, pollIntervalMs: 5000, tools: {}, inputKeys: {} },
       mrtr: { holdTimeoutMs: 300_000 },
+      http: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 },
+      shutdown: { graceMs: 10_000 },
       subscriptions: { keepAliveMs: 15_000 },
       cache: { ttlMs: 60_000, cacheScope: "private" },
       log: { level: "info" },
@@ -155,6 +157,10 @@ describe("loadConfig: layering", () => {
         TASKGATE_MRTR_SECRET: "0123456789abcdef0123456789abcdef",
         TASKGATE_MRTR_HOLD_TIMEOUT_MS: "9",
         TASKGATE_SUBSCRIPTIONS_KEEP_ALIVE_MS: "10",
+        TASKGATE_HTTP_HEADERS_TIMEOUT_MS: "18",
+        TASKGATE_HTTP_REQUEST_TIMEOUT_MS: "19",
+        TASKGATE_HTTP_KEEP_ALIVE_TIMEOUT_MS: "20",
+        TASKGATE_SHUTDOWN_GRACE_MS: "21",
       },
     });
     assert.deepEqual(config, {
@@ -178,11 +184,13 @@ describe("loadConfig: layering", () => {
       store: { kind: "redis", path: "/tmp/t.json", url: "rediss://redis.internal:6380/2", prefix: "tg:prod", leaseMs: 20_000 },
       tasks: { policy: "required", autoAfterMs: 5, ttlMs: 6, pollIntervalMs: 7, tools: {}, inputKeys: {} },
       mrtr: { secret: "0123456789abcdef0123456789abcdef", holdTimeoutMs: 9 },
+      http: { headersTimeoutMs: 18, requestTimeoutMs: 19, keepAliveTimeoutMs: 20 },
+      shutdown: { graceMs: 21 },
       subscriptions: { keepAliveMs: 10 },
       cache: { ttlMs: 8, cacheScope: "public" },
       log: { level: "silent" },
     });
-    assert.equal(ENV_VARS.length, 31);
+    assert.equal(ENV_VARS.length, 35);
   });
 
   it("lets CLI overrides beat the environment, ignoring undefined flags", () => {

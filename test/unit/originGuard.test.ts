@@ -11,8 +11,9 @@ function accepted(headers: Record<string, string | string[] | undefined>, allowe
 }
 
 function forbidden(headers: Record<string, string | string[] | undefined>, ...messageParts: string[]) {
-  const error = checkOriginAndHost(headers, none);
-  assert.ok(error, `expected ${JSON.stringify(headers)} to be rejected`);
+  const refusal = checkOriginAndHost(headers, none);
+  assert.ok(refusal, `expected ${JSON.stringify(headers)} to be rejected`);
+  const { error } = refusal;
   assert.equal(error.code, ErrorCode.InvalidRequest);
   assert.equal(error.httpStatus, 403);
   for (const part of messageParts) assert.ok(error.message.includes(part), `message ${error.message} lacks ${part}`);
@@ -90,4 +91,12 @@ test("Origin that is not a bare origin (path, credentials) is rejected", () => {
 test("Origin value in the message is truncated", () => {
   const error = forbidden({ origin: `https://${"a".repeat(500)}.example` }, "Origin", "…");
   assert.ok(error.message.length < 250, error.message);
+});
+
+test("a refusal names the refused header and its value, for the log line", () => {
+  assert.deepEqual(
+    (({ header, value }) => ({ header, value }))(checkOriginAndHost({ host: "taskgate.internal:3000" }, none)!),
+    { header: "Host", value: "taskgate.internal:3000" },
+  );
+  assert.equal(checkOriginAndHost({ host: "localhost", origin: "https://evil.example" }, none)?.header, "Origin");
 });
