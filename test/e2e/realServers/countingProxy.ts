@@ -1,0 +1,55 @@
+// A plain HTTP proxy of ours in front of a real upstream that records the JSON-RPC method and params of
+// every POST it forwards (with the Mcp-Session-Id it carried), so a test can count what the upstream was
+// really asked (e.g. how many tools/list). Everything else, SSE streams included, passes through
+// unchanged (http-proxy-middleware, like taskgate's own pass-through).
+
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import express from "express";
+import { createProxyMiddleware, fixRequestBody } from "http-proxy-middleware";
+
+export interface ForwardedRequest {
+  method: string;
+  params: Record<string, unknown> | undefined;
+  sessionId: string | undefined;
+}
+
+export interface CountingProxy {
+  /** The proxy's URL for the upstream's MCP endpoint. */
+  url: string;
+  /** Every JSON-RPC request (with a method) forwarded so far, in order. */
+  readonly forwarded: readonly ForwardedRequest[];
+  /** How many forwarded requests had this method. */
+  count(method: string): number;
+  close(): Promise<void>;
+}
+
+export async function startCountingProxy(upstreamUrl: string): Promise<CountingProxy> {
+  const target = new URL(upstreamUrl);
+  const forwarded: ForwardedRequest[] = [];
+  const app = express();
+  app.use(express.json({ limit: "10mb", type: () => true }));
+  app.use((req, _res, next) => {
+    const messages: unknown[] = Array.isArray(req.body) ? req.body : [req.body];
+    for (const message of messages) {
+      const { method, params } = (message ?? {}) as { method?: unknown; params?: Record<string, unknown> };
+      const session = req.headers["mcp-session-id"];
+      if (typeof method === "string") forwarded.push({ method, params, sessionId: typeof session === "string" ? session : undefined });
+    }
+    next();
+  });
+  app.use(createProxyMiddleware({ target: target.origin, on: { proxyReq: fixRequestBody } }));
+  const server: Server = createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}${target.pathname}`,
+    forwarded,
+    count: (method) => forwarded.filter((request) => request.method === method).length,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,14 @@
+// Starts a real taskgate (startGateway, the config parsed by ConfigSchema like the CLI does, demo
+// auth, a free loopback port) in front of a given legacy MCP endpoint. Logs are silent unless
+// TEST_LOG_LEVEL is set.
+
+import { ConfigSchema, type ConfigInput } from "../../../src/config/schema.js";
+import { startGateway, type Gateway } from "../../../src/gateway.js";
+import { createLogger } from "../../../src/observability/logger.js";
+
+export type GatewayOptions = Omit<Partial<ConfigInput>, "upstream">;
+
+export function startGatewayInFront(upstreamUrl: string, options: GatewayOptions = {}): Promise<Gateway> {
+  const config = ConfigSchema.parse({ port: 0, auth: { mode: "demo" }, ...options, upstream: { url: upstreamUrl } });
+  return startGateway(config, { log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent") });
+}

@@ -1,0 +1,136 @@
+// Issue 9, problem 2: questions a legacy server sends without relatedRequestId, which arrive on the
+// session's standalone GET stream, reach the call that caused them — inline (an MRTR round) and
+// as a task (input_required + tasks/update). Against three servers others wrote or that ask the
+// way others do: the SDK's elicitationFormExample (`mcpServer.server.elicitInput()`), FastMCP's
+// `context.elicit` (our fixture on FastMCP), and server-everything's roots/list.
+// Run: node --import tsx --test test/e2e/realServers/standaloneStreamQuestions.test.ts
+
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import type { Gateway } from "../../../src/gateway.js";
+import type { JsonObject } from "../../../src/protocol/wire.js";
+import { cancelTask, hasStatus, keysOf, TERMINAL, updateTask, waitForTask } from "../taskFlow.js";
+import { accept, callTool, expectComplete, expectInputRequired, expectTask, FORMS, TASKS_AND_FORMS, textOf } from "./calls.js";
+import { startGatewayInFront } from "./gatewayInFront.js";
+import { answerRootsRounds } from "./roots.js";
+import type { ServerProcess } from "./serverProcess.js";
+import { startThirdPartyServer } from "./thirdPartyServers.js";
+
+const TASK_WAIT_MS = 15_000;
+
+/** Runs a tool as a task that asks one form question on the GET stream; answers it; returns the completed task. */
+async function askAsTask(url: string, tool: string, who: { token: string }, check: (question: JsonObject) => void, answer: JsonObject): Promise<JsonObject> {
+  const created = expectTask(await callTool(url, tool, {}, { token: who.token, capabilities: TASKS_AND_FORMS }));
+  const taskId = created.taskId as string;
+  try {
+    const asking = await waitForTask(url, taskId, hasStatus("input_required", "completed", "failed", "cancelled"), { token: who.token, timeoutMs: TASK_WAIT_MS });
+    assert.equal(asking.status, "input_required", `the task must wait for the answer, got ${JSON.stringify(asking)}`);
+    const keys = keysOf(asking);
+    assert.equal(keys.length, 1, `one question, got ${keys.join(", ")}`);
+    const question = (asking.inputRequests as Record<string, JsonObject>)[keys[0]!]!;
+    assert.equal(question.method, "elicitation/create");
+    check(question.params as JsonObject);
+    await updateTask(url, taskId, { [keys[0]!]: answer }, who.token);
+    const done = await waitForTask(url, taskId, TERMINAL, { token: who.token, timeoutMs: TASK_WAIT_MS });
+    assert.equal(done.status, "completed", `expected completed, got ${JSON.stringify(done)}`);
+    return done;
+  } catch (error) {
+    await cancelTask(url, taskId, who.token).catch(() => undefined);
+    throw error;
+  }
+}
+
+describe("elicitationFormExample (SDK 1.x): register_user asks with elicitInput() on the GET stream", () => {
+  let server: ServerProcess;
+  let gateway: Gateway;
+  const REGISTRATION = { username: "ada_l", email: "ada@example.com", password: "analytical-engine", newsletter: true };
+  const checkForm = (params: JsonObject) => {
+    assert.equal(params.message, "Please provide your registration information:");
+    assert.deepEqual((params.requestedSchema as JsonObject).required, ["username", "email", "password"]);
+  };
+
+  before(async () => {
+    server = await startThirdPartyServer("elicitationFormExample");
+    gateway = await startGatewayInFront(server.url, { tasks: { tools: { register_user: "always" } } });
+  });
+  after(async () => {
+    await gateway?.close();
+    await server?.stop();
+  });
+
+  test("inline: the registration form comes back as an MRTR round and the retry completes 'Registration successful'", async () => {
+    const who = { token: "alice", capabilities: FORMS };
+    const round = expectInputRequired(await callTool(gateway.url, "register_user", {}, who));
+    const question = round.inputRequests[round.key]!;
+    assert.equal(question.method, "elicitation/create");
+    checkForm(question.params);
+    const done = expectComplete(
+      await callTool(gateway.url, "register_user", {}, who, { params: { requestState: round.requestState, inputResponses: { [round.key]: accept(REGISTRATION) } } }),
+    );
+    assert.notEqual(done.isError, true, textOf(done));
+    assert.match(textOf(done), /^Registration successful!/);
+    assert.match(textOf(done), /Username: ada_l/);
+  });
+
+  test("as a task: input_required with the form, tasks/update answers it, completed 'Registration successful'", async () => {
+    const done = await askAsTask(gateway.url, "register_user", { token: "bob" }, checkForm, accept(REGISTRATION));
+    const result = done.result as JsonObject;
+    assert.notEqual(result.isError, true, textOf(result));
+    assert.match(textOf(result), /^Registration successful!/);
+    assert.match(textOf(result), /Email: ada@example.com/);
+  });
+});
+
+describe("FastMCP (our fixture): context.elicit asks on the GET stream", () => {
+  let server: ServerProcess;
+  let gateway: Gateway;
+  const checkName = (params: JsonObject) => {
+    assert.equal(params.message, "What is your name?");
+    assert.deepEqual(Object.keys((params.requestedSchema as { properties: JsonObject }).properties), ["name"]);
+  };
+
+  before(async () => {
+    server = await startThirdPartyServer("fastmcp");
+    gateway = await startGatewayInFront(server.url, { tasks: { tools: { ask_name: "always" } } });
+  });
+  after(async () => {
+    await gateway?.close();
+    await server?.stop();
+  });
+
+  test("inline: the name question comes back as an MRTR round and the retry completes with the greeting", async () => {
+    const who = { token: "alice", capabilities: FORMS };
+    const round = expectInputRequired(await callTool(gateway.url, "ask_name", {}, who));
+    checkName(round.inputRequests[round.key]!.params);
+    const done = expectComplete(
+      await callTool(gateway.url, "ask_name", {}, who, { params: { requestState: round.requestState, inputResponses: { [round.key]: accept({ name: "Ada" }) } } }),
+    );
+    assert.equal(textOf(done), "Hello, Ada!");
+  });
+
+  test("as a task: input_required with the name question, tasks/update answers it, completed with the greeting", async () => {
+    const done = await askAsTask(gateway.url, "ask_name", { token: "bob" }, checkName, accept({ name: "Grace" }));
+    assert.equal(textOf(done.result), "Hello, Grace!");
+  });
+});
+
+describe("server-everything: roots/list arrives on the GET stream", () => {
+  let server: ServerProcess;
+  let gateway: Gateway;
+
+  before(async () => {
+    server = await startThirdPartyServer("everything");
+    gateway = await startGatewayInFront(server.url);
+  });
+  after(async () => {
+    await gateway?.close();
+    await server?.stop();
+  });
+
+  test("get-roots-list with roots declared asks roots/list as an MRTR round and lists the answered root", async () => {
+    const roots = [{ uri: "file:///work/project", name: "Project" }];
+    const done = await answerRootsRounds(gateway.url, "get-roots-list", {}, { token: "alice", capabilities: { roots: {} } }, roots);
+    assert.match(textOf(done), /^Current MCP Roots \(1 total\)/);
+    assert.match(textOf(done), /URI: file:\/\/\/work\/project/);
+  });
+});

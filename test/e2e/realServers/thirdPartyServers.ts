@@ -1,0 +1,70 @@
+// How to start each legacy MCP server the real-server tests run against, all pinned as
+// devDependencies: server-everything (Streamable HTTP mode), three SDK 1.x example servers, and our
+// FastMCP fixture. Each starts on a fresh free loopback port; readiness lines and port variables
+// are the ones these versions print (observed on the wire).
+
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { REPO } from "../../repoRoot.js";
+import { mainArgs } from "./fixtureModules.js";
+import { freeLoopbackPort } from "./freePort.js";
+import { startServerProcess, type ServerLaunch, type ServerProcess } from "./serverProcess.js";
+
+/** The installed package's directory (npm puts devDependencies in the repository's node_modules). */
+function packageDir(name: string): string {
+  const dir = join(REPO, "node_modules", ...name.split("/"));
+  if (!existsSync(join(dir, "package.json"))) throw new Error(`${name} is not installed in ${dir}: run npm ci`);
+  return dir;
+}
+
+const sdkExample = (file: string) => join(packageDir("@modelcontextprotocol/sdk"), "dist", "esm", "examples", "server", file);
+
+export const LAUNCHES = {
+  /** @modelcontextprotocol/server-everything: tools per client capability, session resources, tasks. */
+  everything: () =>
+    ({
+      name: "server-everything",
+      args: [join(packageDir("@modelcontextprotocol/server-everything"), "dist", "index.js"), "streamableHttp"],
+      portVariable: "PORT",
+      ready: /MCP Streamable HTTP Server listening on port \d+/,
+    }) satisfies ServerLaunch,
+  /** SDK example: register_user asks with server.elicitInput() (no relatedRequestId → GET stream). */
+  elicitationFormExample: () =>
+    ({
+      name: "elicitationFormExample",
+      args: [sdkExample("elicitationFormExample.js")],
+      portVariable: "PORT",
+      ready: /Form elicitation example server is running on/,
+    }) satisfies ServerLaunch,
+  /** SDK example: multi-greet logs on GET, collect-user-info asks on the call's POST stream. */
+  simpleStreamableHttp: () =>
+    ({
+      name: "simpleStreamableHttp",
+      args: [sdkExample("simpleStreamableHttp.js")],
+      portVariable: "MCP_PORT",
+      ready: /MCP Streamable HTTP Server listening on port \d+/,
+    }) satisfies ServerLaunch,
+  /** SDK example: task-only tools whose questions go out on GET once tasks/result is open. */
+  simpleTaskInteractive: () =>
+    ({
+      name: "simpleTaskInteractive",
+      args: [sdkExample("simpleTaskInteractive.js")],
+      portVariable: "PORT",
+      ready: /Starting server on http/,
+    }) satisfies ServerLaunch,
+  /** Ours, on FastMCP (test/fixtures/fastmcpServer.ts): context.elicit, progress, logs, stdout lines. */
+  fastmcp: () =>
+    ({
+      name: "fastmcp fixture",
+      args: mainArgs("fastmcpServer"),
+      portVariable: "PORT",
+      ready: /\[FastMCP info\] server is running on HTTP Stream at/,
+    }) satisfies ServerLaunch,
+} as const;
+
+export type ServerName = keyof typeof LAUNCHES;
+
+/** Starts the named server on a free loopback port and waits until it is ready. */
+export async function startThirdPartyServer(name: ServerName): Promise<ServerProcess> {
+  return startServerProcess(LAUNCHES[name](), await freeLoopbackPort());
+}
