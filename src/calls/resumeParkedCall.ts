@@ -30,8 +30,9 @@ export interface ResumeOptions {
   jsonWindowMs: number;
   live: LiveInlineCalls;
   decorate?: (result: JsonObject) => JsonObject;
-  /** How the resumed call answers once every question is answered (default: inline). */
-  respond?: (inline: InlineCall, parkedCall: ParkedCall) => Promise<Reply>;
+  /** How the resumed call answers once every question is answered and the answers went
+   *  upstream (default: inline, on this request). */
+  respond?: (parkedCall: ParkedCall) => Promise<Reply>;
 }
 
 export async function resumeParkedCall(
@@ -65,6 +66,11 @@ export async function resumeParkedCall(
     request.note.outcome = "input_required";
     return resultReply(parked.inputRequired(parkedCall));
   }
+  if (options.respond) {
+    // Questions asked after the answers wait in the call until its new holder watches it.
+    OpenQuestions.deliver(matched.answers);
+    return options.respond(parkedCall);
+  }
   // Watch before answering, so a follow-up question is caught by this request.
   const inline = new InlineCall(parkedCall.call, request, {
     parked,
@@ -74,5 +80,5 @@ export async function resumeParkedCall(
     ...(options.decorate ? { decorate: options.decorate } : {}),
   });
   OpenQuestions.deliver(matched.answers);
-  return options.respond ? options.respond(inline, parkedCall) : inline.reply(options.jsonWindowMs);
+  return inline.reply(options.jsonWindowMs);
 }

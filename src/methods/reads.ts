@@ -9,7 +9,7 @@ import { argumentsDigest } from "../calls/requestStateCodec.js";
 import { isRetry, presetAnswersOf, resumeParkedCall } from "../calls/resumeParkedCall.js";
 import { invalidParams } from "../protocol/errors.js";
 import type { Reply } from "../protocol/reply.js";
-import type { JsonObject } from "../protocol/wire.js";
+import { META, type JsonObject } from "../protocol/wire.js";
 import { profileOf } from "../upstream/capabilityProfile.js";
 import { UpstreamCall } from "../upstream/upstreamCall.js";
 import type { UpstreamPool } from "../upstream/upstreamPool.js";
@@ -37,7 +37,7 @@ export function readHandler(pool: UpstreamPool, parked: ParkedCalls, live: LiveI
     }
     const presetAnswers = presetAnswersOf(request.params);
     const upstreamParams: JsonObject = { [nameKey]: name, ...(args !== undefined ? { arguments: args } : {}) };
-    const target = { pool, owner: binding.owner, profile: profileOf(request.capabilities) };
+    const target = { pool, owner: binding.owner, profile: profileOf(request.capabilities), relaysLogs: typeof request.meta[META.logLevel] === "string" };
     const call = new UpstreamCall(target, request.method, upstreamParams, request.log);
     const decorate = cacheable ? (r: JsonObject) => ({ ...r, ttlMs: cache.ttlMs, cacheScope: cache.cacheScope }) : undefined;
     const inline = new InlineCall(call, inlineRequestOf(request), {

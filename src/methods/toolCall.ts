@@ -1,8 +1,9 @@
 // tools/call, the heart of taskgate: starts the upstream call at once, then decides, per the
 // tool's policy and whether THIS request declared the tasks extension, to answer inline (an
 // InlineCall) or to hand out a task (written to the store before the handle goes out).
-// Policy `auto` waits autoAfterMs: a result is answered inline; a question is asked inline first
-// (MRTR), and the retry that answers it decides again; a call still running becomes a task.
+// Policy `auto` waits autoAfterMs: a result is answered inline; a call still running becomes a
+// task; a question is asked inline first (MRTR), and the retry that answers it gets the task
+// (the call goes on as one: the conformance suite's "MRTR before task creation").
 
 import { ownerHashOf } from "../auth/identity.js";
 import { InlineCall } from "../calls/inlineCall.js";
@@ -14,7 +15,7 @@ import { policyFor, type TaskSettings } from "../calls/taskPolicy.js";
 import { invalidParams, missingCapability } from "../protocol/errors.js";
 import { checkParamHeaders } from "../protocol/paramHeaders.js";
 import { resultReply, type Reply } from "../protocol/reply.js";
-import { declaresTasks, TASKS_EXTENSION, type JsonObject } from "../protocol/wire.js";
+import { declaresTasks, META, TASKS_EXTENSION, type JsonObject } from "../protocol/wire.js";
 import type { TaskRunner } from "../tasks/taskRunner.js";
 import { taskHandle } from "../tasks/taskView.js";
 import { profileOf } from "../upstream/capabilityProfile.js";
@@ -51,9 +52,8 @@ export function toolCallHandler(deps: ToolCallDeps) {
   };
 
   /** Policy `auto`: inline if the call finishes (or asks) within autoAfterMs, else a task. */
-  const autoReply = async (request: MethodRequest, inline: InlineCall, call: RunningCall, owner: string, name: string, handOver?: () => void): Promise<Reply> => {
+  const autoReply = async (request: MethodRequest, inline: InlineCall, call: RunningCall, owner: string, name: string): Promise<Reply> => {
     if (await inline.finishesWithin(deps.settings.autoAfterMs)) return inline.reply(INLINE_JSON_WINDOW_MS);
-    handOver?.();
     return startTask(request, call, owner, name);
   };
 
@@ -80,7 +80,12 @@ export function toolCallHandler(deps: ToolCallDeps) {
         jsonWindowMs: INLINE_JSON_WINDOW_MS,
         live: deps.live,
         ...(declared && policy === "auto"
-          ? { respond: (inline, parkedCall) => autoReply(request, inline, parkedCall.call, owner, name, () => deps.parked.handOver(parkedCall)) }
+          ? {
+              respond: (parkedCall) => {
+                deps.parked.handOver(parkedCall);
+                return startTask(request, parkedCall.call, owner, name);
+              },
+            }
           : {}),
       });
     }
@@ -92,7 +97,8 @@ export function toolCallHandler(deps: ToolCallDeps) {
 
     // Legacy `params.task`, MRTR fields and all modern _meta are deliberately not forwarded.
     const upstreamParams: JsonObject = { name, ...(args !== undefined ? { arguments: args } : {}) };
-    const call = new UpstreamCall({ pool: deps.pool, owner, profile }, "tools/call", upstreamParams, request.log);
+    const relaysLogs = typeof request.meta[META.logLevel] === "string";
+    const call = new UpstreamCall({ pool: deps.pool, owner, profile, relaysLogs }, "tools/call", upstreamParams, request.log);
     if (declared && (policy === "always" || policy === "required")) return startTask(request, call, owner, name);
     const inline = new InlineCall(call, inlineRequestOf(request), { parked: deps.parked, live: deps.live, binding, ...(presetAnswers ? { presetAnswers } : {}) });
     if (declared && policy === "auto") return autoReply(request, inline, call, owner, name);

@@ -15,4 +15,6 @@ export interface CallContext {
   onInput(request: InputRequest, withdrawn: AbortSignal): Promise<JsonObject>;
   /** A log message the upstream sent during this call. */
   onLog?(entry: LogEntry): void;
+  /** The client wants this call's log messages: its result waits a moment for late ones. */
+  relaysLogs?: boolean;
 }

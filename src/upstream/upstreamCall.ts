@@ -40,6 +40,8 @@ export interface UpstreamCallTarget {
   /** Whose call it is: it runs on a session of this owner only. */
   owner: string;
   profile: LegacyClientCapabilities;
+  /** The client asked for this call's log messages (a logLevel). */
+  relaysLogs?: boolean;
 }
 
 export class UpstreamCall implements RunningCall {
@@ -61,6 +63,7 @@ export class UpstreamCall implements RunningCall {
     const context: CallContext = {
       onInput: (request, withdrawn) => this.ask(request, withdrawn),
       onLog: (entry) => this.watchers.forEach((w) => w.log?.(entry)),
+      relaysLogs: target.relaysLogs === true,
     };
     this.outcome = target.pool
       .call(target.owner, target.profile, method, params, {

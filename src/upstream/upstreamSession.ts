@@ -21,6 +21,9 @@ import { UpstreamFailure, UpstreamRpcError } from "./upstreamFailure.js";
 
 export const LEGACY_PROTOCOL_VERSION = "2025-11-25";
 
+/** How long a call that relays log messages waits after its response for standalone-stream stragglers. */
+const LATE_STANDALONE_MS = 20;
+
 export interface UpstreamInfo {
   protocolVersion: string;
   capabilities: JsonObject;
@@ -145,12 +148,16 @@ export class UpstreamSession {
     if (context) this.calls.set(id, context);
     this.watchLiveness();
     try {
-      return await this.peer.request(method, params, {
+      const result = await this.peer.request(method, params, {
         id,
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.onprogress ? { onprogress: options.onprogress } : {}),
         ...(options.timeout ? { timeout: options.timeout } : {}),
       });
+      // A log message the upstream sent on the standalone stream just before this response may
+      // arrive on that other connection a moment later: a call that relays logs waits for it.
+      if (context?.relaysLogs && this.info?.notificationStream) await new Promise((resolve) => setTimeout(resolve, LATE_STANDALONE_MS));
+      return result;
     } finally {
       if (context) this.calls.delete(id);
       this.watchLiveness();

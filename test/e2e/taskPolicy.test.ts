@@ -17,6 +17,7 @@ import {
   hasStatus,
   nextEvent,
   TASKS_AND_FORMS,
+  taskRpc,
   waitForTask,
 } from "./taskFlow.js";
 import { assertInlineToolResult, textOf } from "./taskShapes.js";
@@ -258,16 +259,17 @@ describe("policy 'auto' with a long autoAfterMs", () => {
     assert.equal(textOf(assertInlineToolResult(resultOf(reply))), "Hello, Ada!");
   });
 
-  test("answered inline round by round, a call that then finishes in time stays inline", async () => {
+  test("the retry answering the early question gets the task; the next question is the task's own (new keys, no requestState)", async () => {
     const first = resultOf(await callTool(s.url, "two_rounds", {}, { capabilities: TASKS_AND_FORMS }));
     const second = resultOf(
       await callTool(s.url, "two_rounds", {}, { capabilities: TASKS_AND_FORMS }, { requestState: first.requestState, inputResponses: { first: { action: "accept", content: { first: "Ada" } } } }),
     );
-    assert.equal(second.resultType, "input_required");
-    assert.deepEqual(Object.keys(second.inputRequests as object), ["last"]);
-    const done = resultOf(
-      await callTool(s.url, "two_rounds", {}, { capabilities: TASKS_AND_FORMS }, { requestState: second.requestState, inputResponses: { last: { action: "accept", content: { last: "Lovelace" } } } }),
-    );
-    assert.equal(textOf(assertInlineToolResult(done)), "Hello, Ada Lovelace!");
+    assert.equal(second.resultType, "task");
+    const taskId = second.taskId as string;
+    const asking = await waitForTask(s.url, taskId, hasStatus("input_required"));
+    assert.deepEqual(Object.keys(asking.inputRequests as object), ["last"]);
+    await taskRpc(s.url, "tasks/update", { taskId, inputResponses: { last: { action: "accept", content: { last: "Lovelace" } } } });
+    const done = await waitForTask(s.url, taskId, hasStatus("completed"));
+    assert.equal(textOf(done.result), "Hello, Ada Lovelace!");
   });
 });

@@ -104,7 +104,8 @@ describe("simpleStreamableHttp (SDK 1.x): multi-greet logs on the GET stream", (
   });
 
   test("with logLevel info, the debug message is filtered out", async () => {
-    assert.deepEqual((await greet("Grace", "info")).map(([level]) => level), ["info", "info"]);
+    const frames = await greet("Grace", "info");
+    assert.deepEqual(frames.map(([level]) => level), ["info", "info"], JSON.stringify(frames));
   });
 
   test("as a task, its log messages become the task's statusMessage", async () => {
