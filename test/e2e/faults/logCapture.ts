@@ -30,8 +30,8 @@ export class LogCapture implements DestinationStream {
     return this.lines.filter((line) => line.level >= level);
   }
 
-  /** Lines carrying a stack trace anywhere (pino's err serializer puts it in err.stack). */
-  withStack(): LogLine[] {
-    return this.lines.filter((line) => /\n\s+at /.test(JSON.stringify(line).replaceAll("\\n", "\n")));
+  /** Lines at `minLevel` or above (default info: debug lines may carry diagnostics) with a stack trace anywhere (pino's err serializer puts it in err.stack). */
+  withStack(minLevel: number = LEVEL.info): LogLine[] {
+    return this.atOrAbove(minLevel).filter((line) => /\n\s+at /.test(JSON.stringify(line).replaceAll("\\n", "\n")));
   }
 }
