@@ -12,6 +12,7 @@ import { startLegacyServer, type LegacyServer } from "../../examples/legacy-serv
 import type { SessionEvent, ToolFinishedEvent, ToolStartedEvent } from "../../examples/legacy-server/state.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
 import { finalFrame, rpcWithin, watchCall } from "./faults/boundedRpc.js";
+import { closeAll } from "./faults/closeAll.js";
 import { timed } from "./faults/deadline.js";
 import { failIfStillRunning } from "./faults/exitGuard.js";
 import { assertErrorObject } from "./faults/expectError.js";
@@ -38,10 +39,7 @@ describe("taskgate processes that end while calls run upstream", () => {
       shutdown: { graceMs: GRACE_MS },
     };
   });
-  afterEach(async () => {
-    await processes?.close();
-    await legacy?.close();
-  });
+  afterEach(() => closeAll(() => processes?.close(), () => legacy?.close()));
 
   /** Starts a slow_echo task on `url`; resolves once it runs upstream, with its task id and upstream session. */
   async function startTask(url: string, text: string): Promise<{ taskId: string; started: ToolStartedEvent }> {

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { request as httpRequest, type ClientRequest } from "node:http";
 import { after, before, describe, test } from "node:test";
 import { startLegacyServer, type LegacyServer } from "../../examples/legacy-server/server.js";
+import { closeAll } from "./faults/closeAll.js";
 import { within } from "./faults/deadline.js";
 import { failIfStillRunning } from "./faults/exitGuard.js";
 import { GatewayProcesses, type GatewayProcess } from "./faults/gatewayProcess.js";
@@ -90,10 +91,7 @@ describe("an over-limit body uploaded in chunks", () => {
     legacy = await startLegacyServer({ port: 0 });
     gw = await processes.start({ upstream: { url: legacy.url }, bodyLimitBytes: LIMIT });
   });
-  after(async () => {
-    await processes.close();
-    await legacy?.close();
-  });
+  after(() => closeAll(() => processes.close(), () => legacy?.close()));
 
   for (const [client, upload] of [
     ["fetch, streamed body", uploadWithFetch],

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { startLegacyServer, type LegacyServer } from "../../examples/legacy-server/server.js";
+import { closeAll } from "./faults/closeAll.js";
 import { timed, until } from "./faults/deadline.js";
 import { failIfStillRunning } from "./faults/exitGuard.js";
 import { freePort } from "./faults/freePort.js";
@@ -32,10 +33,7 @@ describe("/livez, /readyz and /healthz while the upstream comes and goes", () =>
     upstreamUrl = `http://127.0.0.1:${port}/mcp`;
     gw = await startFaultGateway(upstreamUrl, { upstream: { ...UPSTREAM_LIMITS } });
   });
-  after(async () => {
-    await gw?.close();
-    await legacy?.close();
-  });
+  after(() => closeAll(() => gw?.close(), () => legacy?.close()));
 
   const live = async () => {
     const probe = await gw.get("/livez");

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { startLegacyServer, type LegacyServer } from "../../examples/legacy-server/server.js";
 import { rpcWithin } from "./faults/boundedRpc.js";
+import { closeAll } from "./faults/closeAll.js";
 import { timed, until } from "./faults/deadline.js";
 import { failIfStillRunning } from "./faults/exitGuard.js";
 import { startFaultGateway, type FaultGateway } from "./faults/inProcessGateway.js";
@@ -26,8 +27,7 @@ describe("slow clients", () => {
   });
   after(async () => {
     for (const attack of attacks) attack.destroy();
-    await gw?.close();
-    await legacy?.close();
+    await closeAll(() => gw?.close(), () => legacy?.close());
   });
 
   const greet = async (name: string) => {

@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { startLegacyServer, type LegacyServer } from "../../examples/legacy-server/server.js";
 import { rpcWithin } from "./faults/boundedRpc.js";
+import { closeAll } from "./faults/closeAll.js";
 import { timed } from "./faults/deadline.js";
 import { failIfStillRunning } from "./faults/exitGuard.js";
 import { assertErrorReply } from "./faults/expectError.js";
@@ -42,10 +43,8 @@ describe("the redis task store stops answering", () => {
     taskId = resultOf(created).taskId as string;
   });
   afterEach(async () => {
-    redis?.resume();
-    await gw?.close();
-    await legacy?.close();
-    await redis?.close();
+    if (redis?.isRunning()) redis.resume(); // a stopped process cannot close its connections
+    await closeAll(() => gw?.close(), () => legacy?.close(), () => redis?.close());
   });
 
   test("Redis SIGSTOPped: tasks/get, task creation and tasks/update each answer 503 store_unavailable naming store.commandTimeoutMs", async (t) => {

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import type { ToolStartedEvent } from "../../examples/legacy-server/state.js";
 import { finalFrame, rpcWithin, watchCall } from "./faults/boundedRpc.js";
+import { closeAll } from "./faults/closeAll.js";
 import { timed } from "./faults/deadline.js";
 import { failIfStillRunning } from "./faults/exitGuard.js";
 import { assertErrorObject } from "./faults/expectError.js";
@@ -37,10 +38,7 @@ describe("an upstream process SIGKILLed while calls run on it", () => {
     legacy = await LegacyProcess.start({ resumable: true });
     gw = await startFaultGateway(legacy.url, { upstream: { ...UPSTREAM_LIMITS }, tasks: { ttlMs: TTL_MS, tools: { slow_echo: "always" } } });
   });
-  afterEach(async () => {
-    await gw?.close();
-    await legacy?.close();
-  });
+  afterEach(() => closeAll(() => gw?.close(), () => legacy?.close()));
 
   test("a running task fails with upstream_lost or upstream_unresponsive within seconds, long before its TTL", async (t) => {
     const started = legacy.next<ToolStartedEvent>("tool-started", (e) => e.tool === "slow_echo");

@@ -11,6 +11,7 @@ import type { ToolStartedEvent } from "../../examples/legacy-server/state.js";
 import { PROTOCOL_VERSION, type JsonObject } from "../../src/protocol/wire.js";
 import { startBlackhole, type Blackhole } from "./faults/blackholeServer.js";
 import { postRawWithin, rpcWithin } from "./faults/boundedRpc.js";
+import { closeAll } from "./faults/closeAll.js";
 import { timed } from "./faults/deadline.js";
 import { failIfStillRunning } from "./faults/exitGuard.js";
 import { assertErrorReply } from "./faults/expectError.js";
@@ -36,7 +37,7 @@ describe("an upstream unreachable from the start (nothing listens on its port)",
     url = await deadUpstreamUrl();
     gw = await startFaultGateway(url, { upstream: { ...UPSTREAM_LIMITS } });
   });
-  after(() => gw?.close());
+  after(() => closeAll(() => gw?.close()));
 
   test("discover, lists and calls answer 502 upstream_unreachable naming the URL, logged at warn without a stack", async (t) => {
     for (const [method, params] of FIRST_REQUESTS) {
@@ -59,10 +60,7 @@ describe("an upstream that resets every connection (a fault server)", () => {
     blackhole = await startBlackhole("reset");
     gw = await startFaultGateway(blackhole.url, { upstream: { ...UPSTREAM_LIMITS } });
   });
-  after(async () => {
-    await gw?.close();
-    await blackhole?.close();
-  });
+  after(() => closeAll(() => gw?.close(), () => blackhole?.close()));
 
   test("server/discover answers 502 upstream_unreachable naming the URL", async () => {
     const reply = await rpcWithin(ANSWER_WITHIN_MS, gw.url, "server/discover", {});
@@ -78,10 +76,7 @@ describe("an upstream URL that serves an HTML page, not MCP (a fault server)", (
     blackhole = await startBlackhole("html");
     gw = await startFaultGateway(blackhole.url, { upstream: { ...UPSTREAM_LIMITS } });
   });
-  after(async () => {
-    await gw?.close();
-    await blackhole?.close();
-  });
+  after(() => closeAll(() => gw?.close(), () => blackhole?.close()));
 
   test("discover, lists and calls answer 502 upstream_not_mcp saying what the URL answered", async () => {
     for (const [method, params] of FIRST_REQUESTS) {
@@ -99,10 +94,7 @@ describe("errors of a working upstream, and arguments nested too deep", () => {
     legacy = await startLegacyServer({ port: 0 });
     gw = await startFaultGateway(legacy.url, { upstream: { ...UPSTREAM_LIMITS } });
   });
-  after(async () => {
-    await gw?.close();
-    await legacy?.close();
-  });
+  after(() => closeAll(() => gw?.close(), () => legacy?.close()));
 
   test("the upstream's own JSON-RPC errors come back with their own code and message, HTTP 200", async () => {
     const cases: Array<[string, JsonObject, number, RegExp]> = [

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, test } from "node:test";
 import type { JsonObject } from "../../src/protocol/wire.js";
 import { COUNTER_URI } from "../../examples/legacy-server/resources.js";
 import { rpcWithin } from "./faults/boundedRpc.js";
+import { closeAll } from "./faults/closeAll.js";
 import { until } from "./faults/deadline.js";
 import { failIfStillRunning } from "./faults/exitGuard.js";
 import { startFaultGateway, type FaultGateway } from "./faults/inProcessGateway.js";
@@ -30,10 +31,7 @@ describe("an upstream restarted under taskgate, answering 400 'No valid session 
     legacy = await LegacyProcess.start({ unknownSessionStatus: 400 });
     gw = await startFaultGateway(legacy.url, { upstream: { ...UPSTREAM_LIMITS } });
   });
-  afterEach(async () => {
-    await gw?.close();
-    await legacy?.close();
-  });
+  afterEach(() => closeAll(() => gw?.close(), () => legacy?.close()));
 
   test("the first request after the restart re-initialises the session and succeeds; the refused call runs exactly once", async () => {
     const before = await rpcWithin(ANSWER_WITHIN_MS, gw.url, "tools/call", { name: "greet", arguments: { name: "before" } });

@@ -11,6 +11,7 @@ import type { ToolFinishedEvent, ToolStartedEvent } from "../../examples/legacy-
 import type { JsonObject } from "../../src/protocol/wire.js";
 import { startBlackhole, type Blackhole } from "./faults/blackholeServer.js";
 import { rpcWithin } from "./faults/boundedRpc.js";
+import { closeAll } from "./faults/closeAll.js";
 import { timed } from "./faults/deadline.js";
 import { failIfStillRunning } from "./faults/exitGuard.js";
 import { assertErrorEnding, assertErrorObject, assertErrorReply } from "./faults/expectError.js";
@@ -34,10 +35,7 @@ describe("an upstream that accepts connections and never answers (blackhole serv
     blackhole = await startBlackhole("silent");
     gw = await startFaultGateway(blackhole.url, { upstream: { ...UPSTREAM_LIMITS }, ...TASK_POLICY });
   });
-  after(async () => {
-    await blackhole?.close(); // first: taskgate's pending upstream requests end
-    await gw?.close();
-  });
+  after(() => closeAll(() => blackhole?.close(), () => gw?.close()));
 
   test("server/discover, tools/call greet and a task-policy tools/call each answer 504 upstream_timeout naming initialize and upstream.initializeTimeoutMs", async (t) => {
     const calls: Array<[string, JsonObject, JsonObject]> = [
@@ -68,8 +66,7 @@ describe("an upstream SIGSTOPped after taskgate opened its sessions", () => {
   });
   afterEach(async () => {
     if (legacy?.process.isRunning()) legacy.resume();
-    await gw?.close();
-    await legacy?.close();
+    await closeAll(() => gw?.close(), () => legacy?.close());
   });
 
   test("tools/list answers 504 upstream_timeout naming tools/list and upstream.requestTimeoutMs", async (t) => {

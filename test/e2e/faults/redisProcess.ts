@@ -35,6 +35,10 @@ export class RedisProcess {
     this.process.resume();
   }
 
+  isRunning(): boolean {
+    return this.process.isRunning();
+  }
+
   /** SIGTERM (SIGKILL after 5 s): afterwards connections to the port are refused. */
   stop(): Promise<void> {
     return this.process.stop("SIGTERM");
