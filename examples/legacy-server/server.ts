@@ -1,7 +1,8 @@
 // startLegacyServer(): the example legacy (2025-11-25 and older) MCP server on SDK 1.x, stateful
 // Streamable HTTP at /mcp: initialize opens a session (one McpServer + transport each), responses
 // stream as SSE, GET opens the standalone stream, DELETE ends the session, unknown session ids get
-// 404. `events` reports what really happened (see state.ts); close() leaves nothing running.
+// 404 (or, with unknownSessionStatus 400, the answer server-everything gives). `events` reports
+// what really happened (see state.ts); close() leaves nothing running.
 
 import { EventEmitter } from "node:events";
 import { createServer, type Server as HttpServer } from "node:http";
@@ -18,6 +19,19 @@ export interface LegacyServerOptions {
   host?: string;
   /** Delay divisor (10 ⇒ ten times faster). Default: env LEGACY_SPEED, else 1. */
   speed?: number;
+  /**
+   * How a request with an unknown session id is answered. 404 (default): `Session not found`, as the
+   * spec says. 400: `{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session
+   * ID provided"}}` without an `id`, byte for byte what server-everything and the SDK 1.11-era
+   * examples answer, so tests can restart "such a server".
+   */
+  unknownSessionStatus?: 404 | 400;
+  /**
+   * Give every session an in-memory event store (default false): each SSE event carries an `id:`
+   * and a client that loses a stream tries to resume it with Last-Event-ID, as it does with
+   * server-everything.
+   */
+  resumable?: boolean;
 }
 
 export interface LegacyServer {
@@ -41,6 +55,11 @@ export interface LegacyServer {
 
 function rpcError(res: Response, status: number, code: number, message: string): void {
   res.status(status).json({ jsonrpc: "2.0", error: { code, message }, id: null });
+}
+
+function unknownSession(res: Response, status: 404 | 400): void {
+  if (status === 404) return rpcError(res, 404, -32001, "Session not found");
+  res.status(400).json({ jsonrpc: "2.0", error: { code: -32000, message: "Bad Request: No valid session ID provided" } });
 }
 
 function resolveSpeed(speed: number | undefined): number {
@@ -68,11 +87,11 @@ export async function startLegacyServer(opts: LegacyServerOptions = {}): Promise
     const sessionId = req.get("mcp-session-id");
     if (sessionId !== undefined) {
       const session = state.sessions.get(sessionId);
-      if (!session) return rpcError(res, 404, -32001, "Session not found");
+      if (!session) return unknownSession(res, opts.unknownSessionStatus ?? 404);
       return session.transport.handleRequest(req, res, req.body);
     }
     if (req.method === "POST" && isInitializeRequest(req.body)) {
-      const session = await openSession(state, (closed) => open.delete(closed));
+      const session = await openSession(state, (closed) => open.delete(closed), { resumable: opts.resumable ?? false });
       open.add(session);
       await session.transport.handleRequest(req, res, req.body);
       if (session.transport.sessionId === undefined) await session.mcp.close(); // the transport refused it

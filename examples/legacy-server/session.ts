@@ -2,8 +2,10 @@
 // random UUID session id). The session joins state.sessions when the transport assigns its id,
 // emits "session-opened" on notifications/initialized and "session-closed" when its transport
 // closes (DELETE, expiry, shutdown), leaving state.sessions (and calling onClosed) at that moment.
+// `resumable` gives the transport an in-memory event store (event ids, Last-Event-ID replay).
 
 import { randomUUID } from "node:crypto";
+import { InMemoryEventStore } from "@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { registerResources } from "./resources.js";
@@ -26,10 +28,15 @@ function createServer(): McpServer {
   });
 }
 
-export async function openSession(state: SharedState, onClosed?: (session: SessionContext) => void): Promise<SessionContext> {
+export async function openSession(
+  state: SharedState,
+  onClosed?: (session: SessionContext) => void,
+  options: { resumable?: boolean } = {},
+): Promise<SessionContext> {
   let sessionId: string | undefined;
   const transport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
+    ...(options.resumable ? { eventStore: new InMemoryEventStore() } : {}),
     onsessioninitialized: (id) => {
       sessionId = id;
       state.sessions.set(id, context);

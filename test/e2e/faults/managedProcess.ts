@@ -1,0 +1,135 @@
+// A child process a fault test can freeze, thaw, kill and wait for: spawned with piped output,
+// ready once a line of its output matches, every wait bounded. A process still running when the
+// test process exits is SIGKILLed then (a crashed test leaves nothing behind); SIGSTOPped ones too.
+
+import { spawn, type ChildProcess } from "node:child_process";
+import { createInterface } from "node:readline";
+
+export interface ManagedProcessOptions {
+  /** Shown in errors ("redis-server", "example legacy server"). */
+  name: string;
+  command: string;
+  args: string[];
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** The output line (stdout or stderr) that says the process is ready. */
+  ready: RegExp;
+  /** Start-up limit. Default 15 s. */
+  startTimeoutMs?: number;
+  /** Every line of stdout and stderr, as it arrives. */
+  onLine?: (line: string) => void;
+}
+
+const running = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
+
+export class ManagedProcess {
+  private output = "";
+
+  private constructor(
+    readonly name: string,
+    readonly child: ChildProcess,
+  ) {}
+
+  static start(options: ManagedProcessOptions): Promise<ManagedProcess> {
+    const child = spawn(options.command, options.args, {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    running.add(child);
+    child.once("exit", () => running.delete(child));
+    const managed = new ManagedProcess(options.name, child);
+    const limit = options.startTimeoutMs ?? 15_000;
+    return new Promise((resolve, reject) => {
+      let ready = false;
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        reject(new Error(`${options.name} did not start within ${limit} ms; output: ${managed.output.slice(-2000)}`));
+      }, limit);
+      const onLine = (line: string) => {
+        if (managed.output.length < 100_000) managed.output += `${line}\n`;
+        options.onLine?.(line);
+        if (!ready && options.ready.test(line)) {
+          ready = true;
+          clearTimeout(timer);
+          child.off("exit", onEarlyExit);
+          resolve(managed);
+        }
+      };
+      createInterface({ input: child.stdout! }).on("line", onLine);
+      createInterface({ input: child.stderr! }).on("line", onLine);
+      const onEarlyExit = (code: number | null, signal: string | null) => {
+        clearTimeout(timer);
+        reject(new Error(`${options.name} exited before it was ready (code ${code}, signal ${signal}); output: ${managed.output.slice(-2000)}`));
+      };
+      child.once("exit", onEarlyExit);
+      child.once("error", (error) => {
+        clearTimeout(timer);
+        reject(new Error(`${options.name} could not be started: ${error.message}`));
+      });
+    });
+  }
+
+  get pid(): number {
+    return this.child.pid ?? -1;
+  }
+
+  /** Everything it printed so far (first 100 kB). */
+  get printed(): string {
+    return this.output;
+  }
+
+  isRunning(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** SIGSTOP: the process keeps its sockets (the kernel still accepts connections) but runs nothing. */
+  pause(): void {
+    this.signal("SIGSTOP");
+  }
+
+  /** SIGCONT after pause(). */
+  resume(): void {
+    this.signal("SIGCONT");
+  }
+
+  /** SIGKILL, resolved once it is gone. */
+  kill(): Promise<void> {
+    return this.stop("SIGKILL", 5_000);
+  }
+
+  /** Sends `signal` and waits (at most `ms`) for the exit, then SIGKILLs. Resolves with how it ended. */
+  async stop(signal: NodeJS.Signals = "SIGTERM", ms = 5_000): Promise<void> {
+    if (!this.isRunning()) return;
+    const exited = this.exited(ms);
+    if (signal !== "SIGKILL") this.child.kill("SIGCONT"); // a stopped process cannot handle SIGTERM
+    this.child.kill(signal);
+    try {
+      await exited;
+    } catch {
+      const killed = this.exited(5_000);
+      this.child.kill("SIGKILL");
+      await killed;
+    }
+  }
+
+  /** Resolves with the exit code/signal once the process ends; rejects after `ms`. */
+  exited(ms: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    if (!this.isRunning()) return Promise.resolve({ code: this.child.exitCode, signal: this.child.signalCode });
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${this.name} (pid ${this.pid}) did not exit within ${ms} ms`)), ms);
+      this.child.once("exit", (code, signal) => {
+        clearTimeout(timer);
+        resolve({ code, signal });
+      });
+    });
+  }
+
+  private signal(signal: NodeJS.Signals): void {
+    if (!this.isRunning()) throw new Error(`${this.name} (pid ${this.pid}) is not running; cannot send ${signal}`);
+    this.child.kill(signal);
+  }
+}

@@ -1,0 +1,85 @@
+// Issue 10, cases 2 and 4 (store half): the task store is a real, throwaway redis-server (never the
+// shared one on 6379). SIGSTOPped, it accepts connections and answers nothing: tasks/get, task
+// creation and tasks/update must answer 503 store_unavailable within store.commandTimeoutMs, naming
+// that option. Stopped, it refuses connections: the error names the store, and the log says why
+// (not `"err":"Error"`).
+
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { afterEach, beforeEach, describe, test } from "node:test";
+import { startLegacyServer, type LegacyServer } from "../../examples/legacy-server/server.js";
+import { rpcWithin } from "./faults/boundedRpc.js";
+import { closeAll } from "./faults/closeAll.js";
+import { timed } from "./faults/deadline.js";
+import { failIfStillRunning } from "./faults/exitGuard.js";
+import { assertErrorReply } from "./faults/expectError.js";
+import { startFaultGateway, type FaultGateway } from "./faults/inProcessGateway.js";
+import { ANSWER_WITHIN_MS, STORE_COMMAND_TIMEOUT_MS, UPSTREAM_LIMITS } from "./faults/limits.js";
+import { LEVEL } from "./faults/logCapture.js";
+import { RedisProcess } from "./faults/redisProcess.js";
+import type { JsonObject } from "../../src/protocol/wire.js";
+import { resultOf, TASKS_CAPS } from "./kit.js";
+
+failIfStillRunning();
+
+const STORE_TIMEOUT = /^Task store unavailable: .*commandTimeoutMs/;
+const slowEcho = { name: "slow_echo", arguments: { text: "x", ms: 60_000 } };
+
+describe("the redis task store stops answering", () => {
+  let redis: RedisProcess;
+  let legacy: LegacyServer;
+  let gw: FaultGateway;
+  let taskId: string;
+  beforeEach(async () => {
+    redis = await RedisProcess.start();
+    legacy = await startLegacyServer({ port: 0 });
+    gw = await startFaultGateway(legacy.url, {
+      upstream: { ...UPSTREAM_LIMITS },
+      store: { kind: "redis", url: redis.url, prefix: `faults-${randomUUID()}`, commandTimeoutMs: STORE_COMMAND_TIMEOUT_MS },
+      tasks: { tools: { slow_echo: "always" } },
+    });
+    const created = await rpcWithin(ANSWER_WITHIN_MS, gw.url, "tools/call", slowEcho, { capabilities: TASKS_CAPS });
+    assert.equal(resultOf(created)?.status, "working", JSON.stringify(created.message));
+    taskId = resultOf(created).taskId as string;
+  });
+  afterEach(async () => {
+    if (redis?.isRunning()) redis.resume(); // a stopped process cannot close its connections
+    await closeAll(() => gw?.close(), () => legacy?.close(), () => redis?.close());
+  });
+
+  test("Redis SIGSTOPped: tasks/get, task creation and tasks/update each answer 503 store_unavailable naming store.commandTimeoutMs", async (t) => {
+    redis.pause();
+    const expected = { http: 503, reason: "store_unavailable", message: STORE_TIMEOUT };
+    const requests: Array<[string, string, JsonObject]> = [
+      ["tasks/get", "tasks/get", { taskId }],
+      ["task creation", "tools/call", slowEcho],
+      ["tasks/update", "tasks/update", { taskId, inputResponses: { confirm: { action: "accept", content: {} } } }],
+    ];
+    for (const [what, method, params] of requests) {
+      const { value: reply, ms } = await timed(() => rpcWithin(ANSWER_WITHIN_MS, gw.url, method, params, { capabilities: TASKS_CAPS }));
+      assertErrorReply(reply, expected, what);
+      t.diagnostic(`${what}: HTTP ${reply.status} after ${ms} ms`);
+    }
+
+    // Once Redis runs again, so does the store.
+    redis.resume();
+    const again = await rpcWithin(ANSWER_WITHIN_MS, gw.url, "tasks/get", { taskId }, { capabilities: TASKS_CAPS });
+    assert.equal(resultOf(again)?.taskId, taskId, JSON.stringify(again.message));
+  });
+
+  test("Redis gone (stopped): tasks/get answers 503 store_unavailable naming the store, and the log says why", async (t) => {
+    await redis.stop();
+    const { value: get, ms } = await timed(() => rpcWithin(ANSWER_WITHIN_MS, gw.url, "tasks/get", { taskId }, { capabilities: TASKS_CAPS }));
+    t.diagnostic(`tasks/get: HTTP ${get.status} after ${ms} ms`);
+    const error = assertErrorReply(get, { http: 503, reason: "store_unavailable", message: /^Task store unavailable: / }, "tasks/get");
+    assert.match(error.message, /redis/i, "the message names the store");
+    const create = await rpcWithin(ANSWER_WITHIN_MS, gw.url, "tools/call", slowEcho, { capabilities: TASKS_CAPS });
+    assertErrorReply(create, { http: 503, reason: "store_unavailable", message: /^Task store unavailable: / }, "task creation");
+
+    const bare = gw.logs.lines.filter((line) => line.err === "Error" || line.err === "" || (line.err as { message?: string } | undefined)?.message === "");
+    assert.deepEqual(bare, [], "no log line gives a store failure as a bare 'Error'");
+    const warned = gw.logs.lines.filter((line) => line.level === LEVEL.warn && /store/i.test(JSON.stringify(line)));
+    assert.ok(warned.length > 0, "the store failure is logged at warn");
+    assert.deepEqual(gw.logs.withStack(), [], "an unavailable store is an expected failure: no stack");
+  });
+});
