@@ -35,7 +35,7 @@ export function mountHealth(app: Express, options: HealthOptions): void {
   });
   app.get("/healthz", async (_req, res) => {
     const { ready, checks } = await readiness();
-    res.status(ready ? 200 : 503).json({ status: ready ? "ok" : "not_ready", checks, ...options.stats() });
+    res.status(ready ? 200 : 503).json({ status: ready ? "ready" : "not_ready", checks, ...options.stats() });
   });
 }
 

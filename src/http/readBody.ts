@@ -1,6 +1,8 @@
 // Reads a request body into memory up to a limit. Past the limit it stops keeping the bytes but
-// keeps reading (up to DRAIN_FACTOR × the limit) before saying so, so the client finishes sending
-// and can read the 413 instead of hitting a closed connection.
+// reads on to the end before saying so, so the client finishes sending and then reads the 413
+// instead of hitting a closed connection (EPIPE). A client that never finishes is cut off by the
+// server's request timeout (http.requestTimeoutMs); a declared length past DRAIN_MAX_BYTES is
+// refused without reading.
 
 import type { IncomingMessage } from "node:http";
 
@@ -10,24 +12,19 @@ export class BodyTooLargeError extends Error {
   }
 }
 
-/** An over-limit body is read (and dropped) up to this many times the limit; beyond, the connection is cut. */
-const DRAIN_FACTOR = 16;
+/** A declared body this large is refused at once (the connection is then closed). */
+const DRAIN_MAX_BYTES = 1024 * 1024 * 1024;
 
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   const declared = Number(req.headers["content-length"]);
-  const drainLimit = limit * DRAIN_FACTOR;
-  if (Number.isFinite(declared) && declared > drainLimit) return Promise.reject(new BodyTooLargeError(limit));
+  if (Number.isFinite(declared) && declared > DRAIN_MAX_BYTES) return Promise.reject(new BodyTooLargeError(limit));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on("data", (chunk: Buffer) => {
       size += chunk.length;
       if (size <= limit) chunks.push(chunk);
-      else if (size > drainLimit) {
-        req.removeAllListeners("data");
-        req.pause();
-        reject(new BodyTooLargeError(limit));
-      }
+      else chunks.length = 0; // over the limit: drop what was kept, read on
     });
     req.on("end", () => (size > limit ? reject(new BodyTooLargeError(limit)) : resolve(Buffer.concat(chunks))));
     req.on("error", reject);

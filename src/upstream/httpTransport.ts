@@ -72,6 +72,7 @@ export class HttpTransport implements UpstreamTransport {
     try {
       response = await this.post(message, exchange.signal);
       await this.refuseFailures(response, String(message.method));
+      await this.refuseNonMcp(response, String(message.method));
     } catch (error) {
       done();
       throw error;
@@ -141,8 +142,35 @@ export class HttpTransport implements UpstreamTransport {
       });
     } catch (error) {
       if (signal.aborted) throw error;
-      throw new UpstreamFailure("upstream_unreachable", `Upstream unreachable at ${this.options.url}: ${networkCause(error)}`, { cause: error });
+      throw this.networkFailure(error, message.method);
     }
+  }
+
+  /** A network error: could not connect (unreachable), or the connection died after a call was sent (lost). */
+  private networkFailure(error: unknown, method: string | undefined): UpstreamFailure {
+    const code = (error as { code?: unknown }).code;
+    const cause = networkCause(error);
+    if (code === "UND_ERR_CONNECT_TIMEOUT") {
+      return new UpstreamFailure("upstream_timeout", `Upstream timed out: could not connect to ${this.options.url} (upstream.connectTimeoutMs): ${cause}`, { cause: error });
+    }
+    const afterSending = code === "UND_ERR_SOCKET" || code === "ECONNRESET" || code === "UND_ERR_CLOSED";
+    if (afterSending && method !== undefined && method !== "initialize" && this.session) {
+      return new UpstreamFailure("upstream_lost", `Upstream call lost: the connection to the upstream closed before its answer (${cause})`, { cause: error });
+    }
+    return new UpstreamFailure("upstream_unreachable", `Upstream unreachable at ${this.options.url}: ${cause}`, { cause: error });
+  }
+
+  /** A success status with something that is neither JSON nor SSE: not an MCP server. */
+  private async refuseNonMcp(response: Response, what: string): Promise<void> {
+    if (response.statusCode === 202) return;
+    const type = header(response, "content-type") ?? "";
+    if (type.includes("application/json") || type.includes("text/event-stream")) return;
+    const text = await readSome(response);
+    const answered = `'${type || "no content type"}'${text ? `: ${text.slice(0, 80)}` : ""}`;
+    if (what === "initialize") {
+      throw new UpstreamFailure("upstream_not_mcp", `Upstream at ${this.options.url} is not an MCP endpoint: it answered ${answered} to initialize`);
+    }
+    throw new UpstreamFailure("upstream_lost", `Upstream answered ${answered} to ${what}, not JSON or SSE`);
   }
 
   /** Throws the failure a non-2xx answer means (after reading a little of its body). */

@@ -18,9 +18,9 @@ describe("GET /healthz", () => {
     return (await response.json()) as Record<string, unknown>;
   };
 
-  test("answers ok with counts, and counts a held task while it runs", async () => {
+  test("answers ready with counts, and counts a held task while it runs", async () => {
     assert.deepEqual(await health(), {
-      status: "ok",
+      status: "ready",
       checks: { upstream: { ok: true }, store: { ok: true } },
       heldTasks: 0,
       heldCalls: 0,
