@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { REPO } from "../repoRoot.js";
-import { ConfigError, ENV_VARS, loadConfig } from "../../src/config/loadConfig.js";
+import { ConfigError, ENV_VARS, loadConfig, loadConfigWithReport } from "../../src/config/loadConfig.js";
 
 const dir = mkdtempSync(join(tmpdir(), "taskgate-config-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -61,7 +61,7 @@ describe("loadConfig: layering", () => {
       mrtr: { holdTimeoutMs: 300_000 },
       subscriptions: { keepAliveMs: 15_000 },
       cache: { ttlMs: 60_000, cacheScope: "private" },
-      log: { level: "info" },
+      log: { level: "info", format: "auto" },
     });
   });
 
@@ -145,6 +145,7 @@ describe("loadConfig: layering", () => {
         TASKGATE_CACHE_TTL_MS: "8",
         TASKGATE_CACHE_SCOPE: "public",
         TASKGATE_LOG_LEVEL: "silent",
+        TASKGATE_LOG_FORMAT: "json",
         TASKGATE_MRTR_SECRET: "0123456789abcdef0123456789abcdef",
         TASKGATE_MRTR_HOLD_TIMEOUT_MS: "9",
         TASKGATE_SUBSCRIPTIONS_KEEP_ALIVE_MS: "10",
@@ -164,9 +165,9 @@ describe("loadConfig: layering", () => {
       mrtr: { secret: "0123456789abcdef0123456789abcdef", holdTimeoutMs: 9 },
       subscriptions: { keepAliveMs: 10 },
       cache: { ttlMs: 8, cacheScope: "public" },
-      log: { level: "silent" },
+      log: { level: "silent", format: "json" },
     });
-    assert.equal(ENV_VARS.length, 24);
+    assert.equal(ENV_VARS.length, 25);
   });
 
   it("lets CLI overrides beat the environment, ignoring undefined flags", () => {
@@ -184,6 +185,56 @@ describe("loadConfig: layering", () => {
     const file = write(".yaml", `${minimalYaml}allowedHosts: [a, b]\n`);
     const config = loadConfig({ file, env: { TASKGATE_ALLOWED_HOSTS: "c" } });
     assert.deepEqual(config.allowedHosts, ["c"]);
+  });
+});
+
+describe("loadConfig: PORT, the platform convention", () => {
+  it("sets the port when TASKGATE_PORT is not set, over the config file", () => {
+    const file = write(".yaml", `${minimalYaml}port: 4000\n`);
+    const { config, report } = loadConfigWithReport({ file, env: { PORT: "8080" } });
+    assert.equal(config.port, 8080);
+    assert.deepEqual(report.fromEnv, ["port (PORT)"]);
+    assert.deepEqual(report.overridden, [{ option: "port", by: "PORT", over: `config file ${file}` }]);
+  });
+
+  it("loses to TASKGATE_PORT and to --port", () => {
+    assert.equal(loadConfig({ env: { ...minimalEnv, PORT: "8080", TASKGATE_PORT: "5000" } }).port, 5000);
+    assert.equal(loadConfig({ env: { ...minimalEnv, PORT: "8080" }, overrides: { port: 6000 } }).port, 6000);
+  });
+
+  it("empty is not set; anything but a whole number is refused naming PORT", () => {
+    assert.equal(loadConfig({ env: { ...minimalEnv, PORT: " " } }).port, 3000);
+    for (const value of ["http", "80.5", "-1"]) {
+      const line = lineWith(problemsOf(() => loadConfig({ env: { ...minimalEnv, PORT: value } })), "PORT");
+      assert.equal(line, `PORT: must be an integer (option port, used when TASKGATE_PORT is not set), got ${JSON.stringify(value)}`);
+    }
+    const tooBig = lineWith(problemsOf(() => loadConfig({ env: { ...minimalEnv, PORT: "70000" } })), "port");
+    assert.match(tooBig, /^port: .*65535.*\(from PORT\)$/);
+  });
+});
+
+describe("loadConfig: the report of where values came from", () => {
+  it("names the options of each layer and every value a later layer replaced, never the values", () => {
+    const secret = "0123456789abcdef0123456789abcdef-file";
+    const file = write(".yaml", `${minimalYaml}host: 127.0.0.1\nport: 4000\nmrtr:\n  secret: ${secret}\ntasks:\n  tools:\n    greet: never\n`);
+    const { report } = loadConfigWithReport({
+      file,
+      env: { TASKGATE_HOST: "0.0.0.0", TASKGATE_PORT: "4000", TASKGATE_MRTR_SECRET: `${secret}-env` },
+      overrides: { host: "::", tasks: { policy: "always" } },
+      flagNames: { host: "--host" },
+    });
+    assert.equal(report.file, file);
+    assert.deepEqual(report.fromFile, ["upstream.url", "auth.mode", "tasks.tools.greet"]);
+    assert.deepEqual(report.fromEnv, ["port (TASKGATE_PORT)", "mrtr.secret (TASKGATE_MRTR_SECRET)"]);
+    assert.deepEqual(report.fromFlags, ["host (--host)", "tasks.policy"]);
+    // port: the same value twice is no override; secrets are named, not shown.
+    assert.deepEqual(report.overridden, [
+      { option: "host", by: "TASKGATE_HOST", over: `config file ${file}` },
+      { option: "mrtr.secret", by: "TASKGATE_MRTR_SECRET", over: `config file ${file}` },
+      { option: "host", by: "flag --host", over: "TASKGATE_HOST" },
+    ]);
+    assert.ok(!JSON.stringify(report).includes(secret), "no value in the report");
+    assert.deepEqual(report.ignored, []);
   });
 });
 
