@@ -2,12 +2,14 @@
 // Each error test asserts the option path, the source (file + line, env var, or flag) and what is allowed.
 
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { parse as parseYaml } from "yaml";
 import { REPO } from "../repoRoot.js";
-import { ConfigError, ENV_VARS, loadConfig, loadConfigWithReport } from "../../src/config/loadConfig.js";
+import { ConfigError, ENV_OPTIONS, ENV_VARS, loadConfig, loadConfigWithReport } from "../../src/config/loadConfig.js";
+import { ConfigSchema } from "../../src/config/schema.js";
 
 const dir = mkdtempSync(join(tmpdir(), "taskgate-config-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -398,20 +400,41 @@ describe("loadConfig: errors name the option, its source and what is allowed", (
 });
 
 describe("example configs", () => {
-  it("config/taskgate.example.yaml parses and shows the documented tasks block", () => {
-    const config = loadConfig({ file: join(configDir, "taskgate.example.yaml") });
+  const example = join(configDir, "taskgate.example.yaml");
+
+  it("config/taskgate.example.yaml sets every option of the schema to its default, the two required ones aside", () => {
+    const data = parseYaml(readFileSync(example, "utf8")) as { upstream: { url: string }; auth: { mode: string } };
+    const defaults = ConfigSchema.parse({ upstream: { url: data.upstream.url }, auth: { mode: "demo" } });
+    // auth.mode has no default: the example shows "tokens" (with no token yet, the default list).
+    assert.deepEqual(data, { ...defaults, auth: { mode: "tokens", tokens: [] } });
+    assert.equal(defaults.mrtr.secret, undefined, "mrtr.secret has no default: shown commented out");
+    assert.match(readFileSync(example, "utf8"), /^ {2}# secret: /m);
+  });
+
+  it("config/taskgate.example.yaml names each option's environment variable", () => {
+    const text = readFileSync(example, "utf8");
+    for (const { variable, option } of ENV_OPTIONS) assert.ok(text.includes(`env: ${variable}`), `${variable} (${option}) is named in the example`);
+  });
+
+  it("config/taskgate.example.yaml asks for a token and loads once one is given", () => {
+    const problems = problemsOf(() => loadConfig({ file: example }));
+    assert.equal(problems.length, 1);
+    assert.match(problems[0] as string, /^auth\.tokens: mode 'tokens' needs at least one token \(from config file .*taskgate\.example\.yaml, line \d+\)$/);
+    const config = loadConfig({ file: example, env: { TASKGATE_AUTH_TOKENS: `${HASH}:alice` } });
+    assert.deepEqual(config.auth, { mode: "tokens", tokens: [{ sha256: HASH, subject: "alice" }] });
+  });
+
+  it("README.md's configuration table has a row for every variable, with its option", () => {
+    const readme = readFileSync(join(REPO, "README.md"), "utf8");
+    for (const { variable, option } of ENV_OPTIONS) {
+      assert.match(readme, new RegExp(`^\\| \`${option.replace(/\./g, "\\.")}\` \\| \`${variable}\``, "m"), `README row for ${option} (${variable})`);
+    }
+  });
+
+  it("config/demo.yaml holds the demo's values", () => {
+    const config = loadConfig({ file: join(configDir, "demo.yaml"), env: { TASKGATE_UPSTREAM_URL: "http://127.0.0.1:3001/mcp" } });
     assert.equal(config.auth.mode, "demo");
-    assert.deepEqual(config.tasks, {
-      policy: "auto",
-      autoAfterMs: 1000,
-      ttlMs: 3_600_000,
-      pollIntervalMs: 5000,
-      tools: { greet: "never", build_report: "always", run_suite: "required" },
-      inputKeys: {},
-    });
-    // Every other value in the example is the default.
-    const defaults = loadConfig({ env: { TASKGATE_UPSTREAM_URL: config.upstream.url, TASKGATE_AUTH_MODE: "demo" } });
-    assert.deepEqual({ ...config, tasks: defaults.tasks }, defaults);
+    assert.deepEqual(config.tasks.tools, { greet: "never", build_report: "always", run_suite: "always" });
   });
 
   it("config/tokens.example.yaml parses in tokens mode", () => {
