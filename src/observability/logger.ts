@@ -1,10 +1,13 @@
 // The one pino logger. JSON lines by default; a readable "pretty" form for people at a terminal
-// (pino-pretty, in-process and synchronous so the last lines before an exit are never lost).
-// Tokens and Authorization headers are never logged, in either form: redaction happens before
-// formatting.
+// (pino-pretty, in-process and synchronous so the last lines before an exit are never lost;
+// loaded only when asked for, so JSON start-up does not pay for it). Tokens and Authorization
+// headers are never logged, in either form: redaction happens before formatting.
 
+import { createRequire } from "node:module";
 import pino, { type Logger } from "pino";
-import pretty from "pino-pretty";
+import type PinoPretty from "pino-pretty";
+
+const require = createRequire(import.meta.url);
 
 export type LogFormat = "json" | "pretty";
 
@@ -31,6 +34,7 @@ export function resolveLogFormat(asked: "auto" | LogFormat, stdoutIsTerminal: bo
 
 /** Readable single-line output on `output` (stdout by default); colours only where supported. */
 export function prettyDestination(output?: NodeJS.WritableStream): pino.DestinationStream {
+  const pretty = require("pino-pretty") as typeof PinoPretty;
   return pretty({
     sync: true,
     singleLine: true,
