@@ -1,48 +1,60 @@
 # syntax=docker/dockerfile:1
-# taskgate container image. Two stages: `build` compiles the TypeScript (tsconfig.build.json emits
-# dist/), `runtime` holds only production dependencies, the compiled code, bin/ and config/.
-# bin/taskgate.js runs dist/src/cli.js when it exists, so the image never needs tsx at run time.
+# taskgate container image. The image holds exactly the npm package (what `npm pack` ships:
+# dist/, bin/, config/, README.md, LICENSE; see "files" in package.json) plus its production
+# dependencies from the lockfile. Two stages:
+#   build    installs everything, and `npm pack` compiles dist/ (prepack) and packs the package;
+#   runtime  unpacks it and runs `npm ci --omit=dev`: no tsx, esbuild, TypeScript or @types.
+# test/e2e/npmPackage.test.ts builds this same runtime layout (pack, unpack, npm ci --omit=dev,
+# rm -rf node_modules/@types) and starts the CLI from it; no container engine runs in CI.
 #
 #   docker build -t taskgate .
 #   docker run --rm -p 3000:3000 \
 #     -e TASKGATE_UPSTREAM_URL=http://host.docker.internal:8080/mcp \
 #     -e TASKGATE_AUTH_MODE=tokens -e TASKGATE_AUTH_TOKENS="<sha256hex>:alice" \
-#     -e TASKGATE_ALLOWED_HOSTS=taskgate.internal \
 #     taskgate
 #
-# Inside the container taskgate binds 0.0.0.0:3000 (TASKGATE_HOST / TASKGATE_PORT below). Its Host
-# check accepts loopback names only, so any other name clients use to reach it (a service name, a
-# DNS name) must be listed in TASKGATE_ALLOWED_HOSTS. See README.md, "Running in Docker".
+# Configuration: the image sets no TASKGATE_* variable, so a mounted config file
+# (-v ./taskgate.yaml:/etc/taskgate.yaml -e TASKGATE_CONFIG=/etc/taskgate.yaml) is never
+# silently beaten by the image. The one thing a container needs differently from a laptop, the
+# bind address, is in the default command: `serve --host 0.0.0.0`. Arguments you give replace
+# that command, so include --host 0.0.0.0 when you pass your own (docs/decisions/0006).
 
-ARG NODE_IMAGE=node:24-bookworm-slim
+# The Node major CI tests (package.json engines: >=20.10).
+ARG NODE_IMAGE=node:20-bookworm-slim
 
-# ---- build: compile TypeScript to dist/ ---------------------------------------------------------
+# ---- build: compile and pack -------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS build
-WORKDIR /app
+WORKDIR /src
 COPY package.json package-lock.json ./
 # No install scripts are needed to compile (the only one in the tree is esbuild's, used by tsx).
 RUN npm ci --ignore-scripts --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json tsconfig.build.json README.md LICENSE ./
 COPY src ./src
-COPY examples/legacy-server ./examples/legacy-server
-RUN npm run build
+COPY examples ./examples
+COPY bin ./bin
+COPY config ./config
+RUN npm pack --pack-destination /tmp \
+ && mkdir /package \
+ && tar -xzf /tmp/taskgate-*.tgz -C /package --strip-components=1
 
-# ---- runtime: production dependencies + compiled output ------------------------------------------
+# ---- runtime: the package + production dependencies ----------------------------------------------
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
-COPY --from=build /app/dist ./dist
-COPY bin ./bin
-COPY config ./config
+COPY --from=build /package ./
+COPY package-lock.json ./
+# @types/* arrive only as declared dependencies of http-proxy-middleware; nothing loads them at run time.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+ && rm -rf node_modules/@types \
+ && npm cache clean --force
 # The file store's default path is .taskgate/tasks.json under the working directory; make it
 # writable by the unprivileged user (mount a volume here to keep tasks across restarts).
 RUN mkdir -p /app/.taskgate && chown node:node /app/.taskgate
 USER node
-ENV TASKGATE_HOST=0.0.0.0 TASKGATE_PORT=3000
 EXPOSE 3000
+# /livez: the process serves HTTP. The port is the image's default (3000) unless TASKGATE_PORT or
+# PORT says otherwise; a port set only in a config file needs its own --health-cmd.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.TASKGATE_PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "const p=[process.env.TASKGATE_PORT,process.env.PORT].find((v)=>/^[0-9]+$/.test(v||''))||'3000';fetch('http://127.0.0.1:'+p+'/livez').then((r)=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 ENTRYPOINT ["node", "bin/taskgate.js"]
-CMD ["serve"]
+CMD ["serve", "--host", "0.0.0.0"]

@@ -3,6 +3,7 @@
 // example server, not in src/, so production code never depends on an example: the CLI loads
 // this module only when the demo command runs.
 
+import type { Logger } from "pino";
 import { startGateway, type Gateway } from "../src/gateway.js";
 import type { Config } from "../src/config/schema.js";
 import { startLegacyServer } from "./legacy-server/server.js";
@@ -13,12 +14,20 @@ export interface Demo {
   close(): Promise<void>;
 }
 
-/** `configure` turns the example server's URL into the gateway's Config (the CLI's loading rules). */
-export async function startDemo(options: { legacyPort: number; configure: (upstreamUrl: string) => Config }): Promise<Demo> {
+/**
+ * `configure` turns the example server's URL into the gateway's Config (the CLI's loading rules);
+ * `logger`, when given, makes the gateway's logger from that Config (the CLI's log format).
+ */
+export async function startDemo(options: {
+  legacyPort: number;
+  configure: (upstreamUrl: string) => Config;
+  logger?: (config: Config) => Logger;
+}): Promise<Demo> {
   const legacy = await startLegacyServer({ port: options.legacyPort });
   let gateway: Gateway;
   try {
-    gateway = await startGateway(options.configure(legacy.url));
+    const config = options.configure(legacy.url);
+    gateway = await startGateway(config, options.logger ? { log: options.logger(config) } : {});
   } catch (error) {
     await legacy.close();
     throw error;

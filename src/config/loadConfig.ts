@@ -1,13 +1,17 @@
 // loadConfig: builds the one validated Config from layers, later ones winning:
 // schema defaults < config file (.yaml/.yml/.json) < TASKGATE_* environment variables < CLI overrides.
+// `PORT` (the Node convention of hosting platforms) sets the port when TASKGATE_PORT does not;
+// Kubernetes service-link variables (TASKGATE_SERVICE_HOST, TASKGATE_PORT=tcp://…) are ignored.
 // Objects are deep-merged; arrays and scalars replace. Every failure throws ConfigError, whose message
 // has one line per problem naming the option path, where the value came from, and what is allowed.
+// loadConfigWithReport also says where each value came from and which values a later layer replaced.
 
 import { readFileSync } from "node:fs";
 import { extname } from "node:path";
 import { isMap, isSeq, LineCounter, parseDocument, type Document } from "yaml";
 import { z } from "zod";
 import { ConfigSchema, type Config, type ConfigInput } from "./schema.js";
+import { serviceLinkShape } from "./serviceLinks.js";
 
 /** Thrown for every configuration problem; `message` is `problems` joined by newlines. */
 export class ConfigError extends Error {
@@ -78,6 +82,7 @@ const ENV_TABLE = {
   TASKGATE_HTTP_KEEP_ALIVE_TIMEOUT_MS: { path: ["http", "keepAliveTimeoutMs"], kind: "int" },
   TASKGATE_SHUTDOWN_GRACE_MS: { path: ["shutdown", "graceMs"], kind: "int" },
   TASKGATE_LOG_LEVEL: { path: ["log", "level"], kind: "string" },
+  TASKGATE_LOG_FORMAT: { path: ["log", "format"], kind: "string" },
   TASKGATE_MRTR_SECRET: { path: ["mrtr", "secret"], kind: "string" },
   TASKGATE_MRTR_HOLD_TIMEOUT_MS: { path: ["mrtr", "holdTimeoutMs"], kind: "int" },
 } as const satisfies Record<string, { path: readonly string[]; kind: EnvKind }>;
@@ -87,7 +92,34 @@ export type EnvVarName = keyof typeof ENV_TABLE;
 /** Every TASKGATE_* variable loadConfig understands; any other TASKGATE_* variable is an error. */
 export const ENV_VARS: readonly EnvVarName[] = Object.keys(ENV_TABLE) as EnvVarName[];
 
+/** How a variable's text becomes a value: as is, an integer, a comma list, or `sha256hex:subject,…`. */
+export type EnvValueKind = EnvKind;
+
+/** Every TASKGATE_* variable with the option it sets (dotted path) and how its text is read. */
+export const ENV_OPTIONS: ReadonlyArray<{ variable: EnvVarName; option: string; kind: EnvValueKind }> = ENV_VARS.map((variable) => ({
+  variable,
+  option: ENV_TABLE[variable].path.join("."),
+  kind: ENV_TABLE[variable].kind,
+}));
+
+/** The platform convention: the port to listen on, used when TASKGATE_PORT is not set. */
+export const PORT_VARIABLE = "PORT";
+
 type Source = { kind: "file"; file: string } | { kind: "env"; variable: string } | { kind: "flag"; flag?: string };
+
+/** What loadConfigWithReport tells besides the Config. Names only, never values (they may be secrets). */
+export interface ConfigReport {
+  /** The config file read, if any. */
+  file?: string;
+  /** Options set by each layer above the defaults, as "option (source)" for env and flags. */
+  fromFile: string[];
+  fromEnv: string[];
+  fromFlags: string[];
+  /** A value set in one layer and replaced by a later one, e.g. host from the file replaced by --host. */
+  overridden: Array<{ option: string; by: string; over: string }>;
+  /** TASKGATE_* variables ignored on purpose (Kubernetes service links), with the shape recognised. */
+  ignored: Array<{ variable: string; reason: string }>;
+}
 
 type Raw = Record<string, unknown>;
 
@@ -98,8 +130,15 @@ interface FileLayer {
 }
 
 export function loadConfig(sources: ConfigSources = {}): Config {
+  return loadConfigWithReport(sources).config;
+}
+
+/** loadConfig, plus where each value came from (for the start-up log line). Throws ConfigError the same way. */
+export function loadConfigWithReport(sources: ConfigSources = {}): { config: Config; report: ConfigReport } {
   const problems: string[] = [];
   const provenance = new Map<string, Source>();
+  const overridden: ConfigReport["overridden"] = [];
+  const ignored: ConfigReport["ignored"] = [];
   let merged: Raw = {};
 
   let fileLayer: FileLayer | undefined;
@@ -108,25 +147,22 @@ export function loadConfig(sources: ConfigSources = {}): Config {
     if ("problem" in result) problems.push(result.problem);
     else fileLayer = result;
   }
-  const envLayer = sources.env ? readEnv(sources.env, problems) : undefined;
+  const envLayer = sources.env ? readEnv(sources.env, problems, ignored) : undefined;
   if (problems.length > 0) throw new ConfigError(problems);
 
+  const merge = (layer: Raw, sourceOf: (path: Segment[]) => Source) => {
+    merged = mergeLayer(merged, layer, [], { provenance, overridden }, sourceOf);
+  };
   if (fileLayer && sources.file !== undefined) {
     const file = sources.file;
-    merged = mergeLayer(merged, fileLayer.data, [], provenance, () => ({ kind: "file", file }));
+    merge(fileLayer.data, () => ({ kind: "file", file }));
   }
   if (envLayer) {
-    merged = mergeLayer(merged, envLayer.data, [], provenance, (path) => ({
-      kind: "env",
-      variable: envLayer.variableOf.get(pathKey(path)) ?? "environment",
-    }));
+    merge(envLayer.data, (path) => ({ kind: "env", variable: envLayer.variableOf.get(pathKey(path)) ?? "environment" }));
   }
   if (sources.overrides) {
     const flagNames = sources.flagNames ?? {};
-    merged = mergeLayer(merged, sources.overrides as Raw, [], provenance, (path) => ({
-      kind: "flag",
-      flag: flagNames[pathKey(path)],
-    }));
+    merge(sources.overrides as Raw, (path) => ({ kind: "flag", flag: flagNames[pathKey(path)] }));
   }
 
   // Required blocks without a default: an absent block is reported as its missing options
@@ -134,7 +170,7 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   for (const block of ["upstream", "auth"]) if (merged[block] === undefined) merged[block] = {};
 
   const parsed = ConfigSchema.safeParse(merged, { reportInput: true });
-  if (parsed.success) return parsed.data;
+  if (parsed.success) return { config: parsed.data, report: reportOf(sources.file, provenance, overridden, ignored) };
 
   const context: IssueContext = { merged, provenance, fileLayer };
   throw new ConfigError(parsed.error.issues.flatMap((issue) => describeIssue(issue, context)));
@@ -210,12 +246,21 @@ function jsonErrorWhere(text: string, error: unknown): string {
 // ---------------------------------------------------------------------------------------------
 // Environment layer
 
-function readEnv(env: NodeJS.ProcessEnv, problems: string[]): { data: Raw; variableOf: Map<string, string> } {
+function readEnv(
+  env: NodeJS.ProcessEnv,
+  problems: string[],
+  ignored: ConfigReport["ignored"],
+): { data: Raw; variableOf: Map<string, string> } {
   const data: Raw = {};
   const variableOf = new Map<string, string>();
 
   for (const [name, rawValue] of Object.entries(env)) {
     if (!name.startsWith("TASKGATE_") || rawValue === undefined) continue;
+    const link = serviceLinkShape(name, rawValue);
+    if (link) {
+      ignored.push({ variable: name, reason: `Kubernetes service link (${link})` });
+      continue;
+    }
     if (!(name in ENV_TABLE)) {
       const guess = closest(name, ENV_VARS);
       problems.push(
@@ -263,6 +308,17 @@ function readEnv(env: NodeJS.ProcessEnv, problems: string[]): { data: Raw; varia
     setPath(data, path, value);
     variableOf.set(pathKey(path), name);
   }
+
+  // PORT only where TASKGATE_PORT set nothing (absent, empty, or a service link).
+  const port = env[PORT_VARIABLE]?.trim();
+  if (port && data.port === undefined) {
+    if (/^\d+$/.test(port) && Number.isSafeInteger(Number(port))) {
+      data.port = Number(port);
+      variableOf.set("port", PORT_VARIABLE);
+    } else {
+      problems.push(`${PORT_VARIABLE}: must be an integer (option port, used when TASKGATE_PORT is not set), got ${quote(port)}`);
+    }
+  }
   return { data, variableOf };
 }
 
@@ -304,28 +360,66 @@ function editDistance(a: string, b: string): number {
 // ---------------------------------------------------------------------------------------------
 // Merging with provenance
 
-/** Deep-merges `layer` onto `base` (plain objects merge, everything else replaces) and records the source of every set path. */
-function mergeLayer(
-  base: Raw,
-  layer: Raw,
-  at: Segment[],
-  provenance: Map<string, Source>,
-  sourceOf: (path: Segment[]) => Source,
-): Raw {
+interface MergeRecord {
+  provenance: Map<string, Source>;
+  overridden: ConfigReport["overridden"];
+}
+
+/**
+ * Deep-merges `layer` onto `base` (plain objects merge, everything else replaces), records the
+ * source of every set path and every value a layer replaces with a different one.
+ */
+function mergeLayer(base: Raw, layer: Raw, at: Segment[], record: MergeRecord, sourceOf: (path: Segment[]) => Source): Raw {
   const out: Raw = { ...base };
   for (const [key, value] of Object.entries(layer)) {
     if (value === undefined) continue;
     const path = [...at, key];
-    provenance.set(pathKey(path), sourceOf(path));
     const existing = out[key];
+    const before = record.provenance.get(pathKey(path));
+    const source = sourceOf(path);
+    if (before && !isPlainObject(value) && existing !== undefined && JSON.stringify(existing) !== JSON.stringify(value)) {
+      record.overridden.push({ option: pathKey(path), by: describeSource(source), over: describeSource(before) });
+    }
+    record.provenance.set(pathKey(path), source);
     out[key] =
       isPlainObject(value) && isPlainObject(existing)
-        ? mergeLayer(existing, value, path, provenance, sourceOf)
+        ? mergeLayer(existing, value, path, record, sourceOf)
         : isPlainObject(value)
-          ? mergeLayer({}, value, path, provenance, sourceOf)
+          ? mergeLayer({}, value, path, record, sourceOf)
           : value;
   }
   return out;
+}
+
+function describeSource(source: Source): string {
+  switch (source.kind) {
+    case "file":
+      return `config file ${source.file}`;
+    case "env":
+      return source.variable;
+    case "flag":
+      return source.flag ? `flag ${source.flag}` : "a command-line flag";
+  }
+}
+
+/** The report: leaf options per layer (objects are containers, not options). */
+function reportOf(
+  file: string | undefined,
+  provenance: Map<string, Source>,
+  overridden: ConfigReport["overridden"],
+  ignored: ConfigReport["ignored"],
+): ConfigReport {
+  const keys = [...provenance.keys()];
+  const leaves = keys.filter((key) => !keys.some((other) => other.startsWith(`${key}.`) || other.startsWith(`${key}[`)));
+  const report: ConfigReport = { fromFile: [], fromEnv: [], fromFlags: [], overridden, ignored };
+  if (file !== undefined) report.file = file;
+  for (const key of leaves) {
+    const source = provenance.get(key) as Source;
+    if (source.kind === "file") report.fromFile.push(key);
+    else if (source.kind === "env") report.fromEnv.push(`${key} (${source.variable})`);
+    else report.fromFlags.push(source.flag ? `${key} (${source.flag})` : key);
+  }
+  return report;
 }
 
 function setPath(target: Raw, path: readonly string[], value: unknown) {

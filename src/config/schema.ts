@@ -145,7 +145,11 @@ export const ConfigSchema = z
       .strict()
       .prefault({}),
     log: z
-      .object({ level: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info") })
+      .object({
+        level: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+        /** json: one JSON object per line. pretty: readable lines (pino-pretty). auto: pretty when stdout is a terminal. */
+        format: z.enum(["auto", "json", "pretty"]).default("auto"),
+      })
       .strict()
       .prefault({}),
   })

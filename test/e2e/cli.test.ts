@@ -1,19 +1,66 @@
-// The taskgate command as a user runs it: bad or missing options stop start-up with a message
-// naming the option and what is allowed; hash-token prints what tokens mode stores.
+// The taskgate command as a user runs it: bad or missing options stop start-up with exit 2 and a
+// message naming the option and what is allowed; failures to start exit 1 naming the fix;
+// --version and serve --help say what they should; Kubernetes service-link variables and PORT
+// are handled at a real start; SIGTERM logs "shutting down" and exits 0.
 
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { describe, test } from "node:test";
+import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { after, describe, test } from "node:test";
+import { ENV_VARS } from "../../src/config/loadConfig.js";
 import { REPO } from "../repoRoot.js";
-import { cliArgs } from "./childGateway.js";
+import { cliArgs, killHard, spawnGateway } from "./childGateway.js";
 
-const run = (args: string[], env: Record<string, string> = {}) => {
-  const { TASKGATE_CONFIG: _ignored, ...base } = process.env;
-  return spawnSync(process.execPath, cliArgs(args), { cwd: REPO, encoding: "utf8", env: { ...base, ...env }, timeout: 30_000 });
-};
+const VERSION = (JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string }).version;
+const UNREACHABLE_UPSTREAM = "http://127.0.0.1:1/mcp"; // serve does not call the upstream before a request
 
-describe("taskgate command", () => {
+/** Our environment without TASKGATE_* and PORT (which would change what the command does), plus `env`. */
+function cleanEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const base: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith("TASKGATE_") && key !== "PORT") base[key] = value;
+  return { ...base, ...env };
+}
+
+const run = (args: string[], env: Record<string, string> = {}) =>
+  spawnSync(process.execPath, cliArgs(args), { cwd: REPO, encoding: "utf8", env: cleanEnv(env), timeout: 30_000 });
+
+const children: ChildProcess[] = [];
+after(async () => {
+  for (const child of children) await killHard(child);
+});
+
+function listenOn(port: number): Promise<Server> {
+  const server = createServer();
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve(server));
+  });
+}
+
+async function freePort(): Promise<number> {
+  const server = await listenOn(0);
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Resolves with the exit code and signal, or rejects after `ms` naming what it waited for. */
+function exitOf(child: ChildProcess, ms = 15_000): Promise<{ code: number | null; signal: string | null }> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`taskgate did not exit within ${ms} ms after the signal`)), ms);
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal });
+    });
+  });
+}
+
+describe("taskgate command: configuration errors exit 2", () => {
   test("serve without upstream or auth mode stops with exit 2, naming both options and how to set them", () => {
     const result = run(["serve"]);
     assert.equal(result.status, 2);
@@ -23,21 +70,166 @@ describe("taskgate command", () => {
   });
 
   test("a bad value names the option, its source and what is allowed", () => {
-    const result = run(["serve", "--upstream", "http://127.0.0.1:1/mcp", "--auth", "demo"], { TASKGATE_STORE_KIND: "postgres" });
+    const result = run(["serve", "--upstream", UNREACHABLE_UPSTREAM, "--auth", "demo"], { TASKGATE_STORE_KIND: "postgres" });
     assert.equal(result.status, 2);
     assert.match(result.stderr, /store\.kind: .*memory.*file.*redis/);
     assert.match(result.stderr, /TASKGATE_STORE_KIND/);
   });
 
   test("a misspelt TASKGATE_ variable is refused with a suggestion", () => {
-    const result = run(["serve", "--upstream", "http://127.0.0.1:1/mcp", "--auth", "demo"], { TASKGATE_PORTT: "1" });
+    const result = run(["serve", "--upstream", UNREACHABLE_UPSTREAM, "--auth", "demo"], { TASKGATE_PORTT: "1" });
     assert.equal(result.status, 2);
     assert.match(result.stderr, /TASKGATE_PORTT: unknown environment variable \(did you mean TASKGATE_PORT\?\)/);
+  });
+
+  test("--log-level and --log-format are checked like every option", () => {
+    const level = run(["serve", "--upstream", UNREACHABLE_UPSTREAM, "--auth", "demo", "--log-level", "loud"]);
+    assert.equal(level.status, 2);
+    assert.match(level.stderr, /log\.level: must be one of fatal, error, warn, info, debug, trace, silent, got "loud" \(from flag --log-level\)/);
+    const format = run(["serve", "--upstream", UNREACHABLE_UPSTREAM, "--auth", "demo"], { TASKGATE_LOG_FORMAT: "xml" });
+    assert.equal(format.status, 2);
+    assert.match(format.stderr, /log\.format: must be one of auto, json, pretty, got "xml" \(from TASKGATE_LOG_FORMAT\)/);
+  });
+
+  test("a bad PORT is named", () => {
+    const result = run(["serve", "--upstream", UNREACHABLE_UPSTREAM, "--auth", "demo"], { PORT: "http" });
+    assert.equal(result.status, 2);
+    assert.match(result.stderr, /PORT: must be an integer \(option port, used when TASKGATE_PORT is not set\), got "http"/);
+  });
+});
+
+describe("taskgate command: usage errors exit 2 too", () => {
+  const cases: Array<[string, string[], RegExp]> = [
+    ["an unknown command", ["srve"], /unknown command 'srve'[\s\S]*Did you mean serve\?/],
+    ["an unknown option", ["serve", "--upstrem", "x"], /unknown option '--upstrem'[\s\S]*Did you mean --upstream\?/],
+    ["a port that is not a number", ["serve", "--port", "abc"], /option '--port <port>' argument 'abc' is invalid\. must be an integer from 0 to 65535/],
+    ["an extra argument", ["serve", "now"], /too many arguments for 'serve'/],
+    ["a missing argument", ["hash-token"], /missing required argument 'token'/],
+    ["no command at all", [], /Usage: taskgate \[options\] \[command\]/],
+  ];
+  for (const [what, args, message] of cases) {
+    test(`${what}: exit 2 with commander's message`, () => {
+      const result = run(args);
+      assert.equal(result.status, 2, result.stderr);
+      assert.match(result.stderr, message);
+    });
+  }
+});
+
+describe("taskgate command: version and help", () => {
+  test("--version and -V print the package's version and exit 0", () => {
+    for (const flag of ["--version", "-V"]) {
+      const result = run([flag]);
+      assert.equal(result.status, 0);
+      assert.equal(result.stdout.trim(), VERSION);
+    }
+  });
+
+  test("serve --help marks --upstream and --auth required and lists every environment variable", () => {
+    const result = run(["serve", "--help"]);
+    assert.equal(result.status, 0);
+    assert.match(result.stdout, /--upstream <url>\s+\(required\)/);
+    assert.match(result.stdout, /--auth <mode>\s+\(required\)/);
+    assert.match(result.stdout, /--log-level <level>/);
+    assert.match(result.stdout, /--log-format <format>/);
+    for (const name of [...ENV_VARS, "TASKGATE_CONFIG"]) assert.match(result.stdout, new RegExp(`^  ${name} +\\S`, "m"), `${name} listed`);
+    assert.match(result.stdout, /^ {2}TASKGATE_PORT +port \(default: 3000\)$/m);
+    assert.match(result.stdout, /^ {2}TASKGATE_UPSTREAM_URL +upstream\.url \(required\)$/m);
+    assert.match(result.stdout, /^ {2}PORT +port, when TASKGATE_PORT is not set$/m);
+    assert.match(result.stdout, /Exit status: 0 .* 2 for a usage or configuration error/);
   });
 
   test("hash-token prints the sha256 that auth.tokens stores", () => {
     const result = run(["hash-token", "s3cret"]);
     assert.equal(result.status, 0);
     assert.equal(result.stdout.trim(), createHash("sha256").update("s3cret").digest("hex"));
+  });
+});
+
+describe("taskgate command: starting and stopping", () => {
+  test("a port in use: exit 1, naming the port and how to pick another", async () => {
+    const blocker = await listenOn(0);
+    const { port } = blocker.address() as AddressInfo;
+    try {
+      const result = run(["serve", "--upstream", UNREACHABLE_UPSTREAM, "--auth", "demo", "--port", String(port)]);
+      assert.equal(result.status, 1, result.stderr);
+      assert.equal(
+        result.stderr.trim(),
+        `taskgate: cannot start: port ${port} is in use on 127.0.0.1: pass --port <n>, set TASKGATE_PORT, or set port in the config file (0 = any free port)`,
+      );
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+  });
+
+  test("an address that is not this machine's: exit 1 naming --host", () => {
+    const result = run(["serve", "--upstream", UNREACHABLE_UPSTREAM, "--auth", "demo", "--port", "0", "--host", "192.0.2.1"]);
+    assert.equal(result.status, 1, result.stderr);
+    assert.match(result.stderr, /^taskgate: cannot start: 192\.0\.2\.1 is not an address of this machine: pass --host <address> or set TASKGATE_HOST/);
+  });
+
+  test("PORT is used when neither TASKGATE_PORT nor --port is set", async () => {
+    const port = await freePort();
+    const child = await spawnGateway(["--upstream", UNREACHABLE_UPSTREAM, "--auth", "demo"], { PORT: String(port) }, children);
+    assert.equal(new URL(child.url).port, String(port));
+    const loaded = child.lines.find((line) => line.event === "config.loaded");
+    assert.deepEqual(loaded?.fromEnv, ["port (PORT)"]);
+    await killHard(child.process);
+  });
+
+  test("the variables of a Kubernetes Service named taskgate do not stop start-up and are logged at debug", async () => {
+    const links = {
+      TASKGATE_SERVICE_HOST: "10.96.0.12",
+      TASKGATE_SERVICE_PORT: "3000",
+      TASKGATE_PORT: "tcp://10.96.0.12:3000",
+      TASKGATE_PORT_3000_TCP: "tcp://10.96.0.12:3000",
+      TASKGATE_PORT_3000_TCP_PROTO: "tcp",
+      TASKGATE_PORT_3000_TCP_PORT: "3000",
+      TASKGATE_PORT_3000_TCP_ADDR: "10.96.0.12",
+    };
+    const child = await spawnGateway(["--upstream", UNREACHABLE_UPSTREAM, "--auth", "demo", "--log-level", "debug"], { ...links, PORT: "0" }, children);
+    const ignored = child.lines.filter((line) => line.event === "config.env.ignored");
+    assert.deepEqual(ignored.map((line) => line.variable).sort(), Object.keys(links).sort());
+    assert.ok(ignored.every((line) => line.level === 20), "debug level");
+    await killHard(child.process);
+  });
+
+  test("SIGTERM: 'shutting down', then 'taskgate stopped', exit 0; JSON lines when stdout is not a terminal", async () => {
+    const child = await spawnGateway(["--upstream", UNREACHABLE_UPSTREAM, "--auth", "demo", "--port", "0"], {}, children);
+    const exited = exitOf(child.process);
+    child.process.kill("SIGTERM");
+    assert.deepEqual(await exited, { code: 0, signal: null });
+    const events = child.lines.map((line) => line.event);
+    const stopping = child.lines.find((line) => line.event === "gateway.stopping");
+    assert.equal(stopping?.msg, "shutting down");
+    assert.equal(stopping?.signal, "SIGTERM");
+    assert.ok(events.indexOf("gateway.stopping") < events.indexOf("gateway.stopped"), events.join(", "));
+  });
+
+  test("--log-format pretty writes readable lines, not JSON", async () => {
+    const child = spawn(process.execPath, cliArgs(["serve", "--upstream", UNREACHABLE_UPSTREAM, "--auth", "demo", "--port", "0", "--log-format", "pretty"]), {
+      cwd: REPO,
+      env: cleanEnv({}),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    children.push(child);
+    const lines: string[] = [];
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no "taskgate listening" line within 15 s: ${lines.join("\n")}`)), 15_000);
+      createInterface({ input: child.stdout }).on("line", (line) => {
+        lines.push(line);
+        if (line.includes("taskgate listening")) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+    });
+    const exited = exitOf(child);
+    child.kill("SIGINT");
+    assert.deepEqual(await exited, { code: 0, signal: null });
+    const listening = lines.find((line) => line.includes("taskgate listening")) as string;
+    assert.match(listening, /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: taskgate listening \{"event":"gateway\.started"/);
+    assert.ok(lines.some((line) => /INFO: shutting down .*"signal":"SIGINT"/.test(line)), lines.join("\n"));
+    assert.throws(() => JSON.parse(listening));
   });
 });

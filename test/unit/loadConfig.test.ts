@@ -2,12 +2,14 @@
 // Each error test asserts the option path, the source (file + line, env var, or flag) and what is allowed.
 
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
+import { parse as parseYaml } from "yaml";
 import { REPO } from "../repoRoot.js";
-import { ConfigError, ENV_VARS, loadConfig } from "../../src/config/loadConfig.js";
+import { ConfigError, ENV_OPTIONS, ENV_VARS, loadConfig, loadConfigWithReport } from "../../src/config/loadConfig.js";
+import { ConfigSchema } from "../../src/config/schema.js";
 
 const dir = mkdtempSync(join(tmpdir(), "taskgate-config-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -63,7 +65,7 @@ describe("loadConfig: layering", () => {
       shutdown: { graceMs: 10_000 },
       subscriptions: { keepAliveMs: 15_000 },
       cache: { ttlMs: 60_000, cacheScope: "private" },
-      log: { level: "info" },
+      log: { level: "info", format: "auto" },
     });
   });
 
@@ -154,6 +156,7 @@ describe("loadConfig: layering", () => {
         TASKGATE_CACHE_TTL_MS: "8",
         TASKGATE_CACHE_SCOPE: "public",
         TASKGATE_LOG_LEVEL: "silent",
+        TASKGATE_LOG_FORMAT: "json",
         TASKGATE_MRTR_SECRET: "0123456789abcdef0123456789abcdef",
         TASKGATE_MRTR_HOLD_TIMEOUT_MS: "9",
         TASKGATE_SUBSCRIPTIONS_KEEP_ALIVE_MS: "10",
@@ -188,9 +191,9 @@ describe("loadConfig: layering", () => {
       shutdown: { graceMs: 21 },
       subscriptions: { keepAliveMs: 10 },
       cache: { ttlMs: 8, cacheScope: "public" },
-      log: { level: "silent" },
+      log: { level: "silent", format: "json" },
     });
-    assert.equal(ENV_VARS.length, 35);
+    assert.equal(ENV_VARS.length, 36);
   });
 
   it("lets CLI overrides beat the environment, ignoring undefined flags", () => {
@@ -208,6 +211,56 @@ describe("loadConfig: layering", () => {
     const file = write(".yaml", `${minimalYaml}allowedHosts: [a, b]\n`);
     const config = loadConfig({ file, env: { TASKGATE_ALLOWED_HOSTS: "c" } });
     assert.deepEqual(config.allowedHosts, ["c"]);
+  });
+});
+
+describe("loadConfig: PORT, the platform convention", () => {
+  it("sets the port when TASKGATE_PORT is not set, over the config file", () => {
+    const file = write(".yaml", `${minimalYaml}port: 4000\n`);
+    const { config, report } = loadConfigWithReport({ file, env: { PORT: "8080" } });
+    assert.equal(config.port, 8080);
+    assert.deepEqual(report.fromEnv, ["port (PORT)"]);
+    assert.deepEqual(report.overridden, [{ option: "port", by: "PORT", over: `config file ${file}` }]);
+  });
+
+  it("loses to TASKGATE_PORT and to --port", () => {
+    assert.equal(loadConfig({ env: { ...minimalEnv, PORT: "8080", TASKGATE_PORT: "5000" } }).port, 5000);
+    assert.equal(loadConfig({ env: { ...minimalEnv, PORT: "8080" }, overrides: { port: 6000 } }).port, 6000);
+  });
+
+  it("empty is not set; anything but a whole number is refused naming PORT", () => {
+    assert.equal(loadConfig({ env: { ...minimalEnv, PORT: " " } }).port, 3000);
+    for (const value of ["http", "80.5", "-1"]) {
+      const line = lineWith(problemsOf(() => loadConfig({ env: { ...minimalEnv, PORT: value } })), "PORT");
+      assert.equal(line, `PORT: must be an integer (option port, used when TASKGATE_PORT is not set), got ${JSON.stringify(value)}`);
+    }
+    const tooBig = lineWith(problemsOf(() => loadConfig({ env: { ...minimalEnv, PORT: "70000" } })), "port");
+    assert.match(tooBig, /^port: .*65535.*\(from PORT\)$/);
+  });
+});
+
+describe("loadConfig: the report of where values came from", () => {
+  it("names the options of each layer and every value a later layer replaced, never the values", () => {
+    const secret = "0123456789abcdef0123456789abcdef-file";
+    const file = write(".yaml", `${minimalYaml}host: 127.0.0.1\nport: 4000\nmrtr:\n  secret: ${secret}\ntasks:\n  tools:\n    greet: never\n`);
+    const { report } = loadConfigWithReport({
+      file,
+      env: { TASKGATE_HOST: "0.0.0.0", TASKGATE_PORT: "4000", TASKGATE_MRTR_SECRET: `${secret}-env` },
+      overrides: { host: "::", tasks: { policy: "always" } },
+      flagNames: { host: "--host" },
+    });
+    assert.equal(report.file, file);
+    assert.deepEqual(report.fromFile, ["upstream.url", "auth.mode", "tasks.tools.greet"]);
+    assert.deepEqual(report.fromEnv, ["port (TASKGATE_PORT)", "mrtr.secret (TASKGATE_MRTR_SECRET)"]);
+    assert.deepEqual(report.fromFlags, ["host (--host)", "tasks.policy"]);
+    // port: the same value twice is no override; secrets are named, not shown.
+    assert.deepEqual(report.overridden, [
+      { option: "host", by: "TASKGATE_HOST", over: `config file ${file}` },
+      { option: "mrtr.secret", by: "TASKGATE_MRTR_SECRET", over: `config file ${file}` },
+      { option: "host", by: "flag --host", over: "TASKGATE_HOST" },
+    ]);
+    assert.ok(!JSON.stringify(report).includes(secret), "no value in the report");
+    assert.deepEqual(report.ignored, []);
   });
 });
 
@@ -371,20 +424,41 @@ describe("loadConfig: errors name the option, its source and what is allowed", (
 });
 
 describe("example configs", () => {
-  it("config/taskgate.example.yaml parses and shows the documented tasks block", () => {
-    const config = loadConfig({ file: join(configDir, "taskgate.example.yaml") });
+  const example = join(configDir, "taskgate.example.yaml");
+
+  it("config/taskgate.example.yaml sets every option of the schema to its default, the two required ones aside", () => {
+    const data = parseYaml(readFileSync(example, "utf8")) as { upstream: { url: string }; auth: { mode: string } };
+    const defaults = ConfigSchema.parse({ upstream: { url: data.upstream.url }, auth: { mode: "demo" } });
+    // auth.mode has no default: the example shows "tokens" (with no token yet, the default list).
+    assert.deepEqual(data, { ...defaults, auth: { mode: "tokens", tokens: [] } });
+    assert.equal(defaults.mrtr.secret, undefined, "mrtr.secret has no default: shown commented out");
+    assert.match(readFileSync(example, "utf8"), /^ {2}# secret: /m);
+  });
+
+  it("config/taskgate.example.yaml names each option's environment variable", () => {
+    const text = readFileSync(example, "utf8");
+    for (const { variable, option } of ENV_OPTIONS) assert.ok(text.includes(`env: ${variable}`), `${variable} (${option}) is named in the example`);
+  });
+
+  it("config/taskgate.example.yaml asks for a token and loads once one is given", () => {
+    const problems = problemsOf(() => loadConfig({ file: example }));
+    assert.equal(problems.length, 1);
+    assert.match(problems[0] as string, /^auth\.tokens: mode 'tokens' needs at least one token \(from config file .*taskgate\.example\.yaml, line \d+\)$/);
+    const config = loadConfig({ file: example, env: { TASKGATE_AUTH_TOKENS: `${HASH}:alice` } });
+    assert.deepEqual(config.auth, { mode: "tokens", tokens: [{ sha256: HASH, subject: "alice" }] });
+  });
+
+  it("README.md's configuration table has a row for every variable, with its option", () => {
+    const readme = readFileSync(join(REPO, "README.md"), "utf8");
+    for (const { variable, option } of ENV_OPTIONS) {
+      assert.match(readme, new RegExp(`^\\| \`${option.replace(/\./g, "\\.")}\` \\| \`${variable}\``, "m"), `README row for ${option} (${variable})`);
+    }
+  });
+
+  it("config/demo.yaml holds the demo's values", () => {
+    const config = loadConfig({ file: join(configDir, "demo.yaml"), env: { TASKGATE_UPSTREAM_URL: "http://127.0.0.1:3001/mcp" } });
     assert.equal(config.auth.mode, "demo");
-    assert.deepEqual(config.tasks, {
-      policy: "auto",
-      autoAfterMs: 1000,
-      ttlMs: 3_600_000,
-      pollIntervalMs: 5000,
-      tools: { greet: "never", build_report: "always", run_suite: "required" },
-      inputKeys: {},
-    });
-    // Every other value in the example is the default.
-    const defaults = loadConfig({ env: { TASKGATE_UPSTREAM_URL: config.upstream.url, TASKGATE_AUTH_MODE: "demo" } });
-    assert.deepEqual({ ...config, tasks: defaults.tasks }, defaults);
+    assert.deepEqual(config.tasks.tools, { greet: "never", build_report: "always", run_suite: "always" });
   });
 
   it("config/tokens.example.yaml parses in tokens mode", () => {
