@@ -24,8 +24,9 @@ const ROOT = [join(HERE, ".."), join(HERE, "..", "..")].find((dir) => existsSync
 
 const EXIT_RUNTIME = 1;
 const EXIT_USAGE = 2;
-/** How long a stop may take before the process exits anyway (the lead's shutdown.graceMs replaces this). */
-const STOP_LIMIT_MS = 30_000;
+/** Beyond shutdown.graceMs, how long the rest of a stop may take (failing held tasks, closing
+ *  upstream sessions and the store, each bounded by its own limit) before the process exits anyway. */
+const STOP_MARGIN_MS = 15_000;
 
 const FLAG_NAMES = {
   "upstream.url": "--upstream",
@@ -146,10 +147,10 @@ interface Stopper {
 /**
  * The stopper hook, installed before start-up so no signal is missed: on SIGINT/SIGTERM log
  * "shutting down", run `stop` (at once, or as soon as start-up hands it over), log "stopped",
- * exit 0. A second signal, a failing stop or one longer than STOP_LIMIT_MS exits 1 at once,
+ * exit 0. A second signal, a failing stop or one longer than `limitMs` exits 1 at once,
  * with a line saying why.
  */
-function stopOnSignals(log: Logger): Stopper {
+function stopOnSignals(log: Logger, limitMs: number): Stopper {
   let stop: (() => Promise<void>) | undefined;
   let signalled: { signal: NodeJS.Signals; at: number } | undefined;
   const run = (fn: () => Promise<void>, at: number) =>
@@ -171,9 +172,9 @@ function stopOnSignals(log: Logger): Stopper {
     signalled = { signal, at: Date.now() };
     log.info({ event: "gateway.stopping", signal }, "shutting down");
     setTimeout(() => {
-      log.error({ event: "gateway.stop_timeout", limitMs: STOP_LIMIT_MS }, `shutdown did not finish within ${STOP_LIMIT_MS} ms; exiting`);
+      log.error({ event: "gateway.stop_timeout", limitMs }, `shutdown did not finish within ${limitMs} ms; exiting`);
       process.exit(EXIT_RUNTIME);
-    }, STOP_LIMIT_MS).unref();
+    }, limitMs).unref();
     if (stop) void run(stop, signalled.at);
   };
   process.on("SIGINT", onSignal);
@@ -270,7 +271,7 @@ addLogFlags(
     );
     const log = loggerFor(config);
     logReport(log, report);
-    const stopper = stopOnSignals(log);
+    const stopper = stopOnSignals(log, config.shutdown.graceMs + STOP_MARGIN_MS);
     const gateway = await startGateway(config, { log }).catch((error: unknown) =>
       failStart(error, () => "pass --port <n>, set TASKGATE_PORT, or set port in the config file (0 = any free port)"),
     );
@@ -293,7 +294,7 @@ addLogFlags(
       const { config, report } = configure({ upstream: { url: upstreamUrl }, port: opts.port, ...logOverrides(opts) }, join(ROOT, "config", "demo.yaml"));
       log = loggerFor(config);
       logReport(log, report);
-      stopper = stopOnSignals(log);
+      stopper = stopOnSignals(log, config.shutdown.graceMs + STOP_MARGIN_MS);
       return config;
     },
     logger: () => log as Logger,

@@ -192,7 +192,7 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     upstreamEvents,
     log,
     async close() {
-      log.info({ event: "gateway.stopping", inlineCalls: live.count(), heldTasks: runner.count(), graceMs: config.shutdown.graceMs }, "taskgate shutting down");
+      log.info({ event: "gateway.draining", inlineCalls: live.count(), heldTasks: runner.count(), graceMs: config.shutdown.graceMs }, "draining: no new connections; inline calls get the grace period");
       const closed = new Promise<void>((resolve) => server.close(() => resolve())); // no new connections
       server.closeIdleConnections();
       await live.drain(config.shutdown.graceMs); // inline calls finish, or end with a shutting_down error

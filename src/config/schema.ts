@@ -129,6 +129,10 @@ export const ConfigSchema = z
         keepAliveTimeoutMs: timerMs.positive().default(5_000),
       })
       .strict()
+      .refine((http) => http.headersTimeoutMs <= http.requestTimeoutMs, {
+        path: ["headersTimeoutMs"],
+        message: "must not exceed http.requestTimeoutMs (the whole request includes its headers)",
+      })
       .prefault({}),
     shutdown: z
       .object({
