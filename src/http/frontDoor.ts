@@ -84,7 +84,8 @@ export function frontDoor(deps: FrontDoorDeps) {
     }
 
     const token = parseBearer(req.headers.authorization);
-    const identity = token === undefined ? undefined : await deps.identity.resolve(token);
+    const resolved = token === undefined ? undefined : await deps.identity.resolve(token);
+    const identity = resolved?.ok ? resolved.identity : undefined;
     if (!identity) {
       note.rejected = "unauthenticated";
       const message = token === undefined ? "Authorization: Bearer <token> is required" : "The bearer token is not valid";
