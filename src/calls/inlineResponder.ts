@@ -12,7 +12,7 @@ import { errorMessage, resultMessage, sendJson } from "../http/rpcResponse.js";
 import { SseWriter } from "../http/sseWriter.js";
 import { STREAMED, type HandlerResult } from "../methods/context.js";
 import { missingCapabilityFor } from "./declaredKinds.js";
-import { checkInputResponse } from "./inputResponseCheck.js";
+import { checkInputResponse } from "../questions/inputResponseCheck.js";
 import type { CallBinding, HeldCall, HeldCalls } from "./heldCalls.js";
 import type { Question, UpstreamCall } from "./upstreamCall.js";
 import { modernResult } from "./upstreamResult.js";

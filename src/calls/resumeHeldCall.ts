@@ -9,7 +9,7 @@ import type { HandlerResult, RequestContext } from "../methods/context.js";
 import { missingCapabilityFor } from "./declaredKinds.js";
 import type { CallBinding, HeldCalls } from "./heldCalls.js";
 import { inputRequiredResult, respondInline } from "./inlineResponder.js";
-import { checkInputResponse } from "./inputResponseCheck.js";
+import { checkInputResponse } from "../questions/inputResponseCheck.js";
 import type { Question } from "./upstreamCall.js";
 
 const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);

@@ -12,7 +12,7 @@ import { ownerHashOf, type Identity } from "../auth/identity.js";
 import { TERMINAL_STATUSES, type JsonObject, type JsonRpcErrorObject } from "../protocol/wire.js";
 import type { CallOutcome, Question, UpstreamCall } from "../calls/upstreamCall.js";
 import { mintInputKey } from "../calls/inputKeys.js";
-import { checkInputResponse } from "../calls/inputResponseCheck.js";
+import { checkInputResponse } from "../questions/inputResponseCheck.js";
 import { modernResult } from "../calls/upstreamResult.js";
 import { invalidParams, RpcError } from "../protocol/errors.js";
 import type { HolderCommand, HolderLink, HolderReply } from "../cluster/holderLink.js";
