@@ -183,7 +183,7 @@ export const ConfigSchema = z
       .prefault({}),
     mrtr: z
       .object({
-        /** HMAC key sealing requestState (≥32 bytes, hex or base64). Generated at start when unset. */
+        /** Key material sealing requestState (AES-256-GCM, key derived with HKDF-SHA256; ≥32 characters, e.g. 32 random bytes as hex or base64). A random key per process when unset: set the same value on every instance. */
         secret: z.string().min(32, "must be at least 32 characters (use 32+ random bytes, hex or base64)").optional(),
         /** A held inline call nobody resumes is cancelled upstream after this long. */
         holdTimeoutMs: timerMs.positive().default(300_000),
