@@ -186,9 +186,13 @@ describe("jwt resolver: refused tokens (invalid_token, with a description a pers
     }
   });
 
-  it("no exp: access tokens must expire", async () => {
+  it("no exp (access tokens must expire), no iss, no aud", async () => {
     const token = await issuerKit.sign({ claims: { exp: undefined } });
-    refusedWith(await resolver().resolve(token), token, /no 'exp' claim: access tokens must expire/);
+    refusedWith(await resolver().resolve(token), token, /^the token has no 'exp' claim: access tokens must expire$/);
+    for (const claim of ["iss", "aud"]) {
+      const without = await issuerKit.sign({ claims: { [claim]: undefined } });
+      refusedWith(await resolver().resolve(without), without, new RegExp(`^the token has no '${claim}' claim$`));
+    }
   });
 
   it("a scope claim of the wrong type", async () => {
