@@ -4,12 +4,20 @@
 // Used by the CLI and by every e2e test. Each part gets only the options it uses.
 
 import { randomUUID } from "node:crypto";
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import type { Logger } from "pino";
 import { createIdentityResolver } from "./auth/createIdentityResolver.js";
 import { ownerHashOf } from "./auth/identity.js";
+import {
+  buildResourceMetadata,
+  metadataUrlFor,
+  resourceIdentifier,
+  resourceMetadataOptions,
+  resourceMetadataWarning,
+  wellKnownMetadataPaths,
+} from "./auth/resourceMetadata.js";
 import { LiveInlineCalls } from "./calls/liveInlineCalls.js";
 import { ParkedCalls } from "./calls/parkedCalls.js";
 import { RequestStateCodec } from "./calls/requestStateCodec.js";
@@ -145,8 +153,22 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     }),
     timeoutMs: config.upstream.requestTimeoutMs,
   });
+  // RFC 9728: where clients learn which authorization server issues tokens for this resource.
+  const metadata = resourceMetadataOptions(config.auth);
+  const metadataWarning = resourceMetadataWarning(metadata);
+  if (metadataWarning) log.warn({ event: "auth.resource_metadata" }, metadataWarning);
+  const resourceOf = (req: IncomingMessage) => resourceIdentifier(metadata!, `http://${req.headers.host ?? "localhost"}`, config.path);
+  if (metadata) {
+    for (const path of wellKnownMetadataPaths(config.path)) {
+      app.get(path, (req, res) => {
+        res.json(buildResourceMetadata(metadata, resourceOf(req)));
+      });
+    }
+  }
   const door = frontDoor({
     identity,
+    requiredScopes: config.auth.requiredScopes,
+    ...(metadata ? { resourceMetadataUrl: (req: IncomingMessage) => metadataUrlFor(resourceOf(req)) } : {}),
     router,
     passThrough,
     log,

@@ -1,16 +1,31 @@
-// Identity: who is calling. A resolver turns a bearer token into a subject, or refuses it.
+// Identity: who is calling. A resolver turns a bearer token into an identity, or says why it
+// cannot: the token is not acceptable (RFC 6750 `invalid_token`, the client's problem) or the
+// resolver cannot verify anything right now (`temporarily_unavailable`, taskgate's problem, e.g.
+// the identity provider's keys cannot be fetched). Descriptions are for the person holding the
+// token ("token expired at …") and never contain the token itself.
 
 import { createHash } from "node:crypto";
 
 export interface Identity {
   subject: string;
+  /** Scopes granted to the token, when the mode knows them (JWT `scope`/`scp`, configured tokens). */
+  scopes?: string[];
 }
+
+export type ResolveResult =
+  | { ok: true; identity: Identity }
+  | { ok: false; error: "invalid_token"; description: string }
+  | { ok: false; error: "temporarily_unavailable"; description: string };
 
 export interface IdentityResolver {
   readonly mode: string;
-  /** undefined = the token is not valid. Never throws for a bad token. */
-  resolve(token: string): Promise<Identity | undefined>;
+  /** Never throws for a bad token: every refusal is an `ok: false` result with a description. */
+  resolve(token: string): Promise<ResolveResult>;
 }
+
+export const accepted = (identity: Identity): ResolveResult => ({ ok: true, identity });
+export const invalidToken = (description: string): ResolveResult => ({ ok: false, error: "invalid_token", description });
+export const unavailable = (description: string): ResolveResult => ({ ok: false, error: "temporarily_unavailable", description });
 
 export const sha256Hex = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 

@@ -10,6 +10,76 @@ const positiveMs = z.number().int().positive();
 /** Durations that become a setTimeout: Node fires at once past 2^31-1 ms (~24.8 days). */
 const timerMs = z.number().int().max(2_147_483_647, "must be at most 2147483647 ms (~24.8 days)");
 
+/** RFC 6749 §3.3 scope-token: printable ASCII without space, '"' or '\\'. */
+const scopeToken = z
+  .string()
+  .regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, "a scope is printable ASCII without spaces, quotes or backslashes (RFC 6749 §3.3)");
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
+
+/** Asymmetric JWS algorithms taskgate verifies. HS* (shared secret) and "none" are never accepted. */
+export const JWT_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"] as const;
+export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
+
+export const JwtSchema = z
+  .object({
+    /** URL of the authorization server's JWKS (https; http only on loopback). Exactly one of jwksUrl / publicKey. */
+    jwksUrl: z
+      .url({ protocol: /^https?$/, error: "must be an http(s) URL of the authorization server's JWKS" })
+      .refine((url) => url.startsWith("https:") || LOOPBACK_HOSTS.has(new URL(url).hostname), {
+        message: "must be https (plain http is accepted only on a loopback host: keys fetched over http can be replaced in transit)",
+      })
+      .optional(),
+    /** A public key: PEM "BEGIN PUBLIC KEY" (SPKI) or one JWK as a JSON string. Exactly one of jwksUrl / publicKey. */
+    publicKey: z.string().min(1).optional(),
+    /** Required `iss` of every token. */
+    issuer: z.string().min(1),
+    /** Accepted `aud` value(s), usually the MCP endpoint's public URL: a token must name at least one. One string or a list. */
+    audience: z.preprocess((value) => (typeof value === "string" ? [value] : value), z.array(z.string().min(1)).min(1)),
+    /** Allowed `alg` values (asymmetric only). */
+    algorithms: z
+      .array(
+        z.enum(JWT_ALGORITHMS, {
+          error: `must be one of ${JWT_ALGORITHMS.join(", ")} (HS* shared-secret algorithms and "none" are not accepted)`,
+        }),
+      )
+      .min(1)
+      .default([...JWT_ALGORITHMS]),
+    /** Allowed clock skew for exp/nbf, in seconds. */
+    clockToleranceSec: z.number().int().min(0).max(300).default(30),
+    /** Top-level claim holding the subject (a string). Dots are part of the name, not a path. */
+    subjectClaim: z.string().min(1).default("sub"),
+    /** Longest wait for the JWKS endpoint. */
+    jwksTimeoutMs: timerMs.positive().default(5000),
+    /** After a JWKS fetch, an unknown `kid` does not trigger another fetch for this long. */
+    jwksCooldownMs: timerMs.min(0).default(30_000),
+  })
+  .strict()
+  .superRefine((jwt, ctx) => {
+    if ((jwt.jwksUrl === undefined) === (jwt.publicKey === undefined)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["jwksUrl"],
+        message: "set exactly one of auth.jwt.jwksUrl (keys fetched from the authorization server) and auth.jwt.publicKey (one fixed key)",
+      });
+    }
+  });
+
+export const ResourceMetadataSchema = z
+  .object({
+    /** The protected resource identifier (the public URL of the MCP endpoint). Derived from the request when unset. */
+    resource: z
+      .url({ protocol: /^https?$/, error: "must be the public http(s) URL of taskgate's MCP endpoint" })
+      .refine((url) => !url.includes("#"), { message: "must not contain a fragment (RFC 9728 §1.2)" })
+      .optional(),
+    /** Issuer identifiers of the authorization servers clients get tokens from. Mode "jwt" defaults to [auth.jwt.issuer]. */
+    authorizationServers: z.array(z.url({ error: "must be the issuer URL of an authorization server" })).default([]),
+    scopesSupported: z.array(scopeToken).optional(),
+    /** Human-readable name of this resource. */
+    resourceName: z.string().min(1).optional(),
+  })
+  .strict();
+
 export const ConfigSchema = z
   .object({
     upstream: z
@@ -43,8 +113,9 @@ export const ConfigSchema = z
     allowedHosts: z.array(z.string()).default([]),
     auth: z
       .object({
-        mode: z.enum(["demo", "tokens"], {
-          error: "auth.mode must be chosen explicitly: 'demo' (token = user name, development only) or 'tokens'",
+        mode: z.enum(["demo", "tokens", "jwt"], {
+          error:
+            "auth.mode must be chosen explicitly: 'demo' (token = user name, development only), 'tokens' (configured token hashes) or 'jwt' (OAuth access tokens)",
         }),
         tokens: z
           .array(
@@ -53,15 +124,37 @@ export const ConfigSchema = z
                 /** sha256 hex of the bearer token (the token itself is never stored). */
                 sha256: z.string().regex(/^[0-9a-f]{64}$/, "must be 64 lowercase hex characters (sha256 of the token)"),
                 subject: z.string().min(1),
+                /** Scopes this token grants (checked against auth.requiredScopes); none when unset. */
+                scopes: z.array(scopeToken).optional(),
               })
               .strict(),
           )
           .default([]),
+        /** mode "jwt": how access tokens are verified. Required exactly when mode is "jwt". */
+        jwt: JwtSchema.optional(),
+        /** Scopes every request's token must carry (403 insufficient_scope otherwise). */
+        requiredScopes: z.array(scopeToken).default([]),
+        /** OAuth Protected Resource Metadata (RFC 9728). Published whenever set, and always in mode "jwt". */
+        resourceMetadata: ResourceMetadataSchema.optional(),
       })
       .strict()
       .superRefine((auth, ctx) => {
         if (auth.mode === "tokens" && auth.tokens.length === 0) {
           ctx.addIssue({ code: "custom", path: ["tokens"], message: "mode 'tokens' needs at least one token" });
+        }
+        if (auth.mode === "jwt" && auth.jwt === undefined) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["jwt"],
+            message: "mode 'jwt' needs auth.jwt: issuer, audience, and jwksUrl or publicKey",
+          });
+        }
+        if (auth.mode !== "jwt" && auth.jwt !== undefined) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["jwt"],
+            message: `is only used with mode 'jwt' but auth.mode is '${auth.mode}': set auth.mode to jwt or remove auth.jwt`,
+          });
         }
         const seen = new Set<string>();
         auth.tokens.forEach((token, index) => {
@@ -104,7 +197,7 @@ export const ConfigSchema = z
       .prefault({}),
     mrtr: z
       .object({
-        /** HMAC key sealing requestState (≥32 bytes, hex or base64). Generated at start when unset. */
+        /** Key material sealing requestState (AES-256-GCM, key derived with HKDF-SHA256; ≥32 characters, e.g. 32 random bytes as hex or base64). A random key per process when unset: set the same value on every instance. */
         secret: z.string().min(32, "must be at least 32 characters (use 32+ random bytes, hex or base64)").optional(),
         /** A held inline call nobody resumes is cancelled upstream after this long. */
         holdTimeoutMs: timerMs.positive().default(300_000),

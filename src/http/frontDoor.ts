@@ -1,11 +1,12 @@
 // The one MCP endpoint. Every request: Origin/Host check, body read (size-limited), then the
 // legacy pass-through for legacy-shaped requests, 405 for GET/DELETE without a legacy session,
-// and for modern POSTs: bearer identity, envelope checks in the spec's order, the method router,
+// and for modern POSTs: authenticate() (bearer identity, RFC 6750 challenges), envelope checks in
+// the spec's order, the method router,
 // and the reply written by writeReply. One log line per request says what happened to it.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
-import { parseBearer } from "../auth/bearer.js";
+import { authenticate } from "../auth/authenticate.js";
 import { loggableSubject, type IdentityResolver } from "../auth/identity.js";
 import type { MethodRequest } from "../methods/handler.js";
 import type { MethodRouter } from "../methods/router.js";
@@ -21,6 +22,10 @@ import { writeReply } from "./replyWriter.js";
 
 export interface FrontDoorOptions {
   identity: IdentityResolver;
+  /** Scopes every modern request's token must carry (auth.requiredScopes). */
+  requiredScopes: readonly string[];
+  /** The Protected Resource Metadata URL for this request's challenges, when taskgate publishes one. */
+  resourceMetadataUrl?: (req: IncomingMessage) => string;
   router: MethodRouter;
   passThrough: PassThrough;
   log: Logger;
@@ -30,8 +35,6 @@ export interface FrontDoorOptions {
   /** Keep-alive comment interval of SSE replies. */
   keepAliveMs: number;
 }
-
-const WWW_AUTHENTICATE = 'Bearer realm="taskgate", error="invalid_token"';
 
 function idOf(body: unknown): RequestId | null {
   const id = (body as { id?: unknown } | undefined)?.id;
@@ -89,13 +92,22 @@ export function frontDoor(options: FrontDoorOptions) {
       return sendJson(res, 405, errorMessage(null, error), { Allow: "POST" });
     }
 
-    const token = parseBearer(req.headers.authorization);
-    const identity = token === undefined ? undefined : await options.identity.resolve(token);
-    if (!identity) {
-      note.rejected = "unauthenticated";
-      const message = token === undefined ? "Authorization: Bearer <token> is required" : "The bearer token is not valid";
-      return sendError(res, idOf(json), invalidRequest(message, 401), { "WWW-Authenticate": WWW_AUTHENTICATE });
+    const auth = await authenticate({
+      authorization: req.headersDistinct.authorization,
+      resolver: options.identity,
+      requiredScopes: options.requiredScopes,
+      ...(options.resourceMetadataUrl ? { resourceMetadataUrl: options.resourceMetadataUrl(req) } : {}),
+    });
+    if (!auth.ok) {
+      note.rejected = auth.reason;
+      if (auth.detail) note.detail = auth.detail;
+      const error =
+        auth.status === 503
+          ? internalError(auth.message, { reason: auth.reason }, 503)
+          : invalidRequest(auth.message, auth.status);
+      return sendError(res, idOf(json), error, auth.wwwAuthenticate ? { "WWW-Authenticate": auth.wwwAuthenticate } : {});
     }
+    const { identity } = auth;
     note.subject = loggableSubject(identity, options.identity.mode);
 
     const envelope = parseEnvelope({ headers: req.headers, body: text, parsed });

@@ -1,59 +1,84 @@
-// Checks a client's answer against the question it answers before it goes upstream, so a bad
-// answer is refused with a message saying what is wrong and the question stays open.
-// Form answers are checked against the flat, primitive-only requestedSchema MCP allows.
+// checkInputResponse: does a client's answer fit the question it answers? Checked before the answer
+// goes upstream, so a bad answer is refused with a message saying what is wrong (and the question
+// stays open) instead of reaching a legacy server that may accept it.
+// - elicitation/create: `action` is accept | decline | cancel; an accepted form answer needs a
+//   `content` object that fits the question's requestedSchema (requestedSchemaCheck.ts, ajv).
+//   URL-mode answers and declines/cancels carry no content to check.
+// - sampling/createMessage: the SDK's CreateMessageResult schema (role, content of a known type,
+//   model, optional stopReason); the tool-use variant when the question offered tools.
+// - roots/list: the SDK's ListRootsResult schema (roots with file:// URIs).
+// Returns undefined when the answer fits, otherwise one sentence naming the property and the rule.
 
+import {
+  CreateMessageResultSchema,
+  CreateMessageResultWithToolsSchema,
+  ListRootsResultSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { InputRequest } from "../protocol/wire.js";
-
-type Schema = { type?: string; enum?: unknown[]; minimum?: number; maximum?: number };
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
-function checkPrimitive(name: string, value: unknown, schema: Schema): string | undefined {
-  const type = schema.type;
-  if (type === "boolean" && typeof value !== "boolean") return `'${name}' must be a boolean`;
-  if (type === "string" && typeof value !== "string") return `'${name}' must be a string`;
-  if (type === "number" && typeof value !== "number") return `'${name}' must be a number`;
-  if (type === "integer" && !Number.isInteger(value)) return `'${name}' must be an integer`;
-  if (type === "array" && !Array.isArray(value)) return `'${name}' must be an array`;
-  if (schema.enum && !schema.enum.includes(value)) return `'${name}' must be one of ${JSON.stringify(schema.enum)}`;
-  return undefined;
-}
+import { isObject } from "../util/json.js";
+import { checkRequestedSchema } from "./requestedSchemaCheck.js";
 
 function checkElicitation(request: InputRequest, answer: Record<string, unknown>): string | undefined {
   if (!["accept", "decline", "cancel"].includes(answer.action as string)) {
     return "action must be 'accept', 'decline' or 'cancel'";
   }
-  const params = request.params as { mode?: string; requestedSchema?: { properties?: Record<string, Schema>; required?: string[] } };
+  const params = request.params as { mode?: string; requestedSchema?: unknown };
   if (answer.action !== "accept" || params.mode === "url") return undefined;
   if (!isObject(answer.content)) return "an accepted form answer needs a 'content' object";
-  const properties = params.requestedSchema?.properties ?? {};
-  for (const name of params.requestedSchema?.required ?? []) {
-    if (!(name in answer.content)) return `content is missing the required property '${name}'`;
-  }
-  for (const [name, value] of Object.entries(answer.content)) {
-    const schema = properties[name];
-    if (!schema) continue; // JSON Schema allows extra properties; the upstream decides what to make of them
-    const problem = checkPrimitive(name, value, schema);
-    if (problem) return problem;
-  }
-  return undefined;
+  return isObject(params.requestedSchema) ? checkRequestedSchema(params.requestedSchema, answer.content) : undefined;
 }
 
-/** undefined when the answer fits the question; otherwise what is wrong with it. */
+interface ShapeIssue {
+  code: string;
+  path: PropertyKey[];
+  message: string;
+  expected?: unknown;
+  values?: unknown[];
+}
+
+const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);
+
+/** The first problem zod found, as "'content.text' is required (a string)" for the person who wrote the answer. */
+function describeIssue(what: string, issue: ShapeIssue): string {
+  const path = issue.path
+    .map((segment, index) => (typeof segment === "number" ? `[${segment}]` : `${index === 0 ? "" : "."}${String(segment)}`))
+    .join("");
+  const subject = path === "" ? what : `${what}: '${path}'`;
+  switch (issue.code) {
+    case "invalid_type": {
+      const expected = article(String(issue.expected));
+      return /received undefined/.test(issue.message) ? `${subject} is required (${expected})` : `${subject} must be ${expected}`;
+    }
+    case "invalid_value":
+      return `${subject} must be one of ${(issue.values ?? []).map((v) => JSON.stringify(v)).join(", ")}`;
+    case "invalid_union":
+      return path.startsWith("content")
+        ? `${subject} is not a content block of a known type (e.g. text, image or audio, with their fields)`
+        : `${subject} is not of an accepted type`;
+    default:
+      return `${subject} ${issue.message.replace(/^Invalid (input|string): /, "")}`;
+  }
+}
+
+type Shape = { safeParse(value: unknown): { success: true } | { success: false; error: { issues: ShapeIssue[] } } };
+
+function checkShape(schema: Shape, what: string, answer: unknown): string | undefined {
+  const parsed = schema.safeParse(answer);
+  if (parsed.success) return undefined;
+  const [first] = parsed.error.issues;
+  return first ? describeIssue(what, first) : `${what} does not have the expected shape`;
+}
+
 export function checkInputResponse(request: InputRequest, answer: unknown): string | undefined {
   if (!isObject(answer)) return "each answer must be a JSON object";
   switch (request.method) {
     case "elicitation/create":
       return checkElicitation(request, answer);
-    case "sampling/createMessage":
-      if (typeof answer.role !== "string" || !isObject(answer.content) || typeof answer.model !== "string") {
-        return "a sampling answer needs 'role', 'content' (object) and 'model'";
-      }
-      return undefined;
+    case "sampling/createMessage": {
+      const withTools = Array.isArray((request.params as { tools?: unknown }).tools);
+      return checkShape(withTools ? CreateMessageResultWithToolsSchema : CreateMessageResultSchema, "a sampling answer", answer);
+    }
     case "roots/list":
-      if (!Array.isArray(answer.roots) || !answer.roots.every((r) => isObject(r) && typeof r.uri === "string")) {
-        return "a roots answer needs 'roots': an array of objects with a 'uri' string";
-      }
-      return undefined;
+      return checkShape(ListRootsResultSchema, "a roots answer", answer);
   }
 }

@@ -360,7 +360,10 @@ describe("front door: HTTP level", () => {
   test("a missing Authorization header gets 401 with WWW-Authenticate and the request id", async () => {
     const reply = await rpc(stack.url, "tools/list", {}, { id: "anon", token: null });
     assertRejected(reply, { status: 401, code: ErrorCode.InvalidRequest, id: "anon", message: /Authorization: Bearer <token> is required/ });
-    assert.match(reply.headers.get("www-authenticate") ?? "", /^Bearer /);
+    const challenge = reply.headers.get("www-authenticate") ?? "";
+    assert.match(challenge, /^Bearer(\s|$)/);
+    // RFC 6750 §3.1: a request without a token gets no error attribute.
+    assert.doesNotMatch(challenge, /error=/);
   });
 
   test("a wrong bearer token gets 401 with WWW-Authenticate", async () => {

@@ -57,7 +57,7 @@ describe("loadConfig: layering", () => {
       bodyLimitBytes: 1_048_576,
       allowedOrigins: [],
       allowedHosts: [],
-      auth: { mode: "demo", tokens: [] },
+      auth: { mode: "demo", tokens: [], requiredScopes: [] },
       store: { kind: "memory", path: ".taskgate/tasks.json", url: "redis://127.0.0.1:6379", prefix: "taskgate", leaseMs: 15_000 },
       tasks: { policy: "auto", autoAfterMs: 1000, ttlMs: 3_600_000, pollIntervalMs: 5000, tools: {}, inputKeys: {} },
       mrtr: { holdTimeoutMs: 300_000 },
@@ -144,6 +144,7 @@ describe("loadConfig: layering", () => {
         TASKGATE_ALLOWED_HOSTS: "h",
         TASKGATE_AUTH_MODE: "tokens",
         TASKGATE_AUTH_TOKENS: `${HASH}:alice`,
+        TASKGATE_AUTH_REQUIRED_SCOPES: "tools:call, admin",
         TASKGATE_STORE_KIND: "redis",
         TASKGATE_STORE_PATH: "/tmp/t.json",
         TASKGATE_STORE_URL: "rediss://redis.internal:6380/2",
@@ -183,7 +184,7 @@ describe("loadConfig: layering", () => {
       bodyLimitBytes: 2048,
       allowedOrigins: ["https://o"],
       allowedHosts: ["h"],
-      auth: { mode: "tokens", tokens: [{ sha256: HASH, subject: "alice" }] },
+      auth: { mode: "tokens", tokens: [{ sha256: HASH, subject: "alice" }], requiredScopes: ["tools:call", "admin"] },
       store: { kind: "redis", path: "/tmp/t.json", url: "rediss://redis.internal:6380/2", prefix: "tg:prod", leaseMs: 20_000 },
       tasks: { policy: "required", autoAfterMs: 5, ttlMs: 6, pollIntervalMs: 7, tools: {}, inputKeys: {} },
       mrtr: { secret: "0123456789abcdef0123456789abcdef", holdTimeoutMs: 9 },
@@ -193,7 +194,54 @@ describe("loadConfig: layering", () => {
       cache: { ttlMs: 8, cacheScope: "public" },
       log: { level: "silent", format: "json" },
     });
-    assert.equal(ENV_VARS.length, 36);
+    // These, and the 13 auth.jwt / resource metadata variables in the next test.
+    assert.equal(ENV_VARS.length, 50);
+  });
+
+  it("maps every auth.jwt and resource metadata variable", () => {
+    const config = loadConfig({
+      env: {
+        TASKGATE_UPSTREAM_URL: "http://up:1/mcp",
+        TASKGATE_AUTH_MODE: "jwt",
+        TASKGATE_AUTH_JWT_JWKS_URL: "https://login.example.com/jwks",
+        TASKGATE_AUTH_JWT_ISSUER: "https://login.example.com/",
+        TASKGATE_AUTH_JWT_AUDIENCE: "https://gw.example.com/mcp, api://taskgate",
+        TASKGATE_AUTH_JWT_ALGORITHMS: "RS256,ES256",
+        TASKGATE_AUTH_JWT_CLOCK_TOLERANCE_SEC: "5",
+        TASKGATE_AUTH_JWT_SUBJECT_CLAIM: "oid",
+        TASKGATE_AUTH_JWT_JWKS_TIMEOUT_MS: "2500",
+        TASKGATE_AUTH_JWT_JWKS_COOLDOWN_MS: "10000",
+        TASKGATE_AUTH_RESOURCE: "https://gw.example.com/mcp",
+        TASKGATE_AUTH_AUTHORIZATION_SERVERS: "https://login.example.com/",
+        TASKGATE_AUTH_SCOPES_SUPPORTED: "tools:read,tools:call",
+        TASKGATE_AUTH_RESOURCE_NAME: "Reports gateway",
+      },
+    });
+    assert.deepEqual(config.auth, {
+      mode: "jwt",
+      tokens: [],
+      requiredScopes: [],
+      jwt: {
+        jwksUrl: "https://login.example.com/jwks",
+        issuer: "https://login.example.com/",
+        audience: ["https://gw.example.com/mcp", "api://taskgate"],
+        algorithms: ["RS256", "ES256"],
+        clockToleranceSec: 5,
+        subjectClaim: "oid",
+        jwksTimeoutMs: 2500,
+        jwksCooldownMs: 10_000,
+      },
+      resourceMetadata: {
+        resource: "https://gw.example.com/mcp",
+        authorizationServers: ["https://login.example.com/"],
+        scopesSupported: ["tools:read", "tools:call"],
+        resourceName: "Reports gateway",
+      },
+    });
+    const publicKey = loadConfig({
+      env: { ...minimalEnv, TASKGATE_AUTH_MODE: "jwt", TASKGATE_AUTH_JWT_PUBLIC_KEY: "-----BEGIN PUBLIC KEY-----\nMFkw\n-----END PUBLIC KEY-----", TASKGATE_AUTH_JWT_ISSUER: "i", TASKGATE_AUTH_JWT_AUDIENCE: "a" },
+    });
+    assert.equal(publicKey.auth.jwt?.publicKey, "-----BEGIN PUBLIC KEY-----\nMFkw\n-----END PUBLIC KEY-----");
   });
 
   it("lets CLI overrides beat the environment, ignoring undefined flags", () => {
@@ -357,7 +405,7 @@ describe("loadConfig: errors name the option, its source and what is allowed", (
     const problems = problemsOf(() => loadConfig({ file: write(".yaml", "port: 3000\n") }));
     assert.equal(problems.length, 2);
     const mode = lineWith(problems, "auth.mode");
-    assert.match(mode, /^auth\.mode: is required but not set — must be chosen explicitly: 'demo' .* or 'tokens'/);
+    assert.match(mode, /^auth\.mode: is required but not set — must be chosen explicitly: 'demo' .*, 'tokens' .* or 'jwt'/);
     assert.match(mode, /TASKGATE_AUTH_MODE/);
     assert.match(lineWith(problems, "upstream.url"), /^upstream\.url: is required but not set.*TASKGATE_UPSTREAM_URL/);
     // An auth block without mode is reported the same way.
@@ -387,6 +435,69 @@ describe("loadConfig: errors name the option, its source and what is allowed", (
       loadConfig({ env: { ...env, TASKGATE_AUTH_TOKENS: `${HASH}:alice,${HASH}:bob` } }),
     );
     assert.match(lineWith(duplicate, "auth.tokens[1].sha256"), /duplicate token hash/);
+  });
+
+  it("mode jwt without auth.jwt names what it needs; auth.jwt with another mode is refused", () => {
+    const missing = lineWith(problemsOf(() => loadConfig({ env: { ...minimalEnv, TASKGATE_AUTH_MODE: "jwt" } })), "auth.jwt");
+    assert.match(missing, /^auth\.jwt: mode 'jwt' needs auth\.jwt: issuer, audience, and jwksUrl or publicKey/);
+    const file = write(".yaml", `${minimalYaml}  jwt:\n    jwksUrl: https://idp.example/jwks\n    issuer: https://idp.example\n    audience: x\n`);
+    const stray = lineWith(problemsOf(() => loadConfig({ file })), "auth.jwt");
+    assert.match(stray, /^auth\.jwt: is only used with mode 'jwt' but auth\.mode is 'demo': set auth\.mode to jwt or remove auth\.jwt/);
+    assert.ok(stray.includes(`config file ${file}, line 5`), stray);
+  });
+
+  const jwtYaml = (jwt: string) => write(".yaml", `upstream:\n  url: http://127.0.0.1:9000/mcp\nauth:\n  mode: jwt\n  jwt:\n${jwt}`);
+
+  it("auth.jwt: issuer and audience are required, with the variable to set them", () => {
+    const problems = problemsOf(() => loadConfig({ file: jwtYaml("    jwksUrl: https://idp.example/jwks\n") }));
+    assert.match(lineWith(problems, "auth.jwt.issuer"), /^auth\.jwt\.issuer: is required but not set.*TASKGATE_AUTH_JWT_ISSUER/);
+    assert.match(lineWith(problems, "auth.jwt.audience"), /^auth\.jwt\.audience: is required but not set.*TASKGATE_AUTH_JWT_AUDIENCE/);
+  });
+
+  it("auth.jwt: exactly one of jwksUrl and publicKey", () => {
+    const neither = lineWith(problemsOf(() => loadConfig({ file: jwtYaml("    issuer: i\n    audience: a\n") })), "auth.jwt.jwksUrl");
+    assert.match(neither, /^auth\.jwt\.jwksUrl: set exactly one of auth\.jwt\.jwksUrl .* and auth\.jwt\.publicKey/);
+    const both = problemsOf(() =>
+      loadConfig({ file: jwtYaml("    issuer: i\n    audience: a\n    jwksUrl: https://idp.example/jwks\n    publicKey: '-----BEGIN PUBLIC KEY-----'\n") }),
+    );
+    assert.match(lineWith(both, "auth.jwt.jwksUrl"), /set exactly one of/);
+  });
+
+  it("auth.jwt.jwksUrl: https, or http on loopback only", () => {
+    const env = { ...minimalEnv, TASKGATE_AUTH_MODE: "jwt", TASKGATE_AUTH_JWT_ISSUER: "i", TASKGATE_AUTH_JWT_AUDIENCE: "a" };
+    const line = lineWith(
+      problemsOf(() => loadConfig({ env: { ...env, TASKGATE_AUTH_JWT_JWKS_URL: "http://idp.example/jwks" } })),
+      "auth.jwt.jwksUrl",
+    );
+    assert.match(line, /^auth\.jwt\.jwksUrl: must be https \(plain http is accepted only on a loopback host.*\(from TASKGATE_AUTH_JWT_JWKS_URL\)$/);
+    for (const url of ["http://127.0.0.1:8080/jwks", "http://[::1]:8080/jwks", "http://localhost/jwks", "https://idp.example/jwks"]) {
+      assert.equal(loadConfig({ env: { ...env, TASKGATE_AUTH_JWT_JWKS_URL: url } }).auth.jwt?.jwksUrl, url);
+    }
+  });
+
+  it("auth.jwt.algorithms: HS* and none are refused, saying why; defaults are asymmetric only", () => {
+    const env = { ...minimalEnv, TASKGATE_AUTH_MODE: "jwt", TASKGATE_AUTH_JWT_ISSUER: "i", TASKGATE_AUTH_JWT_AUDIENCE: "a", TASKGATE_AUTH_JWT_JWKS_URL: "https://idp.example/jwks" };
+    const problems = problemsOf(() => loadConfig({ env: { ...env, TASKGATE_AUTH_JWT_ALGORITHMS: "RS256,HS256,none" } }));
+    assert.equal(problems.length, 2);
+    assert.match(lineWith(problems, "auth.jwt.algorithms[1]"), /HS\* shared-secret algorithms and "none" are not accepted\), got "HS256"/);
+    assert.match(lineWith(problems, "auth.jwt.algorithms[2]"), /got "none"/);
+    const defaults = loadConfig({ env }).auth.jwt;
+    assert.deepEqual(defaults?.algorithms, ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"]);
+    assert.equal(defaults?.clockToleranceSec, 30);
+    assert.equal(defaults?.subjectClaim, "sub");
+    assert.equal(defaults?.jwksTimeoutMs, 5000);
+    assert.equal(defaults?.jwksCooldownMs, 30_000);
+    assert.match(lineWith(problemsOf(() => loadConfig({ env: { ...env, TASKGATE_AUTH_JWT_CLOCK_TOLERANCE_SEC: "3600" } })), "clockToleranceSec"), /300/);
+  });
+
+  it("scopes must be RFC 6749 scope-tokens; resource metadata URLs are checked", () => {
+    const scopes = problemsOf(() => loadConfig({ env: { ...minimalEnv, TASKGATE_AUTH_REQUIRED_SCOPES: 'ok,has space,quo"te' } }));
+    assert.equal(scopes.length, 2);
+    assert.match(lineWith(scopes, "auth.requiredScopes[1]"), /printable ASCII without spaces, quotes or backslashes.*\(from TASKGATE_AUTH_REQUIRED_SCOPES\)$/);
+    const file = write(".yaml", `${minimalYaml}  resourceMetadata:\n    resource: https://gw.example/mcp#top\n    authorizationServers: [login]\n`);
+    const problems = problemsOf(() => loadConfig({ file }));
+    assert.match(lineWith(problems, "auth.resourceMetadata.resource"), /must not contain a fragment/);
+    assert.match(lineWith(problems, "auth.resourceMetadata.authorizationServers[0]"), /must be the issuer URL of an authorization server, got "login"/);
   });
 
   it("missing file", () => {
@@ -430,7 +541,7 @@ describe("example configs", () => {
     const data = parseYaml(readFileSync(example, "utf8")) as { upstream: { url: string }; auth: { mode: string } };
     const defaults = ConfigSchema.parse({ upstream: { url: data.upstream.url }, auth: { mode: "demo" } });
     // auth.mode has no default: the example shows "tokens" (with no token yet, the default list).
-    assert.deepEqual(data, { ...defaults, auth: { mode: "tokens", tokens: [] } });
+    assert.deepEqual(data, { ...defaults, auth: { mode: "tokens", tokens: [], requiredScopes: [] } });
     assert.equal(defaults.mrtr.secret, undefined, "mrtr.secret has no default: shown commented out");
     assert.match(readFileSync(example, "utf8"), /^ {2}# secret: /m);
   });
@@ -445,7 +556,7 @@ describe("example configs", () => {
     assert.equal(problems.length, 1);
     assert.match(problems[0] as string, /^auth\.tokens: mode 'tokens' needs at least one token \(from config file .*taskgate\.example\.yaml, line \d+\)$/);
     const config = loadConfig({ file: example, env: { TASKGATE_AUTH_TOKENS: `${HASH}:alice` } });
-    assert.deepEqual(config.auth, { mode: "tokens", tokens: [{ sha256: HASH, subject: "alice" }] });
+    assert.deepEqual(config.auth, { mode: "tokens", tokens: [{ sha256: HASH, subject: "alice" }], requiredScopes: [] });
   });
 
   it("README.md's configuration table has a row for every variable, with its option", () => {
@@ -468,5 +579,22 @@ describe("example configs", () => {
       config.auth.tokens.map((token) => token.subject),
       ["alice", "bob"],
     );
+  });
+
+  it("config/jwt.example.yaml parses in jwt mode with every jwt option", () => {
+    const config = loadConfig({ file: join(configDir, "jwt.example.yaml") });
+    assert.equal(config.auth.mode, "jwt");
+    assert.deepEqual(config.auth.jwt, {
+      jwksUrl: "https://login.example.com/.well-known/jwks.json",
+      issuer: "https://login.example.com/",
+      audience: ["https://gateway.example.com/mcp"],
+      algorithms: ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"],
+      clockToleranceSec: 30,
+      subjectClaim: "sub",
+      jwksTimeoutMs: 5000,
+      jwksCooldownMs: 30_000,
+    });
+    assert.deepEqual(config.auth.requiredScopes, ["mcp:tools"]);
+    assert.equal(config.auth.resourceMetadata?.resource, "https://gateway.example.com/mcp");
   });
 });
