@@ -63,9 +63,13 @@ describe("Host and Origin names of a deployment", () => {
     assert.ok(accepted.headers["mcp-session-id"], "the upstream opened a legacy session");
   });
 
-  test("GET /healthz answers whatever the Host (probes call by address); other paths are 404", async () => {
+  test("GET /livez, /readyz and /healthz answer whatever the Host (probes call by address); other paths are 404", async () => {
+    const live = await request(stack.gateway.server).get("/livez").set("Host", "10.1.2.3:3000").expect(200);
+    assert.equal((live.body as { status: string }).status, "ok");
+    const ready = await request(stack.gateway.server).get("/readyz").set("Host", "10.1.2.3:3000").expect(200);
+    assert.equal((ready.body as { status: string }).status, "ready");
     const health = await request(stack.gateway.server).get("/healthz").set("Host", "10.1.2.3:3000").expect(200);
-    assert.equal((health.body as { status: string }).status, "ok");
+    assert.equal((health.body as { status: string }).status, "ready");
     await request(stack.gateway.server).get("/metricz").set("Host", "taskgate-a").expect(404);
   });
 });

@@ -122,7 +122,7 @@ describe("legacy server via the SDK client", () => {
     assert.ok(caps?.completions && caps.logging);
     const names = (await client.listTools()).tools.map((t) => t.name).sort();
     assert.deepEqual(names, [
-      "ask_sampling", "ask_url", "broken_tool", "build_report", "fail_tool", "forecast", "greet", "list_roots", "ping_then_greet",
+      "ask_sampling", "ask_then_work", "ask_url", "broken_tool", "build_report", "fail_tool", "forecast", "greet", "list_roots", "log_steps", "ping_then_greet",
       "run_suite", "slow_echo", "toggle_beta", "touch_resource", "two_questions", "two_rounds",
     ]);
   });

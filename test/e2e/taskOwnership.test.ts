@@ -94,7 +94,7 @@ describe("demo identity: tasks belong to their creator", () => {
     const task = await createTask(s.url, "greet", { name: "x" });
     const call = await rpc(s.url, "tools/call", { name: "greet", arguments: { name: "x" } }, { token: null });
     assert.equal(call.status, 401);
-    assert.match(call.headers.get("www-authenticate") ?? "", /^Bearer /);
+    assert.match(call.headers.get("www-authenticate") ?? "", /^Bearer(\s|$)/);
     for (const [method, params] of attempts(idOf(task))) {
       const reply = await rpc(s.url, method, params, { token: null, capabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
       assert.equal(reply.status, 401, `${method} without a bearer`);
