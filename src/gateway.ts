@@ -4,7 +4,7 @@
 // Used by the CLI and by every e2e test. Each part gets only the options it uses.
 
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import type { Logger } from "pino";
@@ -177,10 +177,6 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     bodyLimitBytes: config.bodyLimitBytes,
     keepAliveMs: config.subscriptions.keepAliveMs,
   });
-  app.all(config.path, (req, res, next) => {
-    door(req, res).catch(next);
-  });
-
   const server = createServer(
     {
       headersTimeout: config.http.headersTimeoutMs,
@@ -189,7 +185,11 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
       // How often Node looks for clients past those limits (its default is 30 s).
       connectionsCheckingInterval: Math.min(1_000, config.http.headersTimeoutMs),
     },
-    app,
+    // The MCP endpoint, the hot path, skips express's router; express serves the rest.
+    (req, res) => {
+      if (isEndpoint(req.url, config.path)) door(req, res).catch((error: unknown) => failedRequest(log, res, error));
+      else app(req, res);
+    },
   );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -229,6 +229,20 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
       await store.close();
     },
   };
+}
+
+/** Whether a request URL (path and query) is the MCP endpoint. */
+function isEndpoint(url: string | undefined, path: string): boolean {
+  if (url === undefined || !url.startsWith(path)) return false;
+  const next = url.charCodeAt(path.length);
+  return Number.isNaN(next) || next === 63 /* ? */;
+}
+
+/** A request the front door could not answer (a bug): logged with its stack, answered 500. */
+function failedRequest(log: Logger, res: ServerResponse, error: unknown): void {
+  log.error({ event: "request.crashed", err: error }, "front door crashed");
+  if (!res.headersSent) res.writeHead(500, { "Content-Type": "application/json" }).end('{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}');
+  else res.destroy();
 }
 
 /** The task store and the cluster seams (bus, leases, holder link) for the configured store. */

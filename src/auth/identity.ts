@@ -29,9 +29,24 @@ export const unavailable = (description: string): ResolveResult => ({ ok: false,
 
 export const sha256Hex = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 
+/** Subject → hash, remembered for the busiest callers so a hot path hashes once, not per request. */
+const MEMO_LIMIT = 10_000;
+const ownerHashes = new Map<string, string>();
+const demoNames = new Map<string, string>();
+
+function remembered(memo: Map<string, string>, key: string, compute: () => string): string {
+  let value = memo.get(key);
+  if (value === undefined) {
+    value = compute();
+    if (memo.size >= MEMO_LIMIT) memo.delete(memo.keys().next().value as string); // the oldest entry
+    memo.set(key, value);
+  }
+  return value;
+}
+
 /** What a task stores about its owner: a hash, so the store never holds subjects in clear. */
-export const ownerHashOf = (identity: Identity) => sha256Hex(`subject:${identity.subject}`);
+export const ownerHashOf = (identity: Identity) => remembered(ownerHashes, identity.subject, () => sha256Hex(`subject:${identity.subject}`));
 
 /** How a caller appears in logs. In demo mode the subject IS the bearer token, so only a hash is shown. */
 export const loggableSubject = (identity: Identity, mode: string) =>
-  mode === "demo" ? `demo#${sha256Hex(identity.subject).slice(0, 12)}` : identity.subject;
+  mode === "demo" ? remembered(demoNames, identity.subject, () => `demo#${sha256Hex(identity.subject).slice(0, 12)}`) : identity.subject;

@@ -47,6 +47,8 @@ export function frontDoor(options: FrontDoorOptions) {
     const started = performance.now();
     const note: Record<string, unknown> = {};
     res.on("close", () => {
+      // No work for a line that would not be written (info is off and nothing failed).
+      if (res.statusCode < 500 && !log.isLevelEnabled("info")) return;
       const line = { event: "request", httpMethod: req.method, status: res.statusCode, ms: Math.round(performance.now() - started), ...note };
       // An expected failure (upstream or store trouble, named by its reason) is a warning; anything else at 5xx is an error.
       if (res.statusCode >= 500) (note.reason ? log.warn(line, "request failed") : log.error(line, "request failed"));
@@ -128,6 +130,7 @@ export function frontDoor(options: FrontDoorOptions) {
     res.on("close", () => {
       if (!res.writableFinished) clientGone.abort();
     });
+    let child: Logger | undefined;
     const methodRequest: MethodRequest = {
       id: request.id,
       method: request.method,
@@ -137,7 +140,11 @@ export function frontDoor(options: FrontDoorOptions) {
       identity,
       headers: req.headers,
       signal: clientGone.signal,
-      log: log.child({ rpcMethod: request.method }),
+      // Made on first use: most requests never log beyond their one request line.
+      get log() {
+        child ??= log.child({ rpcMethod: request.method });
+        return child;
+      },
       note,
     };
     let reply: Reply;
