@@ -46,6 +46,8 @@ export interface LegacyServer {
    */
   events: EventEmitter;
   sessionCount(): number;
+  /** TCP connections open to the server right now (clients' keep-alive and streaming ones). */
+  connectionCount(): Promise<number>;
   /** Forgets every session at once (their next request gets 404) and closes them (open streams end,
    *  running tools abort with outcome "closed"). The returned promise settles when all are closed. */
   expireAllSessions(): Promise<void>;
@@ -123,6 +125,7 @@ export async function startLegacyServer(opts: LegacyServerOptions = {}): Promise
     port,
     events,
     sessionCount: () => state.sessions.size,
+    connectionCount: () => new Promise<number>((resolve, reject) => httpServer.getConnections((error, count) => (error ? reject(error) : resolve(count)))),
     expireAllSessions: async () => {
       const expired = [...state.sessions.values()];
       state.sessions.clear();
