@@ -11,6 +11,16 @@ import { spawnRole, type Child } from "./children.js";
 import { onCleanup } from "./cleanup.js";
 import { gatewayLogLevel, gatewayNodeFlags, redisUrl, storeKind } from "./knobs.js";
 
+/**
+ * taskgate's HTTP timeouts, raised from the defaults to 10 minutes. On main (Nov 2026) its event
+ * loop stalls for 10–70 s at thousands of held tasks; a stall past keepAliveTimeout while a
+ * client's next request already waits on the idle socket makes Node destroy the socket
+ * (ECONNRESET), one past headersTimeout answers 408, and the run would end there. The bench's
+ * client drops idle sockets after 2 s and sends whole requests at once, so nothing else changes;
+ * the stalls are reported instead ("loop stall ms" in the scale scenario).
+ */
+const HARNESS_HTTP_TIMEOUTS = { headersTimeoutMs: 600_000, requestTimeoutMs: 600_000, keepAliveTimeoutMs: 600_000 };
+
 export interface Stack {
   upstream: Child;
   gateway: Child;
@@ -38,6 +48,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     auth: { mode: "demo" },
     store: await storeConfig(),
     tasks: { tools: { slow_echo: "always" } },
+    http: HARNESS_HTTP_TIMEOUTS,
     ...options.config,
   };
   const gateway = await spawnRole("taskgate", "gateway.ts", {

@@ -12,7 +12,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import { cpuMs, type Child } from "../lib/children.js";
+import { cpuMs } from "../lib/children.js";
 import { positiveInt } from "../lib/knobs.js";
 import { rotate, runBlock, type Block } from "../lib/load.js";
 import { discover, greet } from "../lib/modernClient.js";
