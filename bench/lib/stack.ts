@@ -12,8 +12,9 @@ import { onCleanup } from "./cleanup.js";
 import { gatewayLogLevel, gatewayNodeFlags, redisUrl, storeKind } from "./knobs.js";
 
 /**
- * taskgate's HTTP timeouts, raised from the defaults to 10 minutes. On main (Nov 2026) its event
- * loop stalls for 10–70 s at thousands of held tasks; a stall past keepAliveTimeout while a
+ * taskgate's HTTP timeouts, raised from the defaults to 10 minutes. Before the upstream client was
+ * rewritten (main 140eb53) its event loop stalled for 10–70 s at thousands of held tasks (about
+ * 1 s at 10k since); a stall past keepAliveTimeout while a
  * client's next request already waits on the idle socket makes Node destroy the socket
  * (ECONNRESET), one past headersTimeout answers 408, and the run would end there. The bench's
  * client drops idle sockets after 2 s and sends whole requests at once, so nothing else changes;
