@@ -1,0 +1,74 @@
+// The child side of a bench process: starts one server (the role), announces it with a "ready"
+// message on the IPC channel, then answers the parent's questions. Every role answers
+//   cpu  → process.cpuUsage() of THIS process (µs; all threads: JS, GC helpers, libuv pool)
+//   mem  → process.memoryUsage() after a forced GC when run with --expose-gc (two passes)
+//   lag  → the event loop's longest and p99 delay (ms) since the last "lag", then resets
+//          (a loop stalled longer than the HTTP keep-alive timeout resets its clients' sockets)
+//   stop → closes the server, answers, exits
+// plus whatever handlers the role adds. When the parent goes away (IPC disconnect) the child
+// exits at once, so no bench process outlives its run.
+
+import { monitorEventLoopDelay } from "node:perf_hooks";
+
+export type Handlers = Record<string, (args: unknown) => unknown>;
+
+export interface Role {
+  /** Sent with "ready": the url, port and whatever the parent needs to know. */
+  info: Record<string, unknown>;
+  handlers?: Handlers;
+  close(): Promise<void>;
+}
+
+type Ask = { kind: "ask"; id: number; what: string; args?: unknown };
+
+export async function serveRole(name: string, start: () => Promise<Role>): Promise<void> {
+  if (!process.send) throw new Error(`${name}: run me through bench/lib/children.ts (no IPC channel)`);
+  process.on("disconnect", () => process.exit(0));
+  let role: Role;
+  try {
+    role = await start();
+  } catch (error) {
+    process.stderr.write(`${name}: could not start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(2);
+  }
+  const gc = (globalThis as { gc?: () => void }).gc;
+  const loop = monitorEventLoopDelay({ resolution: 20 });
+  loop.enable();
+  const builtIn: Handlers = {
+    cpu: () => process.cpuUsage(),
+    mem: () => {
+      gc?.();
+      gc?.();
+      return { ...process.memoryUsage(), afterGc: gc !== undefined };
+    },
+    lag: () => {
+      const lag = { maxMs: loop.max / 1e6, p99Ms: loop.percentile(99) / 1e6 };
+      loop.reset();
+      return lag;
+    },
+    stop: async () => {
+      await role.close();
+      setImmediate(() => process.exit(0));
+      return true;
+    },
+  };
+  const handlers = { ...builtIn, ...role.handlers };
+  process.on("message", (message: Ask) => {
+    if (message?.kind !== "ask") return;
+    const handler = handlers[message.what];
+    const reply = (body: { value?: unknown; error?: string }) => process.send?.({ kind: "answer", id: message.id, ...body });
+    if (!handler) return reply({ error: `${name} has no handler for '${message.what}'` });
+    Promise.resolve()
+      .then(() => handler(message.args))
+      .then(
+        (value) => reply({ value: value ?? null }),
+        (error: unknown) => reply({ error: error instanceof Error ? error.message : String(error) }),
+      );
+  });
+  process.send({ kind: "ready", info: { ...role.info, pid: process.pid } });
+}
+
+/** The arguments the parent passed to this role (SpawnOptions.args). */
+export function roleArgs<T>(): T {
+  return JSON.parse(process.env.BENCH_ROLE_ARGS ?? "{}") as T;
+}

@@ -1,0 +1,208 @@
+// Scenario "scale": taskgate holding many tasks at once. Creates working tasks (slow_echo
+// configured "always", one hour upstream, so every call stays running) in batches of
+// BENCH_SCALE_BATCH with BENCH_CONCURRENCY in flight, up to each level of BENCH_SCALE. At each
+// level: the create rate of the batch that reached it, BENCH_SCALE_GETS sequential tasks/get on
+// random held tasks (p50/p99), taskgate's RSS and heap after a forced GC (it runs with
+// --expose-gc) and per held task, and its TCP connections to the upstream's port (from /proc).
+// Then every task is cancelled: time until all tasks/cancel are answered, until the upstream has
+// stopped every call, and memory and connections afterwards against the level before the first
+// task (both read after BENCH_SETTLE_MS, so idle keep-alive sockets have had time to close).
+// The baseline counts nothing from the warm-up: a few tasks made and cancelled, then settled.
+
+import { positiveInt, positiveIntList } from "../lib/knobs.js";
+import { runBlock, sleep } from "../lib/load.js";
+import { cancelTask, createSlowTask, describeError, discover, getWorkingTask } from "../lib/modernClient.js";
+import { startStack, type Stack } from "../lib/stack.js";
+import { fixed, goalLine, kib, mib, summarise, table } from "../lib/stats.js";
+import { connectionsTo, describeConnections, openFileLimit, type Connections } from "../lib/tcpConnections.js";
+import { setPhase } from "../lib/watchdog.js";
+import type { MemUsage } from "../lib/children.js";
+import { out, type Scenario } from "./scenario.js";
+
+const WARMUP_TASKS = 20;
+/** Warm-up tasks run this long, so they are still working when tasks/get asks. */
+const WARMUP_TASK_MS = 500;
+const SLOW_MS = 3_600_000;
+/** How long the upstream may take to start (or stop) all calls after the last answer. */
+const UPSTREAM_WAIT_MS = 60_000;
+
+interface Snapshot {
+  mem: MemUsage;
+  connections: Connections;
+}
+
+interface LevelRow {
+  level: number;
+  createRate: number;
+  createP50: number;
+  getP50: number;
+  getP99: number;
+  /** taskgate's longest event-loop stall while creating the tasks of this level. */
+  createLagMs: number;
+  snapshot: Snapshot;
+}
+
+interface Lag {
+  maxMs: number;
+  p99Ms: number;
+}
+
+export function scaleScenario(): Scenario {
+  const LEVELS = positiveIntList("BENCH_SCALE", [1000, 5000, 10_000]);
+  const MAX = LEVELS[LEVELS.length - 1]!;
+  const BATCH = positiveInt("BENCH_SCALE_BATCH", 500);
+  const GETS = positiveInt("BENCH_SCALE_GETS", 1000);
+  const CONCURRENCY = positiveInt("BENCH_CONCURRENCY", 16);
+  const SETTLE_MS = positiveInt("BENCH_SETTLE_MS", 6000);
+  return {
+    name: "scale",
+    title: `held tasks at scale (${LEVELS.join(" / ")}): create rate, tasks/get, memory, cancel all`,
+    sizes: () =>
+      `levels ${LEVELS.join(",")}; batches of ${BATCH} creates at ${CONCURRENCY} in flight; ${GETS} tasks/get per level; settle ${SETTLE_MS} ms`,
+    // Generous: on today's code and a busy 2-core machine 10k held tasks took over 15 minutes.
+    budgetMs: () => 180_000 + MAX * 150 + LEVELS.length * GETS * 20 + 2 * SETTLE_MS,
+    async run() {
+      const limit = openFileLimit();
+      if (limit < MAX + 1000) {
+        throw new Error(`open-file limit ${limit} is too low for ${MAX} held tasks (taskgate and the upstream each hold one socket per call): raise it (ulimit -n) or lower BENCH_SCALE`);
+      }
+      setPhase("starting upstream and taskgate");
+      const stack = await startStack({ exposeGc: true });
+      const snapshot = async (): Promise<Snapshot> => ({
+        mem: await stack.gateway.mem(),
+        connections: connectionsTo(stack.gateway.pid, stack.upstreamPort),
+      });
+
+      // Warm-up tasks finish on their own (a cancelled one may leave something behind, which
+      // would then count in the baseline).
+      setPhase("warming up");
+      for (let i = 0; i < 50; i++) await discover(stack.url);
+      const warm: string[] = [];
+      for (let i = 0; i < WARMUP_TASKS; i++) warm.push(await createSlowTask(stack.url, WARMUP_TASK_MS));
+      for (const id of warm) await getWorkingTask(stack.url, id).catch(() => undefined);
+      const warmed = await upstreamIdle(stack, UPSTREAM_WAIT_MS);
+      if (warmed.running > 0) throw new Error(`${warmed.running} warm-up calls still run upstream after ${UPSTREAM_WAIT_MS} ms`);
+      await sleep(SETTLE_MS);
+      const before = await snapshot();
+
+      const ids: string[] = [];
+      const rows: LevelRow[] = [];
+      for (const level of LEVELS) {
+        let last = { rate: NaN, p50: NaN };
+        await stack.gateway.ask("lag");
+        while (ids.length < level) {
+          const n = Math.min(BATCH, level - ids.length);
+          setPhase(`creating tasks (${ids.length} of ${MAX} held)`);
+          const block = await runBlock(n, CONCURRENCY, async () => ids.push(await createSlowTask(stack.url, SLOW_MS))).catch(
+            async (error: unknown) => {
+              const lag = await stack.gateway.ask<Lag>("lag").catch(() => undefined);
+              const stalled = lag ? ` (taskgate's event loop stalled up to ${lag.maxMs.toFixed(0)} ms meanwhile)` : "";
+              throw new Error(`${describeError(error)}${stalled}`);
+            },
+          );
+          last = { rate: (n / block.elapsedMs) * 1000, p50: summarise(block.latencies).p50 };
+        }
+        const createLag = await stack.gateway.ask<Lag>("lag");
+        setPhase(`waiting for the upstream to run all ${level} calls`);
+        await stack.upstream.ask("waitStarted", { count: WARMUP_TASKS + level, ms: UPSTREAM_WAIT_MS }, UPSTREAM_WAIT_MS + 5000);
+        setPhase(`tasks/get with ${level} held`);
+        const gets = await runBlock(GETS, 1, () => getWorkingTask(stack.url, ids[Math.floor(Math.random() * ids.length)]!));
+        const g = summarise(gets.latencies);
+        setPhase(`reading memory with ${level} held`);
+        const snap = await snapshot();
+        rows.push({ level, createRate: last.rate, createP50: last.p50, getP50: g.p50, getP99: g.p99, createLagMs: createLag.maxMs, snapshot: snap });
+        const held = await stack.gateway.ask<number>("held");
+        if (held !== level) throw new Error(`taskgate holds ${held} tasks, expected ${level}`);
+      }
+
+      setPhase(`cancelling ${ids.length} tasks`);
+      const cancelStart = performance.now();
+      await runBlock(ids.length, CONCURRENCY, (i) => cancelTask(stack.url, ids[i]!));
+      const cancelMs = performance.now() - cancelStart;
+      setPhase(`waiting for the upstream to stop ${ids.length} cancelled calls`);
+      const idle = await upstreamIdle(stack, UPSTREAM_WAIT_MS);
+      const upstreamStopMs = performance.now() - cancelStart;
+      const heldAfter = await stack.gateway.ask<number>("held");
+      setPhase(`settling ${SETTLE_MS} ms after cancelling`);
+      await sleep(SETTLE_MS);
+      const after = await snapshot();
+
+      report(before, rows, after, { cancelMs, upstreamStopMs, upstreamRunning: idle.running, heldAfter, outcomes: idle.outcomes });
+    },
+  };
+}
+
+interface UpstreamCalls {
+  running: number;
+  outcomes: Record<string, number>;
+}
+
+/** Waits until no tool call runs upstream; returns the last reading (running > 0 if it gave up). */
+async function upstreamIdle(stack: Stack, ms: number): Promise<UpstreamCalls> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const calls = await stack.upstream.ask<UpstreamCalls>("calls");
+    if (calls.running === 0 || Date.now() > deadline) return calls;
+    await sleep(100);
+  }
+}
+
+function report(
+  before: Snapshot,
+  rows: LevelRow[],
+  after: Snapshot,
+  end: { cancelMs: number; upstreamStopMs: number; upstreamRunning: number; heldAfter: number; outcomes: Record<string, number> },
+): void {
+  out(
+    table(
+      ["held", "creates/s", "create p50 ms", "loop stall ms", "get p50 ms", "get p99 ms", "RSS", "heap", "RSS/task", "heap/task", "conns to upstream"],
+      [
+        ["0 (before)", "-", "-", "-", "-", "-", mib(before.mem.rss), mib(before.mem.heapUsed), "-", "-", describeConnections(before.connections)],
+        ...rows.map((r) => [
+          String(r.level),
+          r.createRate.toFixed(0),
+          fixed(r.createP50, 1),
+          r.createLagMs.toFixed(0),
+          fixed(r.getP50),
+          fixed(r.getP99),
+          mib(r.snapshot.mem.rss),
+          mib(r.snapshot.mem.heapUsed),
+          kib((r.snapshot.mem.rss - before.mem.rss) / r.level),
+          kib((r.snapshot.mem.heapUsed - before.mem.heapUsed) / r.level),
+          describeConnections(r.snapshot.connections),
+        ]),
+        ["0 (cancelled)", "-", "-", "-", "-", "-", mib(after.mem.rss), mib(after.mem.heapUsed), "-", "-", describeConnections(after.connections)],
+      ],
+    ),
+  );
+  const top = rows[rows.length - 1]!;
+  const first = rows[0]!;
+  out(
+    `cancelled ${top.level}: all tasks/cancel answered in ${(end.cancelMs / 1000).toFixed(1)} s; ` +
+      (end.upstreamRunning === 0
+        ? `the upstream had stopped every call after ${(end.upstreamStopMs / 1000).toFixed(1)} s`
+        : `${end.upstreamRunning} call(s) still running upstream after ${(end.upstreamStopMs / 1000).toFixed(1)} s`) +
+      `; taskgate still holds ${end.heldAfter}; upstream outcomes ${JSON.stringify(end.outcomes)}`,
+  );
+  out(
+    `after cancelling vs before: RSS ${mib(after.mem.rss)} vs ${mib(before.mem.rss)}, heap ${mib(after.mem.heapUsed)} vs ${mib(before.mem.heapUsed)}` +
+      ` (kept per cancelled task: RSS ${kib((after.mem.rss - before.mem.rss) / top.level)}, heap ${kib((after.mem.heapUsed - before.mem.heapUsed) / top.level)};` +
+      ` the store still keeps each cancelled record until its ttl)`,
+  );
+  if (!before.mem.afterGc) out("note: taskgate ran without --expose-gc, so memory was read without a forced GC");
+  if (rows.length > 1) {
+    const rateShare = top.createRate / first.createRate;
+    out(goalLine(`create rate at ${top.level} / at ${first.level}`, rateShare * 100, `${Math.round(rateShare * 100)} %`, { kind: "atLeast", limit: 90, unit: " %" }));
+  }
+  out(goalLine(`time to cancel ${top.level} held tasks`, end.cancelMs / 1000, `${(end.cancelMs / 1000).toFixed(1)} s`, { kind: "atMost", limit: 15, unit: " s" }));
+  const rssChange = (after.mem.rss - before.mem.rss) / before.mem.rss;
+  const heapChange = (after.mem.heapUsed - before.mem.heapUsed) / before.mem.heapUsed;
+  out(goalLine(`RSS after cancelling ${top.level} vs before`, rssChange, signedPercent(rssChange), { kind: "within", fraction: 0.1 }));
+  out(goalLine(`heap after cancelling ${top.level} vs before`, heapChange, signedPercent(heapChange), { kind: "within", fraction: 0.1 }));
+  const heapPerTask = (top.snapshot.mem.heapUsed - before.mem.heapUsed) / top.level / 1024;
+  out(goalLine(`heap per held task at ${top.level}`, heapPerTask, `${heapPerTask.toFixed(1)} KiB`, { kind: "atMost", limit: 25, unit: " KiB" }));
+  const extra = after.connections.total - before.connections.total;
+  out(goalLine("upstream connections after cancel - before", extra, `${extra}`, { kind: "atMost", limit: 0, unit: "" }));
+}
+
+const signedPercent = (fraction: number) => `${fraction >= 0 ? "+" : ""}${(fraction * 100).toFixed(1)} %`;
