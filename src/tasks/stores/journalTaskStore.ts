@@ -166,7 +166,9 @@ class JournalTaskStore implements TaskStore {
     return this.gate.close(async () => {
       this.stopSweeper();
       try {
-        await limit(this.writer.close(), this.writeTimeoutMs, () => `${this.label} could not finish its writes within ${this.writeTimeoutMs} ms of close()`);
+        // Writes still queued (one that timed out, say) get the write limit again, and closing the file at least 1 s.
+        const closeMs = Math.max(this.writeTimeoutMs, 1_000);
+        await limit(this.writer.close(), closeMs, () => `${this.label} could not finish its writes within ${closeMs} ms of close()`);
       } finally {
         await this.lock.release();
       }
