@@ -9,8 +9,9 @@
 // operation by operation, so drift (a busy disk, a busy machine) hits all sizes alike:
 //   create     sequential creates (each measured task is finished again, untimed, so the number of
 //              unfinished tasks stays at the size): p50, p99
-//   creates/s  BURST_FACTOR times as many creates with 32 in flight (finished again, untimed); the
-//              median of the rounds' rates
+//   creates/s  per round BURSTS bursts of creates with 32 in flight per store (sized from the
+//              warm-up, see MIN_BURST), alternating
+//              between the stores (each finished again, untimed); the median of the rounds' rates
 //   update     sequential progress writes (statusMessage) to random unfinished tasks: p50
 // Bounded: gives up after BENCH_STORE_BUDGET_S (default 300) seconds.
 //
@@ -34,8 +35,14 @@ const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const REDIS_PREFIX = `taskgate-bench-store-${process.pid}-${Date.now()}`;
 const FILL_CONCURRENCY = 64;
 const RATE_CONCURRENCY = 32;
-/** The creates/s burst is this many times N, so it lasts long enough to time. */
-const BURST_FACTOR = 5;
+/**
+ * Creates per burst: at least 160 (several fsync batches of 32, so a burst is not one disk flush
+ * timed alone), and enough for ~20 ms at the backend's warm-up rate (so a fast backend's burst is
+ * not one GC pause timed alone).
+ */
+const MIN_BURST = 160;
+const BURST_TARGET_S = 0.02;
+const BURSTS = 4;
 const ROUNDS = 10;
 
 const watchdog = setTimeout(() => {
@@ -146,7 +153,7 @@ async function fill(store: TaskStore, size: number): Promise<TaskRecord[]> {
  * One round of each case. Sequential cases alternate between the stores operation by operation, so a
  * slow moment of the disk or of Redis hits every size alike; samples accumulate across rounds.
  */
-async function measureRound(all: Samples[], n: number): Promise<void> {
+async function measureRound(all: Samples[], n: number, burstSize: number): Promise<void> {
   for (let i = 0; i < n; i++) {
     for (const s of all) {
       const record = newRecord();
@@ -157,18 +164,19 @@ async function measureRound(all: Samples[], n: number): Promise<void> {
     }
   }
 
-  // Bursts of n creates, BURST_FACTOR per store, alternating between the stores.
   const burstMs = all.map(() => 0);
-  for (let k = 0; k < BURST_FACTOR; k++) {
-    for (const [index, s] of all.entries()) {
-      const burst = Array.from({ length: n }, newRecord);
+  for (let k = 0; k < BURSTS; k++) {
+    // Every other pass in reverse order, so no size always runs right after the biggest one.
+    const order = k % 2 === 0 ? [...all.entries()] : [...all.entries()].reverse();
+    for (const [index, s] of order) {
+      const burst = Array.from({ length: burstSize }, newRecord);
       const started = performance.now();
       await pool(burst, RATE_CONCURRENCY, (record) => s.store.create(record));
       burstMs[index]! += performance.now() - started;
       await pool(burst, RATE_CONCURRENCY, (record) => s.store.update(record.taskId, finish));
     }
   }
-  all.forEach((s, index) => s.burstRates.push((n * BURST_FACTOR) / (burstMs[index]! / 1000)));
+  all.forEach((s, index) => s.burstRates.push((burstSize * BURSTS) / (burstMs[index]! / 1000)));
 
   for (let i = 0; i < n; i++) {
     for (const s of all) {
@@ -227,28 +235,30 @@ function report(name: string, rows: Row[]): string[] {
 
 const out = [
   `taskgate store bench — node ${process.version}; per size and case ${N} sequential operations ` +
-    `(creates/s: ${N * BURST_FACTOR} creates, ${RATE_CONCURRENCY} in flight, median of ${ROUNDS} rounds), ` +
+    `(creates/s: ${BURSTS} bursts per round of >= ${MIN_BURST} creates, ${RATE_CONCURRENCY} in flight; median of ${ROUNDS} rounds), ` +
     `interleaved across the sizes after a warm-up; ratios to the ${SIZES[0]}-task row`,
   "",
 ];
 for (const name of BACKENDS) {
   const target = await backend(name);
   const all: Samples[] = [];
+  let burstSize = MIN_BURST;
   try {
     const warmup = await target.open("warmup");
     const warm: Samples = { size: 0, store: warmup, unfinished: await fill(warmup, 100), createMs: [], updateMs: [], burstRates: [] };
-    await measureRound([warm], N);
+    for (let round = 0; round < 2; round++) await measureRound([warm], N, MIN_BURST); // the second runs warm
+    burstSize = Math.max(MIN_BURST, Math.round(warm.burstRates[1]! * BURST_TARGET_S));
     await warmup.close();
     for (const size of SIZES) {
       const store = await target.open(`size-${size}`);
       all.push({ size, store, unfinished: await fill(store, size), createMs: [], updateMs: [], burstRates: [] });
     }
-    for (let round = 0; round < ROUNDS; round++) await measureRound(all, Math.ceil(N / ROUNDS));
+    for (let round = 0; round < ROUNDS; round++) await measureRound(all, Math.ceil(N / ROUNDS), burstSize);
   } finally {
     await Promise.all(all.map((s) => s.store.close()));
     await target.cleanup();
   }
-  out.push(...report(name, all.map(row)), "");
+  out.push(...report(`${name} (bursts of ${burstSize})`, all.map(row)), "");
   process.stderr.write(`bench/store: ${name} done\n`);
 }
 process.stdout.write(out.join("\n"));

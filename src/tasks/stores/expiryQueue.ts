@@ -17,7 +17,8 @@ export class ExpiryQueue {
 
   push(id: string, at: number): void {
     const heap = this.heap;
-    heap.push({ id, at });
+    const entry = { id, at };
+    heap.push(entry);
     let i = heap.length - 1;
     while (i > 0) {
       const parent = (i - 1) >> 1;
@@ -25,7 +26,7 @@ export class ExpiryQueue {
       heap[i] = heap[parent]!;
       i = parent;
     }
-    heap[i] = { id, at };
+    heap[i] = entry;
   }
 
   /** Removes and returns the earliest entry if it is due by `now`; else undefined. */
