@@ -142,6 +142,37 @@ describe("redis store", () => {
     }
   });
 
+  it("keeps working after Redis forgot its scripts (SCRIPT FLUSH, as after a Redis restart)", async () => {
+    const prefix = freshPrefix();
+    const store = await openRedis(prefix, "instance-a");
+    try {
+      const record = makeRecord();
+      await store.create(record);
+      await raw.scriptFlush();
+      const second = makeRecord();
+      await store.create(second);
+      await raw.scriptFlush();
+      assert.equal((await store.update(record.taskId, (c) => ({ ...c, statusMessage: "after flush" })))?.statusMessage, "after flush");
+      assert.deepEqual((await store.listUnfinished()).map((r) => r.taskId).sort(), [record.taskId, second.taskId].sort());
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("an error Redis answers with rejects naming the store, and changes nothing", async () => {
+    const prefix = freshPrefix();
+    const store = await openRedis(prefix, "instance-w");
+    try {
+      await raw.set(`${prefix}:index:unfinished:instance-w`, "not a set"); // someone else's key in our place
+      const record = makeRecord();
+      await assert.rejects(store.create(record), new RegExp(`^Error: task store \\(redis ${REDIS_URL}\\): .*WRONGTYPE`));
+      assert.equal(await raw.get(`${prefix}:task:${record.taskId}`), null, "the script failed before writing the record");
+      await assert.rejects(store.listUnfinished(), /task store \(redis .*WRONGTYPE/);
+    } finally {
+      await store.close();
+    }
+  });
+
   it("an unreachable Redis fails createTaskStore at once with an error naming the store", async () => {
     const started = Date.now();
     await assert.rejects(

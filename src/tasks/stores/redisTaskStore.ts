@@ -41,8 +41,19 @@ export interface RedisTaskStoreOptions {
   maxUpdateAttempts?: number;
 }
 
+/**
+ * Both scripts first check that the index key is a SET (or absent): Redis does not roll a script
+ * back when a command in it fails, so a failing SADD after the SET would leave a half-done write.
+ * With that checked, nothing after it can fail on bad data, and each script writes all or nothing.
+ */
+const CHECK_INDEX = `
+local indexType = redis.call('TYPE', KEYS[2]).ok
+if indexType ~= 'set' and indexType ~= 'none' then
+  return redis.error_reply('WRONGTYPE the unfinished-task index ' .. KEYS[2] .. ' is a ' .. indexType .. ', not a set')
+end`;
+
 /** KEYS: task, index. ARGV: json, px ("0" = no expiry), "1" if unfinished, taskId. 1 = created, 0 = exists. */
-const CREATE = `
+const CREATE = `${CHECK_INDEX}
 local created
 if ARGV[2] == '0' then created = redis.call('SET', KEYS[1], ARGV[1], 'NX')
 else created = redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) end
@@ -51,7 +62,7 @@ if ARGV[3] == '1' then redis.call('SADD', KEYS[2], ARGV[4]) end
 return 1`;
 
 /** KEYS: task, index. ARGV: expected json, new json, px, index change ("add" | "remove" | ""), taskId. 1 = written, 0 = changed meanwhile. */
-const UPDATE = `
+const UPDATE = `${CHECK_INDEX}
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 if ARGV[3] == '0' then redis.call('SET', KEYS[1], ARGV[2])
 else redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
