@@ -74,7 +74,6 @@ function newRecord(): TaskRecord {
     pollIntervalMs: 5000,
     ownerHash: randomBytes(32).toString("hex"),
     tool: "slow_echo",
-    usedKeys: [],
     holder: "bench-instance",
     version: 0,
   };

@@ -11,11 +11,8 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import { createTaskStore } from "../../src/tasks/stores/createTaskStore.js";
-import { tempDir } from "./taskStoreKit.js";
-
-const CHILD = fileURLToPath(new URL("./taskStoreCrash.child.ts", import.meta.url));
+import { storeChildArgs, tempDir } from "./taskStoreKit.js";
 
 interface Child {
   process: ChildProcess;
@@ -26,7 +23,7 @@ interface Child {
 }
 
 function startChild(args: string[]): Child {
-  const child = spawn(process.execPath, ["--import", "tsx", CHILD, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, storeChildArgs(args), { stdio: ["ignore", "pipe", "pipe"] });
   const acked = new Map<string, number>();
   let buffered = "";
   let stderr = "";

@@ -10,13 +10,11 @@ import { hostname } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import { createTaskStore } from "../../src/tasks/stores/createTaskStore.js";
 import type { TaskRecord } from "../../src/tasks/taskRecord.js";
 import { makeRecord } from "./taskStore.contract.js";
-import { tempDir } from "./taskStoreKit.js";
+import { storeChildArgs, tempDir } from "./taskStoreKit.js";
 
-const CHILD = fileURLToPath(new URL("./taskStoreCrash.child.ts", import.meta.url));
 const HEADER = '{"taskgateJournal":1}\n';
 
 const openFile = (file: string, extra: { minRewriteBytes?: number; writeTimeoutMs?: number } = {}) =>
@@ -28,7 +26,7 @@ async function newFile(label: string): Promise<string> {
 
 /** Starts the child in `mode` on `file`; resolves with it once it reports ready. */
 async function childWithStore(mode: string, file: string, shell?: string) {
-  const args = ["--import", "tsx", CHILD, mode, file];
+  const args = storeChildArgs([mode, file]);
   const child = shell
     ? spawn("sh", ["-c", `${shell}; exec "$0" "$@"`, process.execPath, ...args], { stdio: ["ignore", "pipe", "pipe"] })
     : spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });

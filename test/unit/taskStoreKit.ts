@@ -1,4 +1,4 @@
-// Helpers for the task-store tests: fresh temp folders (removed when the file's tests end), a Redis
+// Helpers for the task-store tests: how to start the store child process, fresh temp folders (removed when the file's tests end), a Redis
 // connection factory like the gateway's, fresh random key prefixes on the shared Redis (127.0.0.1:6379
 // or REDIS_URL; only keys under the prefix are deleted afterwards), and a throwaway redis-server of
 // our own on a free loopback port, for tests that must stop Redis (never the shared one).
@@ -10,11 +10,22 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
 import { after } from "node:test";
 import { createClient } from "@redis/client";
 import type { RedisClient } from "../../src/tasks/stores/createTaskStore.js";
 
 export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+
+/**
+ * node arguments that run taskStoreCrash.child.ts with `args`: its compiled .js beside this file when
+ * the tests run compiled (npm test, .test-build/), else the .ts through tsx.
+ */
+export function storeChildArgs(args: string[]): string[] {
+  const compiled = import.meta.url.endsWith(".js");
+  const child = fileURLToPath(new URL(compiled ? "./taskStoreCrash.child.js" : "./taskStoreCrash.child.ts", import.meta.url));
+  return compiled ? [child, ...args] : ["--import", "tsx", child, ...args];
+}
 
 // Registered at import, so they run when the importing test file's tests have all ended.
 const root = await mkdtemp(path.join(tmpdir(), "taskgate-stores-"));
