@@ -151,6 +151,7 @@ describe("loadConfig: layering", () => {
         TASKGATE_STORE_URL: "rediss://redis.internal:6380/2",
         TASKGATE_STORE_PREFIX: "tg:prod",
         TASKGATE_STORE_LEASE_MS: "20000",
+        TASKGATE_STORE_COMMAND_TIMEOUT_MS: "22",
         TASKGATE_TASKS_POLICY: "required",
         TASKGATE_TASKS_AUTO_AFTER_MS: "5",
         TASKGATE_TASKS_TTL_MS: "6",
@@ -186,7 +187,7 @@ describe("loadConfig: layering", () => {
       allowedOrigins: ["https://o"],
       allowedHosts: ["h"],
       auth: { mode: "tokens", tokens: [{ sha256: HASH, subject: "alice" }], requiredScopes: ["tools:call", "admin"] },
-      store: { kind: "redis", path: "/tmp/t.json", url: "rediss://redis.internal:6380/2", prefix: "tg:prod", leaseMs: 20_000, commandTimeoutMs: 5_000 },
+      store: { kind: "redis", path: "/tmp/t.json", url: "rediss://redis.internal:6380/2", prefix: "tg:prod", leaseMs: 20_000, commandTimeoutMs: 22 },
       tasks: { policy: "required", autoAfterMs: 5, ttlMs: 6, pollIntervalMs: 7, tools: {}, inputKeys: {} },
       mrtr: { secret: "0123456789abcdef0123456789abcdef", holdTimeoutMs: 9 },
       http: { headersTimeoutMs: 18, requestTimeoutMs: 19, keepAliveTimeoutMs: 20 },
@@ -196,7 +197,7 @@ describe("loadConfig: layering", () => {
       log: { level: "silent", format: "json" },
     });
     // These, and the 13 auth.jwt / resource metadata variables in the next test.
-    assert.equal(ENV_VARS.length, 50);
+    assert.equal(ENV_VARS.length, 51);
   });
 
   it("maps every auth.jwt and resource metadata variable", () => {

@@ -254,7 +254,7 @@ describe("file store: failures", () => {
     const store = await openFile(file, { writeTimeoutMs: 1 });
     const big = makeRecord({ status: "completed", result: { blob: "q".repeat(30_000_000) } });
     await assert.rejects(store.create(big), (error: Error) => {
-      assert.equal(error.message, `task store (file ${file}) did not finish a write within 1 ms (the disk is slow or stuck; the write may still land)`);
+      assert.equal(error.message, `task store (file ${file}) did not finish a write within 1 ms (store.commandTimeoutMs; the disk is slow or stuck, the write may still land)`);
       return true;
     });
     const started = Date.now();

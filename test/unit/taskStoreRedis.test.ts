@@ -210,7 +210,7 @@ describe("redis store: a Redis that stops answering (throwaway redis-server, SIG
   });
   after(() => server.stop());
 
-  const expected = () => `task store (redis ${server.url}) did not answer within ${TIMEOUT} ms (the command may still be carried out)`;
+  const expected = () => `task store (redis ${server.url}) did not answer within ${TIMEOUT} ms (store.commandTimeoutMs; the command may still be carried out)`;
 
   for (const [name, run] of [
     ["get", () => store.get(record.taskId)],

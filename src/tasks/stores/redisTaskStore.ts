@@ -35,7 +35,7 @@ export interface RedisTaskStoreOptions {
   prefix: string;
   /** This instance; names its own unfinished-task index. */
   instanceId: string;
-  /** A command Redis has not answered within this long rejects (default 5 s). */
+  /** A command Redis has not answered within this long rejects (default 5 s; config store.commandTimeoutMs, which the error names). */
   commandTimeoutMs?: number;
   /** Tries of an update whose record another instance keeps changing (default 10). */
   maxUpdateAttempts?: number;
@@ -217,7 +217,7 @@ class RedisTaskStore implements TaskStore {
     const named = sent.catch((error: unknown) => {
       throw new Error(`${this.name}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     });
-    return limit(named, this.timeoutMs, () => `${this.name} did not answer within ${this.timeoutMs} ms (the command may still be carried out)`);
+    return limit(named, this.timeoutMs, () => `${this.name} did not answer within ${this.timeoutMs} ms (store.commandTimeoutMs; the command may still be carried out)`);
   }
 
   /** EVALSHA, falling back to EVAL when Redis does not have the script (first use, or after a restart). */
