@@ -1,7 +1,7 @@
 // createTaskStore: builds the TaskStore for a backend (config store.kind).
 // "memory": one process, lost on exit (memoryTaskStore.ts).
 // "file": one process, durable: an fsynced append-only journal at `path`, locked against a second
-//   process (journalTaskStore.ts; why not SQLite or keyv-file: docs/decisions/0006).
+//   process (journalTaskStore.ts; why not SQLite or keyv-file: docs/decisions/0010).
 // "redis": shared by the instances on one Redis and prefix; the caller hands over how to connect
 //   (redisTaskStore.ts); start fails at once, naming `label`, if Redis cannot be reached.
 
