@@ -22,6 +22,7 @@ import { LiveInlineCalls } from "./calls/liveInlineCalls.js";
 import { ParkedCalls } from "./calls/parkedCalls.js";
 import { RequestStateCodec } from "./calls/requestStateCodec.js";
 import { createCluster, type Cluster } from "./cluster/createCluster.js";
+import { connectRedis, describeRedisUrl } from "./cluster/redisConnection.js";
 import type { Config } from "./config/schema.js";
 import { frontDoor } from "./http/frontDoor.js";
 import { mountHealth } from "./http/health.js";
@@ -252,10 +253,19 @@ async function openTaskState(
   onError: (error: Error) => void,
 ): Promise<{ store: TaskStore; cluster: Cluster<TaskRecord> }> {
   if (options.kind !== "redis") {
-    const store = await createTaskStore(options.kind === "file" ? { kind: "file", path: options.path } : { kind: "memory" });
+    const store = await createTaskStore(
+      options.kind === "file" ? { kind: "file", path: options.path, writeTimeoutMs: options.commandTimeoutMs } : { kind: "memory" },
+    );
     return { store, cluster: await createCluster<TaskRecord>({ kind: "local", instanceId }) };
   }
-  const store = await createTaskStore({ kind: "redis", url: options.url, prefix: options.prefix, instanceId, onError });
+  const store = await createTaskStore({
+    kind: "redis",
+    connect: () => connectRedis({ url: options.url, onError }),
+    label: describeRedisUrl(options.url),
+    prefix: options.prefix,
+    instanceId,
+    commandTimeoutMs: options.commandTimeoutMs,
+  });
   try {
     const cluster = await createCluster<TaskRecord>({ kind: "redis", url: options.url, prefix: options.prefix, leaseMs: options.leaseMs, instanceId, onError });
     return { store, cluster };

@@ -84,6 +84,7 @@ const ENV_TABLE = {
   TASKGATE_STORE_URL: { path: ["store", "url"], kind: "string" },
   TASKGATE_STORE_PREFIX: { path: ["store", "prefix"], kind: "string" },
   TASKGATE_STORE_LEASE_MS: { path: ["store", "leaseMs"], kind: "int" },
+  TASKGATE_STORE_COMMAND_TIMEOUT_MS: { path: ["store", "commandTimeoutMs"], kind: "int" },
   TASKGATE_TASKS_POLICY: { path: ["tasks", "policy"], kind: "string" },
   TASKGATE_TASKS_AUTO_AFTER_MS: { path: ["tasks", "autoAfterMs"], kind: "int" },
   TASKGATE_TASKS_TTL_MS: { path: ["tasks", "ttlMs"], kind: "int" },

@@ -180,6 +180,8 @@ export const ConfigSchema = z
         prefix: z.string().regex(/^[A-Za-z0-9_.:-]+$/, "letters, digits and _ . : - only").default("taskgate"),
         /** An instance that stopped renewing its lease this long ago is gone; its tasks fail. */
         leaseMs: timerMs.min(1000).default(15_000),
+        /** A store command (Redis) or write (file) not done within this long fails, naming the store. */
+        commandTimeoutMs: timerMs.min(1).default(5_000),
       })
       .strict()
       .prefault({}),

@@ -22,7 +22,10 @@ export interface TaskRecord {
   tool: string;
   /** Instance id of the process holding the upstream call. */
   holder: string;
-  /** Bumped by the store on every write. Followers use it to order changes; the store relies on
-   *  the single-writer rule (only the holder writes a running task), see decisions/0003. */
+  /**
+   * Set by the store on every write to the stored version + 1. The redis store writes only if the
+   * record is still what its update read (compare-and-set), so a write by another instance in between
+   * is never lost: mutate runs again on the newer record (see taskStore.ts).
+   */
   version: number;
 }

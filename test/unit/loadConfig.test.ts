@@ -58,7 +58,7 @@ describe("loadConfig: layering", () => {
       allowedOrigins: [],
       allowedHosts: [],
       auth: { mode: "demo", tokens: [], requiredScopes: [] },
-      store: { kind: "memory", path: ".taskgate/tasks.json", url: "redis://127.0.0.1:6379", prefix: "taskgate", leaseMs: 15_000 },
+      store: { kind: "memory", path: ".taskgate/tasks.json", url: "redis://127.0.0.1:6379", prefix: "taskgate", leaseMs: 15_000, commandTimeoutMs: 5_000 },
       tasks: { policy: "auto", autoAfterMs: 1000, ttlMs: 3_600_000, pollIntervalMs: 5000, tools: {}, inputKeys: {} },
       mrtr: { holdTimeoutMs: 300_000 },
       http: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 },
@@ -93,6 +93,7 @@ describe("loadConfig: layering", () => {
       url: "redis://127.0.0.1:6379",
       prefix: "taskgate",
       leaseMs: 15_000,
+      commandTimeoutMs: 5_000,
     });
   });
 
@@ -150,6 +151,7 @@ describe("loadConfig: layering", () => {
         TASKGATE_STORE_URL: "rediss://redis.internal:6380/2",
         TASKGATE_STORE_PREFIX: "tg:prod",
         TASKGATE_STORE_LEASE_MS: "20000",
+        TASKGATE_STORE_COMMAND_TIMEOUT_MS: "22",
         TASKGATE_TASKS_POLICY: "required",
         TASKGATE_TASKS_AUTO_AFTER_MS: "5",
         TASKGATE_TASKS_TTL_MS: "6",
@@ -185,7 +187,7 @@ describe("loadConfig: layering", () => {
       allowedOrigins: ["https://o"],
       allowedHosts: ["h"],
       auth: { mode: "tokens", tokens: [{ sha256: HASH, subject: "alice" }], requiredScopes: ["tools:call", "admin"] },
-      store: { kind: "redis", path: "/tmp/t.json", url: "rediss://redis.internal:6380/2", prefix: "tg:prod", leaseMs: 20_000 },
+      store: { kind: "redis", path: "/tmp/t.json", url: "rediss://redis.internal:6380/2", prefix: "tg:prod", leaseMs: 20_000, commandTimeoutMs: 22 },
       tasks: { policy: "required", autoAfterMs: 5, ttlMs: 6, pollIntervalMs: 7, tools: {}, inputKeys: {} },
       mrtr: { secret: "0123456789abcdef0123456789abcdef", holdTimeoutMs: 9 },
       http: { headersTimeoutMs: 18, requestTimeoutMs: 19, keepAliveTimeoutMs: 20 },
@@ -195,7 +197,7 @@ describe("loadConfig: layering", () => {
       log: { level: "silent", format: "json" },
     });
     // These, and the 13 auth.jwt / resource metadata variables in the next test.
-    assert.equal(ENV_VARS.length, 50);
+    assert.equal(ENV_VARS.length, 51);
   });
 
   it("maps every auth.jwt and resource metadata variable", () => {

@@ -1,6 +1,7 @@
 // Shared TaskStore contract (see src/tasks/taskStore.ts): every backend must pass these node:test cases.
 // `open` gives a fresh, empty store per test; `reopen` (persistent backends only) opens another store
-// on the same data, used to check that records survive close+reopen and are on disk once writes resolve.
+// on the data as it is right now, without closing the first one, as if its process had been killed
+// (file: a copy of the journal as it is on disk; redis: a new store on the same prefix and instance id).
 
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
@@ -28,6 +29,7 @@ export function makeRecord(overrides: Partial<TaskRecord> = {}): TaskRecord {
 }
 
 const ids = (records: TaskRecord[]) => records.map((r) => r.taskId).sort();
+const finish = (record: TaskRecord): TaskRecord => ({ ...record, status: "completed", result: { content: [] } });
 
 /** `persistent`: the backend keeps records across close+reopen; only then are the persistence cases registered. */
 export function taskStoreContract(name: string, open: OpenTaskStore, traits: { persistent: boolean }): void {
@@ -38,9 +40,9 @@ export function taskStoreContract(name: string, open: OpenTaskStore, traits: { p
     let reopenFn: (() => Promise<TaskStore>) | undefined;
     const opened: TaskStore[] = [];
 
-    /** Opens another store on the same data (tracked for closing), or undefined if not persistent. */
-    const reopen = async (): Promise<TaskStore | undefined> => {
-      if (reopenFn === undefined) return undefined;
+    /** Opens another store on the same data (tracked for closing). */
+    const reopen = async (): Promise<TaskStore> => {
+      if (reopenFn === undefined) throw new Error("a persistent backend must provide reopen");
       const again = await reopenFn();
       opened.push(again);
       return again;
@@ -76,6 +78,7 @@ export function taskStoreContract(name: string, open: OpenTaskStore, traits: { p
       got.statusMessage = "sneaky";
       assert.equal((await store.get(record.taskId))?.statusMessage, undefined);
       assert.equal((await store.get(record.taskId))?.status, "working");
+      assert.deepEqual(ids(await store.listUnfinished()), [record.taskId]);
     });
 
     it("duplicate create throws and leaves the original", async () => {
@@ -91,6 +94,15 @@ export function taskStoreContract(name: string, open: OpenTaskStore, traits: { p
       assert.deepEqual(results.map((r) => r.status).sort(), ["fulfilled", "rejected"]);
     });
 
+    it("create of a record that cannot be stored rejects naming the problem, and stores nothing", async () => {
+      const bad = makeRecord({ createdAt: "not a date" });
+      await assert.rejects(store.create(bad), /createdAt is not a parseable date/);
+      await assert.rejects(store.create(makeRecord({ taskId: "" })), /non-empty taskId/);
+      await assert.rejects(store.create(makeRecord({ ttlMs: -5 })), /ttlMs must be null or a non-negative/);
+      assert.equal(await store.get(bad.taskId), undefined);
+      assert.deepEqual(await store.listUnfinished(), []);
+    });
+
     it("update mutates, bumps version, persists and returns the new record", async () => {
       const record = makeRecord();
       await store.create(record);
@@ -103,6 +115,18 @@ export function taskStoreContract(name: string, open: OpenTaskStore, traits: { p
       assert.equal(updated?.statusMessage, "need input");
       assert.equal(updated?.version, record.version + 1);
       assert.deepEqual(await store.get(record.taskId), updated);
+    });
+
+    it("version rule: each write stores version = stored version + 1, whatever mutate put there", async () => {
+      const record = makeRecord({ version: 7 });
+      await store.create(record);
+      const first = await store.update(record.taskId, (current) => ({ ...current, version: 99, statusMessage: "a" }));
+      assert.equal(first?.version, 8);
+      const second = await store.update(record.taskId, (current) => ({ ...current, version: 0, statusMessage: "b" }));
+      assert.equal(second?.version, 9);
+      const unchanged = await store.update(record.taskId, () => undefined);
+      assert.equal(unchanged?.version, 9);
+      assert.equal((await store.get(record.taskId))?.version, 9);
     });
 
     it("update of an unknown id is undefined and mutate is not called", async () => {
@@ -124,6 +148,28 @@ export function taskStoreContract(name: string, open: OpenTaskStore, traits: { p
       });
       assert.deepEqual(result, record);
       assert.deepEqual(await store.get(record.taskId), record);
+      assert.deepEqual(ids(await store.listUnfinished()), [record.taskId]);
+    });
+
+    it("mutate that throws rejects the update with its error and changes nothing", async () => {
+      const record = makeRecord();
+      await store.create(record);
+      await assert.rejects(
+        store.update(record.taskId, () => {
+          throw new Error("mutate refused");
+        }),
+        /mutate refused/,
+      );
+      assert.deepEqual(await store.get(record.taskId), record);
+    });
+
+    it("an update that changes the taskId or makes the record unstorable rejects and changes nothing", async () => {
+      const record = makeRecord();
+      await store.create(record);
+      await assert.rejects(store.update(record.taskId, (c) => ({ ...c, taskId: "other" })), /tried to change its taskId/);
+      await assert.rejects(store.update(record.taskId, (c) => ({ ...c, createdAt: "yesterday-ish" })), /createdAt is not a parseable date/);
+      assert.deepEqual(await store.get(record.taskId), record);
+      assert.equal(await store.get("other"), undefined);
     });
 
     it("50 concurrent updates appending to a list lose nothing", async () => {
@@ -162,6 +208,17 @@ export function taskStoreContract(name: string, open: OpenTaskStore, traits: { p
       const record = makeRecord({ createdAt: old, lastUpdatedAt: old, ttlMs: 30_000 });
       await store.create(record);
       assert.equal(await store.get(record.taskId), undefined);
+      assert.deepEqual(await store.listUnfinished(), []);
+    });
+
+    it("an id whose record has expired can be created again", async () => {
+      const record = makeRecord({ ttlMs: 100 });
+      await store.create(record);
+      await sleep(250);
+      const again = makeRecord({ taskId: record.taskId, tool: "second" });
+      await store.create(again);
+      assert.deepEqual(await store.get(record.taskId), again);
+      assert.deepEqual(ids(await store.listUnfinished()), [record.taskId]);
     });
 
     it("ttlMs null never expires", async () => {
@@ -191,8 +248,19 @@ export function taskStoreContract(name: string, open: OpenTaskStore, traits: { p
       );
     });
 
+    it("index: after 1,000 creates and 600 finishes (some reopened), listUnfinished is exactly the open ones", async () => {
+      const records = Array.from({ length: 1_000 }, (_, i) => makeRecord({ ttlMs: i % 2 === 0 ? null : 3_600_000 }));
+      await Promise.all(records.map((r) => store.create(r)));
+      const finished = records.slice(0, 600);
+      await Promise.all(finished.map((r) => store.update(r.taskId, finish)));
+      // A finished task that becomes unfinished again is back in the index.
+      const revived = finished.slice(0, 10);
+      await Promise.all(revived.map((r) => store.update(r.taskId, (c) => ({ ...c, status: "working" }))));
+      const expected = ids([...records.slice(600), ...revived]);
+      assert.deepEqual(ids(await store.listUnfinished()), expected);
+    });
+
     persistenceCase("persistence: records (finished ones with result too) survive close and reopen", async () => {
-      if (reopenFn === undefined) throw new Error("a persistent backend must provide reopen");
       const running = makeRecord({ status: "working" });
       const asking = makeRecord({ status: "input_required", inputRequests: {} });
       const finished = makeRecord();
@@ -202,12 +270,11 @@ export function taskStoreContract(name: string, open: OpenTaskStore, traits: { p
       const completed = await store.update(finished.taskId, (c) => ({
         ...c,
         status: "completed",
-        result: { content: [{ type: "text", text: "done" }], structuredContent: { n: 42 } },
+        result: { content: [{ type: "text", text: "done \"quoted\"\nnext line ✓" }], structuredContent: { n: 42 } },
       }));
       await store.close();
 
       const again = await reopen();
-      assert.ok(again);
       assert.deepEqual(await again.get(running.taskId), running);
       assert.deepEqual(await again.get(asking.taskId), asking);
       assert.deepEqual(await again.get(finished.taskId), completed);
@@ -218,8 +285,7 @@ export function taskStoreContract(name: string, open: OpenTaskStore, traits: { p
       assert.deepEqual(ids(await again.listUnfinished()), [asking.taskId]);
     });
 
-    persistenceCase("persistence: writes are on disk as soon as create/update resolve (no close, as if killed)", async () => {
-      if (reopenFn === undefined) throw new Error("a persistent backend must provide reopen");
+    persistenceCase("persistence: writes are stored as soon as create/update resolve (no close, as if killed)", async () => {
       const records = Array.from({ length: 20 }, () => makeRecord({ result: { blob: "x".repeat(2_000) } }));
       // Concurrent writes, so some land while an earlier disk write is still in flight.
       await Promise.all(records.map((r) => store.create(r)));
@@ -229,7 +295,6 @@ export function taskStoreContract(name: string, open: OpenTaskStore, traits: { p
       await store.create(makeRecord({ taskId: "last-one" }));
 
       const again = await reopen(); // the first store is NOT closed: nothing gets flushed for us
-      assert.ok(again);
       for (const r of records) {
         const got = await again.get(r.taskId);
         assert.equal(got?.version, r.version + 1, `task ${r.taskId} update lost`);
@@ -239,10 +304,8 @@ export function taskStoreContract(name: string, open: OpenTaskStore, traits: { p
       assert.deepEqual(ids(await again.listUnfinished()), ["last-one"]);
     });
 
-    persistenceCase("persistence: a write that lands while a slow disk write is in flight is on disk when it resolves", async () => {
-      if (reopenFn === undefined) throw new Error("a persistent backend must provide reopen");
-      // A big record makes one disk write slow; small creates keep arriving until it has finished.
-      // (Finished records, so the unfinished-index writes do not add extra, rescuing disk writes.)
+    persistenceCase("persistence: a write that lands while a slow write is in flight is stored when it resolves", async () => {
+      // A big record makes one write slow; small creates keep arriving until it has finished.
       let bigDone = false;
       const big = store
         .create(makeRecord({ status: "completed", result: { blob: "x".repeat(4_000_000) } }))
@@ -260,16 +323,42 @@ export function taskStoreContract(name: string, open: OpenTaskStore, traits: { p
       await Promise.all([big, ...writes]);
 
       const again = await reopen(); // first store still open, never flushed by close()
-      assert.ok(again);
       const missing: string[] = [];
       for (const r of small) if ((await again.get(r.taskId)) === undefined) missing.push(r.taskId);
-      assert.deepEqual(missing, [], `${missing.length} of ${small.length} resolved creates not on disk`);
+      assert.deepEqual(missing, [], `${missing.length} of ${small.length} resolved creates not stored`);
     });
 
-    it("operations after close reject", async () => {
+    persistenceCase("persistence: listUnfinished after reopen is exactly the open ones, after many creates and finishes", async () => {
+      const records = Array.from({ length: 300 }, () => makeRecord());
+      await Promise.all(records.map((r) => store.create(r)));
+      await Promise.all(records.slice(0, 200).map((r) => store.update(r.taskId, finish)));
+      const again = await reopen();
+      assert.deepEqual(ids(await again.listUnfinished()), ids(records.slice(200)));
+      // and the reopened store's index keeps working
+      await again.update(records[250]!.taskId, finish);
+      assert.equal((await again.listUnfinished()).length, 99);
+    });
+
+    it("operations after close reject, naming the store", async () => {
       await store.close();
-      await assert.rejects(store.get("x"), /closed/);
+      await assert.rejects(store.get("x"), /task store .*closed/);
+      await assert.rejects(store.create(makeRecord()), /closed/);
       await store.close(); // idempotent
+    });
+
+    it("close waits for writes already started", async () => {
+      const records = Array.from({ length: 20 }, () => makeRecord());
+      const writes = records.map((r) => store.create(r));
+      await store.close();
+      const results = await Promise.allSettled(writes);
+      assert.deepEqual(
+        results.filter((r) => r.status === "rejected"),
+        [],
+      );
+      if (traits.persistent) {
+        const again = await reopen();
+        for (const r of records) assert.deepEqual(await again.get(r.taskId), r);
+      }
     });
   });
 }
