@@ -224,12 +224,22 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
       await subscriptions.close(); // …then each listen stream gets its closing result
       server.closeAllConnections();
       await closed;
-      await pool.close();
-      await dispatcher.close();
-      await cluster.close(); // this instance's lease goes at once: others see its tasks are gone
-      await store.close();
+      // Each part closes even when another could not (a Redis that is gone, an upstream that hangs).
+      await closeQuietly(log, "upstream sessions", () => pool.close());
+      await closeQuietly(log, "upstream connections", () => dispatcher.close());
+      await closeQuietly(log, "cluster", () => cluster.close()); // this instance's lease goes at once: others see its tasks are gone
+      await closeQuietly(log, "task store", () => store.close());
     },
   };
+}
+
+/** Runs one shutdown step; a failure is logged, and the next step still runs. */
+async function closeQuietly(log: Logger, what: string, step: () => Promise<void>): Promise<void> {
+  try {
+    await step();
+  } catch (error) {
+    log.warn({ event: "gateway.close.failed", what, err: error instanceof Error ? error.message : String(error) }, `closing the ${what} failed`);
+  }
 }
 
 /** Whether a request URL (path and query) is the MCP endpoint. */

@@ -2,7 +2,7 @@
 // taskgate in front of it ("taskgate"), with the store chosen by BENCH_STORE. A file store gets a
 // fresh temp dir and a Redis store a fresh key prefix, both undone by runCleanups().
 
-import { createClient } from "@keyv/redis";
+import { createClient } from "@redis/client";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

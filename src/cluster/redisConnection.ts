@@ -3,7 +3,7 @@
 // within ~connectTimeoutMs with an error naming the url (credentials hidden), never retrying the
 // first connect. Once connected, a dropped connection reconnects with capped backoff.
 
-import { createClient } from "@keyv/redis";
+import { createClient } from "@redis/client";
 
 function newClient(url: string, connectTimeoutMs: number, mayReconnect: () => boolean, commandTimeoutMs?: number) {
   return createClient({

@@ -50,7 +50,9 @@ async function guard<T>(operation: Promise<T>): Promise<T> {
   } catch (error) {
     if (error instanceof RpcError) throw error;
     const why = error instanceof Error ? error.message : String(error);
-    throw internalError(`Task store unavailable: ${why}`, { reason: "store_unavailable" }, 503);
+    // The stores name themselves ("task store (redis …) did not answer …"); others get a prefix.
+    const message = /^task store\b/i.test(why) ? `Task store unavailable: ${why.replace(/^task store\s*/i, "")}` : `Task store unavailable: ${why}`;
+    throw internalError(message, { reason: "store_unavailable" }, 503);
   }
 }
 

@@ -153,9 +153,12 @@ export class TaskRunner {
     await Promise.all(
       [...this.live.keys()].map(async (taskId) => {
         this.release(taskId)?.call.abort("gateway shutting down");
-        await this.options.records.write(taskId, (current) =>
-          failedRecord(current, "taskgate shut down while holding this task; its upstream call was stopped"),
-        );
+        // A store that is gone cannot record it; the next start (or another instance) fails the task then.
+        await this.options.records
+          .write(taskId, (current) => failedRecord(current, "taskgate shut down while holding this task; its upstream call was stopped"))
+          .catch((error: unknown) =>
+            this.options.log.warn({ event: "task.write.failed", taskId, err: error instanceof Error ? error.message : String(error) }, "could not record the task's end at shutdown"),
+          );
       }),
     );
   }

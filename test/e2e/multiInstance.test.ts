@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
-import { createClient } from "@keyv/redis";
+import { createClient } from "@redis/client";
 import { startLegacyServer, type LegacyServer } from "../../examples/legacy-server/server.js";
 import { ConfigSchema } from "../../src/config/schema.js";
 import { startGateway, type Gateway } from "../../src/gateway.js";

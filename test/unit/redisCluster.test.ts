@@ -10,7 +10,7 @@ import { once } from "node:events";
 import { BUILD_ROOT } from "../repoRoot.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, describe, it } from "node:test";
-import { createClient } from "@keyv/redis";
+import { createClient } from "@redis/client";
 import type { HolderCommand, HolderReply } from "../../src/cluster/holderLink.js";
 import { createCluster } from "../../src/cluster/createCluster.js";
 import { RedisHolderLink } from "../../src/cluster/redisHolderLink.js";

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, describe, it } from "node:test";
-import { createClient } from "@keyv/redis";
+import { createClient } from "@redis/client";
 import { RedisTaskBus } from "../../src/cluster/redisTaskBus.js";
 import { InProcessTaskBus } from "../../src/cluster/taskBus.js";
 import { follow, taskBusContract } from "./taskBus.contract.js";

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { randomBytes, randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
-import { createClient } from "@keyv/redis";
+import { createClient } from "@redis/client";
 import type { Gateway } from "../../../src/gateway.js";
 import { accept, callTool, expectComplete, expectError, expectInputRequired, FORMS, textOf } from "./calls.js";
 import { startGatewayInFront } from "./gatewayInFront.js";
