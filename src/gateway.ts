@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { resolve } from "node:path";
 import express from "express";
 import type { Logger } from "pino";
 import { createIdentityResolver } from "./auth/createIdentityResolver.js";
@@ -45,7 +46,10 @@ import type { TaskRecord } from "./tasks/taskRecord.js";
 import { TaskRecords } from "./tasks/taskRecords.js";
 import { TaskRunner } from "./tasks/taskRunner.js";
 import type { TaskStore } from "./tasks/taskStore.js";
-import { HttpTransport, upstreamDispatcher } from "./upstream/httpTransport.js";
+import { FileSessionLedger } from "./upstream/fileSessionLedger.js";
+import { closeLeftoverSession, HttpTransport, upstreamDispatcher } from "./upstream/httpTransport.js";
+import { RedisSessionLedger } from "./upstream/redisSessionLedger.js";
+import { NoSessionLedger, type SessionLedger } from "./upstream/sessionLedger.js";
 import { UpstreamCatalog } from "./upstream/upstreamCatalog.js";
 import { toClientError } from "./upstream/upstreamFailure.js";
 import { UpstreamPool } from "./upstream/upstreamPool.js";
@@ -70,6 +74,8 @@ const READINESS_OWNER = "taskgate:readiness";
 export async function startGateway(config: Config, options: { log?: Logger } = {}): Promise<Gateway> {
   const log = options.log ?? createLogger(config.log.level);
   const instanceId = randomUUID();
+  const onRedisError = (error: Error) => log.warn({ event: "redis.error", err: error.message || String(error) }, "redis trouble");
+  const { store, cluster, ledger } = await openTaskState(config.store, instanceId, onRedisError, log);
   const upstreamEvents = new UpstreamEvents();
   const dispatcher = upstreamDispatcher(config.upstream.connectTimeoutMs);
   const pool = new UpstreamPool({
@@ -85,7 +91,13 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
       pingTimeoutMs: config.upstream.pingTimeoutMs,
     },
     onNotification: (owner, profileKey, notification) => upstreamEvents.feed(owner, profileKey, notification),
-    onSessionOpened: (owner, profileKey) => upstreamEvents.sessionOpened(owner, profileKey),
+    onSessionOpened: (owner, profileKey, sessionId) => {
+      if (sessionId) ledger.add(sessionId);
+      upstreamEvents.sessionOpened(owner, profileKey);
+    },
+    onSessionClosed: (_owner, _profileKey, sessionId) => {
+      if (sessionId) ledger.remove(sessionId);
+    },
   });
   const catalog = new UpstreamCatalog(pool);
   upstreamEvents.onAnyListChanged((kind, profileKey) => {
@@ -95,8 +107,6 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
   const upstreamInfo = (request: MethodRequest) => pool.info(ownerHashOf(request.identity)).catch((error: unknown) => {
     throw toClientError(error);
   });
-  const onRedisError = (error: Error) => log.warn({ event: "redis.error", err: error.message || String(error) }, "redis trouble");
-  const { store, cluster } = await openTaskState(config.store, instanceId, onRedisError);
   const records = new TaskRecords(store, cluster.bus);
   const runner = new TaskRunner({ records, instanceId, settings: config.tasks, log });
   const access = new TaskAccess({ records, runner, instanceId, leases: cluster.leases, link: cluster.link, log });
@@ -104,6 +114,15 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
   await access.serveHolderCommands();
   const orphans = await runner.failOrphans();
   if (orphans > 0) log.warn({ event: "tasks.recovered", failed: orphans }, "tasks left running by a previous process were failed");
+  // Upstream sessions a crashed process left are closed, so the upstream stops their calls.
+  void ledger
+    .takeLeftovers((id) => cluster.leases.isAlive(id))
+    .then(async (leftovers) => {
+      if (leftovers.length === 0) return;
+      const closed = await Promise.all(leftovers.map((sessionId) => closeLeftoverSession({ url: config.upstream.url, sessionId, dispatcher })));
+      log.warn({ event: "upstream.sessions.recovered", left: leftovers.length, closed: closed.filter(Boolean).length }, "closed the upstream sessions a previous process left");
+    })
+    .catch((error: unknown) => log.warn({ event: "upstream.ledger.failed", err: error instanceof Error ? error.message : String(error) }, "could not read the sessions a previous process left"));
 
   const subscriptions = new Subscriptions({
     access,
@@ -228,6 +247,7 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
       await closeQuietly(log, "upstream sessions", () => pool.close());
       await closeQuietly(log, "upstream connections", () => dispatcher.close());
       await closeQuietly(log, "cluster", () => cluster.close()); // this instance's lease goes at once: others see its tasks are gone
+      await closeQuietly(log, "session ledger", () => ledger.close());
       await closeQuietly(log, "task store", () => store.close());
     },
   };
@@ -261,12 +281,14 @@ async function openTaskState(
   options: Config["store"],
   instanceId: string,
   onError: (error: Error) => void,
-): Promise<{ store: TaskStore; cluster: Cluster<TaskRecord> }> {
+  log: Logger,
+): Promise<{ store: TaskStore; cluster: Cluster<TaskRecord>; ledger: SessionLedger }> {
   if (options.kind !== "redis") {
     const store = await createTaskStore(
       options.kind === "file" ? { kind: "file", path: options.path, writeTimeoutMs: options.commandTimeoutMs } : { kind: "memory" },
     );
-    return { store, cluster: await createCluster<TaskRecord>({ kind: "local", instanceId }) };
+    const ledger = options.kind === "file" ? new FileSessionLedger(`${resolve(options.path)}.sessions`, log) : new NoSessionLedger();
+    return { store, cluster: await createCluster<TaskRecord>({ kind: "local", instanceId }), ledger };
   }
   const store = await createTaskStore({
     kind: "redis",
@@ -278,7 +300,13 @@ async function openTaskState(
   });
   try {
     const cluster = await createCluster<TaskRecord>({ kind: "redis", url: options.url, prefix: options.prefix, leaseMs: options.leaseMs, instanceId, onError });
-    return { store, cluster };
+    const ledger = await RedisSessionLedger.open({ connect: () => connectRedis({ url: options.url, onError }), prefix: options.prefix, instanceId, log }).catch(
+      async (error: unknown) => {
+        await cluster.close();
+        throw error;
+      },
+    );
+    return { store, cluster, ledger };
   } catch (error) {
     await store.close();
     throw error;

@@ -308,6 +308,22 @@ export class HttpTransport implements UpstreamTransport {
   }
 }
 
+/** Ends an upstream session another taskgate process left (DELETE with its id); false when it did not answer. */
+export async function closeLeftoverSession(options: { url: string; sessionId: string; dispatcher: Dispatcher; headers?: Record<string, string> }): Promise<boolean> {
+  try {
+    const response = await request(options.url, {
+      method: "DELETE",
+      headers: { ...options.headers, "mcp-session-id": options.sessionId },
+      dispatcher: options.dispatcher,
+      signal: AbortSignal.timeout(2_000),
+    });
+    await response.body.dump();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function header(response: Response, name: string): string | undefined {
   const value = response.headers[name];
   return Array.isArray(value) ? value[0] : value;

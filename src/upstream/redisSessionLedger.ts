@@ -1,0 +1,55 @@
+// RedisSessionLedger: the SessionLedger of several instances on one Redis: a SET
+// "<prefix>:upstream-sessions:<instanceId>" per instance. Leftovers are the sets of instances
+// whose lease is gone; taking them deletes the set. Commands are best effort (a failure is logged).
+
+import type { RedisClientType } from "@redis/client";
+import type { Logger } from "pino";
+import type { SessionLedger } from "./sessionLedger.js";
+
+export class RedisSessionLedger implements SessionLedger {
+  private constructor(
+    private readonly client: RedisClientType,
+    private readonly prefix: string,
+    private readonly instanceId: string,
+    private readonly log: Logger,
+  ) {}
+
+  static async open(options: { connect: () => Promise<RedisClientType>; prefix: string; instanceId: string; log: Logger }): Promise<RedisSessionLedger> {
+    return new RedisSessionLedger(await options.connect(), options.prefix, options.instanceId, options.log);
+  }
+
+  add(sessionId: string): void {
+    this.client.sAdd(this.key(this.instanceId), sessionId).catch((error: unknown) => this.failed(error));
+  }
+
+  remove(sessionId: string): void {
+    this.client.sRem(this.key(this.instanceId), sessionId).catch((error: unknown) => this.failed(error));
+  }
+
+  async takeLeftovers(isAlive: (instanceId: string) => Promise<boolean>): Promise<string[]> {
+    const leftovers: string[] = [];
+    const pattern = this.key("*");
+    for await (const keys of this.client.scanIterator({ MATCH: pattern, COUNT: 100 })) {
+      for (const key of keys) {
+        const instanceId = key.slice(this.key("").length);
+        if (instanceId === this.instanceId || (await isAlive(instanceId))) continue;
+        leftovers.push(...(await this.client.sMembers(key)));
+        await this.client.del(key);
+      }
+    }
+    return leftovers;
+  }
+
+  async close(): Promise<void> {
+    await this.client.del(this.key(this.instanceId)).catch(() => undefined);
+    await this.client.close().catch(() => undefined);
+  }
+
+  private key(instanceId: string): string {
+    return `${this.prefix}:upstream-sessions:${instanceId}`;
+  }
+
+  private failed(error: unknown): void {
+    this.log.warn({ event: "upstream.ledger.failed", err: error instanceof Error ? error.message : String(error) }, "could not note an upstream session");
+  }
+}

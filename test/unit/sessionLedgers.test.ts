@@ -1,0 +1,70 @@
+// The session ledgers remember which upstream sessions an instance holds, so that after a crash the
+// next start closes what the dead process left: the file ledger (one process per store file) and
+// the Redis ledger (leftovers = the sets of instances whose lease is gone), on real files and Redis.
+
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { connectRedis } from "../../src/cluster/redisConnection.js";
+import { createLogger } from "../../src/observability/logger.js";
+import { FileSessionLedger } from "../../src/upstream/fileSessionLedger.js";
+import { RedisSessionLedger } from "../../src/upstream/redisSessionLedger.js";
+
+const log = createLogger("silent");
+const url = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+
+describe("FileSessionLedger", () => {
+  const dirs: string[] = [];
+  after(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+  it("a new process takes what the previous one still held, and starts over", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "taskgate-ledger-"));
+    dirs.push(dir);
+    const file = join(dir, "tasks.json.sessions");
+    const first = new FileSessionLedger(file, log);
+    first.add("s1");
+    first.add("s2");
+    first.add("s3");
+    first.remove("s2");
+    await first.close(); // (a crash would simply stop here)
+    const next = new FileSessionLedger(file, log);
+    assert.deepEqual((await next.takeLeftovers()).sort(), ["s1", "s3"]);
+    assert.equal(await readFile(file, "utf8"), "", "taken leftovers are forgotten");
+    assert.deepEqual(await next.takeLeftovers(), []);
+  });
+
+  it("no file yet: no leftovers", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "taskgate-ledger-"));
+    dirs.push(dir);
+    assert.deepEqual(await new FileSessionLedger(join(dir, "none.sessions"), log).takeLeftovers(), []);
+  });
+});
+
+describe("RedisSessionLedger", () => {
+  const prefix = `taskgate-test-ledger-${randomUUID()}`;
+  const open = (instanceId: string) => RedisSessionLedger.open({ connect: () => connectRedis({ url }) as never, prefix, instanceId, log });
+
+  it("leftovers are the sessions of instances that are gone; live instances and this one keep theirs", async () => {
+    const dead = await open("dead");
+    const alive = await open("alive");
+    const self = await open("self");
+    dead.add("d1");
+    dead.add("d2");
+    alive.add("a1");
+    self.add("me1");
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the commands are fire-and-forget
+    const leftovers = await self.takeLeftovers(async (id) => id === "alive");
+    assert.deepEqual(leftovers.sort(), ["d1", "d2"]);
+    assert.deepEqual(await self.takeLeftovers(async (id) => id === "alive"), [], "taken once");
+    await Promise.all([dead.close(), alive.close(), self.close()]);
+    const checker = await connectRedis({ url });
+    try {
+      assert.equal((await checker.keys(`${prefix}:*`)).length, 0, "every set is gone after close");
+    } finally {
+      await checker.close();
+    }
+  });
+});
