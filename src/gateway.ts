@@ -47,7 +47,7 @@ import { TaskRecords } from "./tasks/taskRecords.js";
 import { TaskRunner } from "./tasks/taskRunner.js";
 import type { TaskStore } from "./tasks/taskStore.js";
 import { FileSessionLedger } from "./upstream/fileSessionLedger.js";
-import { closeLeftoverSession, HttpTransport, upstreamDispatcher } from "./upstream/httpTransport.js";
+import { closeLeftoverSession, HttpTransport, upstreamDispatchers } from "./upstream/httpTransport.js";
 import { RedisSessionLedger } from "./upstream/redisSessionLedger.js";
 import { NoSessionLedger, type SessionLedger } from "./upstream/sessionLedger.js";
 import { UpstreamCatalog } from "./upstream/upstreamCatalog.js";
@@ -77,9 +77,9 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
   const onRedisError = (error: Error) => log.warn({ event: "redis.error", err: error.message || String(error) }, "redis trouble");
   const { store, cluster, ledger } = await openTaskState(config.store, instanceId, onRedisError, log);
   const upstreamEvents = new UpstreamEvents();
-  const dispatcher = upstreamDispatcher(config.upstream.connectTimeoutMs);
+  const dispatchers = upstreamDispatchers(config.upstream.connectTimeoutMs);
   const pool = new UpstreamPool({
-    connect: () => new HttpTransport({ url: config.upstream.url, dispatcher, log, sendTimeoutMs: config.upstream.requestTimeoutMs }),
+    connect: () => new HttpTransport({ url: config.upstream.url, dispatchers, log, sendTimeoutMs: config.upstream.requestTimeoutMs }),
     log,
     clientInfo: { name: "taskgate", version: "0.1.0" },
     maxSessions: config.upstream.maxSessions,
@@ -119,7 +119,7 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     .takeLeftovers((id) => cluster.leases.isAlive(id))
     .then(async (leftovers) => {
       if (leftovers.length === 0) return;
-      const closed = await Promise.all(leftovers.map((sessionId) => closeLeftoverSession({ url: config.upstream.url, sessionId, dispatcher })));
+      const closed = await Promise.all(leftovers.map((sessionId) => closeLeftoverSession({ url: config.upstream.url, sessionId, dispatcher: dispatchers.short })));
       log.warn({ event: "upstream.sessions.recovered", left: leftovers.length, closed: closed.filter(Boolean).length }, "closed the upstream sessions a previous process left");
     })
     .catch((error: unknown) => log.warn({ event: "upstream.ledger.failed", err: error instanceof Error ? error.message : String(error) }, "could not read the sessions a previous process left"));
@@ -245,7 +245,7 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
       await closed;
       // Each part closes even when another could not (a Redis that is gone, an upstream that hangs).
       await closeQuietly(log, "upstream sessions", () => pool.close());
-      await closeQuietly(log, "upstream connections", () => dispatcher.close());
+      await closeQuietly(log, "upstream connections", () => dispatchers.close());
       await closeQuietly(log, "cluster", () => cluster.close()); // this instance's lease goes at once: others see its tasks are gone
       await closeQuietly(log, "session ledger", () => ledger.close());
       await closeQuietly(log, "task store", () => store.close());

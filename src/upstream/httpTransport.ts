@@ -18,8 +18,10 @@ import { networkCause, UpstreamFailure } from "./upstreamFailure.js";
 
 export interface HttpTransportOptions {
   url: string;
-  /** Shared keep-alive connection pool (one per upstream). */
-  dispatcher: Dispatcher;
+  /** Keep-alive connection pools of one upstream: `short` for quick requests, notifications and
+   *  answers; `calls` for calls that may stream for minutes. Kept apart so a cancel or a ping never
+   *  waits behind (or scans past) thousands of streaming calls. */
+  dispatchers: UpstreamDispatchers;
   /** Extra headers on every request (credentials towards the upstream). */
   headers?: Record<string, string>;
   log: Logger;
@@ -29,9 +31,24 @@ export interface HttpTransportOptions {
   standaloneWaitMs?: number;
 }
 
-/** A keep-alive pool for one upstream; connect attempts give up after connectTimeoutMs. */
-export function upstreamDispatcher(connectTimeoutMs: number): Agent {
-  return new Agent({ connect: { timeout: connectTimeoutMs }, headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 4_000 });
+export interface UpstreamDispatchers {
+  short: Dispatcher;
+  calls: Dispatcher;
+  close(): Promise<void>;
+}
+
+/** The keep-alive pools for one upstream; connect attempts give up after connectTimeoutMs. */
+export function upstreamDispatchers(connectTimeoutMs: number): UpstreamDispatchers {
+  const make = () => new Agent({ connect: { timeout: connectTimeoutMs }, headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 4_000 });
+  const short = make();
+  const calls = make();
+  return {
+    short,
+    calls,
+    async close() {
+      await Promise.all([short.close(), calls.close()]);
+    },
+  };
 }
 
 const STANDALONE_WAIT_MS = 3_000;
@@ -59,7 +76,7 @@ export class HttpTransport implements UpstreamTransport {
     return this.session;
   }
 
-  async sendRequest(message: JsonRpcMessage, signal: AbortSignal): Promise<void> {
+  async sendRequest(message: JsonRpcMessage, signal: AbortSignal, long = false): Promise<void> {
     const exchange = new AbortController();
     const end = () => exchange.abort();
     signal.addEventListener("abort", end, { once: true });
@@ -70,7 +87,7 @@ export class HttpTransport implements UpstreamTransport {
     };
     let response: Response;
     try {
-      response = await this.post(message, exchange.signal);
+      response = await this.post(message, exchange.signal, long);
       await this.refuseFailures(response, String(message.method));
       await this.refuseNonMcp(response, String(message.method));
     } catch (error) {
@@ -83,10 +100,18 @@ export class HttpTransport implements UpstreamTransport {
   }
 
   async send(message: JsonRpcMessage): Promise<void> {
-    const response = await this.post(message, AbortSignal.timeout(this.options.sendTimeoutMs));
-    await response.body.dump().catch(() => undefined);
-    if (response.statusCode >= 400) {
-      throw new UpstreamFailure("upstream_lost", `Upstream refused a message (${describeMessage(message)}): HTTP ${response.statusCode}`);
+    // A timer cleared as soon as the answer is in: AbortSignal.timeout would keep every message's
+    // signal alive for the whole limit (thousands of cancels would pile up for 30 s).
+    const limit = new AbortController();
+    const timer = setTimeout(() => limit.abort(new Error(`no answer within ${this.options.sendTimeoutMs} ms`)), this.options.sendTimeoutMs);
+    try {
+      const response = await this.post(message, limit.signal);
+      await response.body.dump().catch(() => undefined);
+      if (response.statusCode >= 400) {
+        throw new UpstreamFailure("upstream_lost", `Upstream refused a message (${describeMessage(message)}): HTTP ${response.statusCode}`);
+      }
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -111,7 +136,7 @@ export class HttpTransport implements UpstreamTransport {
       const response = await request(this.options.url, {
         method: "DELETE",
         headers: this.headers(),
-        dispatcher: this.options.dispatcher,
+        dispatcher: this.options.dispatchers.short,
         signal: AbortSignal.timeout(2_000),
       });
       await response.body.dump();
@@ -131,13 +156,13 @@ export class HttpTransport implements UpstreamTransport {
     };
   }
 
-  private async post(message: JsonRpcMessage, signal: AbortSignal): Promise<Response> {
+  private async post(message: JsonRpcMessage, signal: AbortSignal, long = false): Promise<Response> {
     try {
       return await request(this.options.url, {
         method: "POST",
         headers: this.headers({ "content-type": "application/json", accept: "application/json, text/event-stream" }),
         body: JSON.stringify(message),
-        dispatcher: this.options.dispatcher,
+        dispatcher: long ? this.options.dispatchers.calls : this.options.dispatchers.short,
         signal,
       });
     } catch (error) {
@@ -239,7 +264,7 @@ export class HttpTransport implements UpstreamTransport {
         response = await request(this.options.url, {
           method: "GET",
           headers: this.headers({ accept: "text/event-stream", "last-event-id": progress.lastEventId }),
-          dispatcher: this.options.dispatcher,
+          dispatcher: this.options.dispatchers.calls,
           signal,
         });
       } catch {
@@ -270,7 +295,7 @@ export class HttpTransport implements UpstreamTransport {
       try {
         const extra: Record<string, string> = { accept: "text/event-stream" };
         if (progress.lastEventId) extra["last-event-id"] = progress.lastEventId;
-        response = await request(this.options.url, { method: "GET", headers: this.headers(extra), dispatcher: this.options.dispatcher, signal });
+        response = await request(this.options.url, { method: "GET", headers: this.headers(extra), dispatcher: this.options.dispatchers.calls, signal });
       } catch {
         response = undefined;
       }

@@ -34,6 +34,8 @@ export interface RequestOptions {
   onprogress?: (progress: Progress) => void;
   /** No answer within `ms` ⇒ cancelled upstream and rejected with upstream_timeout naming `option`. */
   timeout?: { ms: number; option: string };
+  /** A call that may run long (see UpstreamTransport.sendRequest). */
+  long?: boolean;
 }
 
 interface Pending {
@@ -114,7 +116,7 @@ export class JsonRpcPeer {
           this.cancel(id, new UpstreamFailure("upstream_timeout", why));
         }, timeout.ms);
       }
-      this.transport.sendRequest(message, exchange.signal).catch((error: unknown) => {
+      this.transport.sendRequest(message, exchange.signal, options.long).catch((error: unknown) => {
         this.settle(id, (p) => p.reject(error instanceof Error ? error : new Error(String(error))));
       });
     });

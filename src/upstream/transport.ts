@@ -36,8 +36,9 @@ export interface UpstreamTransport {
    * Sends a request. Resolves once the upstream accepted it (HTTP: response headers came back);
    * rejects with an UpstreamFailure when it was not (session_gone: it never ran). Messages of its
    * exchange arrive through the receiver until its response did, or `signal` ends the exchange.
+   * `long`: a call that may run for minutes (HTTP keeps such exchanges apart from short ones).
    */
-  sendRequest(message: JsonRpcMessage, signal: AbortSignal): Promise<void>;
+  sendRequest(message: JsonRpcMessage, signal: AbortSignal, long?: boolean): Promise<void>;
   /** Sends a notification or a response to an upstream request. */
   send(message: JsonRpcMessage): Promise<void>;
   /** After initialize: remember the negotiated version; open the standalone channel. Resolves

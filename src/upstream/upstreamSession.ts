@@ -150,6 +150,7 @@ export class UpstreamSession {
     try {
       const result = await this.peer.request(method, params, {
         id,
+        long: context !== undefined,
         ...(options.signal ? { signal: options.signal } : {}),
         ...(options.onprogress ? { onprogress: options.onprogress } : {}),
         ...(options.timeout ? { timeout: options.timeout } : {}),
