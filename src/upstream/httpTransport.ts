@@ -13,7 +13,7 @@ import { Agent, request, type Dispatcher } from "undici";
 import type { Logger } from "pino";
 import { isObject } from "../util/json.js";
 import { readSse, type SseProgress } from "./sseReader.js";
-import type { JsonRpcMessage, TransportReceiver, UpstreamTransport } from "./transport.js";
+import { EXCHANGE_CLOSED, type JsonRpcMessage, type TransportReceiver, type UpstreamTransport } from "./transport.js";
 import { networkCause, UpstreamFailure } from "./upstreamFailure.js";
 
 export interface HttpTransportOptions {
@@ -78,7 +78,7 @@ export class HttpTransport implements UpstreamTransport {
 
   async sendRequest(message: JsonRpcMessage, signal: AbortSignal, long = false): Promise<void> {
     const exchange = new AbortController();
-    const end = () => exchange.abort();
+    const end = () => exchange.abort(EXCHANGE_CLOSED);
     signal.addEventListener("abort", end, { once: true });
     this.exchanges.add(exchange);
     const done = () => {
@@ -129,8 +129,8 @@ export class HttpTransport implements UpstreamTransport {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.standalone.abort();
-    for (const exchange of this.exchanges) exchange.abort();
+    this.standalone.abort(EXCHANGE_CLOSED);
+    for (const exchange of this.exchanges) exchange.abort(EXCHANGE_CLOSED);
     if (!this.session) return;
     try {
       const response = await request(this.options.url, {

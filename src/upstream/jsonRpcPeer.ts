@@ -9,7 +9,7 @@ import type { Logger } from "pino";
 import { ErrorCode } from "../protocol/errors.js";
 import type { JsonObject, RequestId } from "../protocol/wire.js";
 import { isObject } from "../util/json.js";
-import type { JsonRpcMessage, UpstreamTransport, Via } from "./transport.js";
+import { EXCHANGE_CLOSED, type JsonRpcMessage, type UpstreamTransport, type Via } from "./transport.js";
 import { CallStopped, UpstreamFailure, UpstreamRpcError } from "./upstreamFailure.js";
 
 export interface Progress {
@@ -133,7 +133,7 @@ export class JsonRpcPeer {
   failAll(failure: UpstreamFailure, inFlight: UpstreamFailure = failure): void {
     this.failure ??= failure;
     for (const id of [...this.pending.keys()]) this.settle(id, (p) => p.reject(inFlight));
-    for (const controller of this.incoming.values()) controller.abort();
+    for (const controller of this.incoming.values()) controller.abort(EXCHANGE_CLOSED);
     this.incoming.clear();
   }
 
@@ -149,7 +149,7 @@ export class JsonRpcPeer {
     const entry = this.pending.get(id);
     if (!entry) return;
     entry.release();
-    entry.exchange.abort();
+    entry.exchange.abort(EXCHANGE_CLOSED);
     how(entry);
   }
 
@@ -166,7 +166,7 @@ export class JsonRpcPeer {
     if (notification.method === "notifications/progress") return this.onProgress(notification.params);
     if (notification.method === "notifications/cancelled") {
       const requestId = notification.params?.requestId as RequestId | undefined;
-      if (requestId !== undefined) this.incoming.get(requestId)?.abort();
+      if (requestId !== undefined) this.incoming.get(requestId)?.abort(EXCHANGE_CLOSED);
       return;
     }
     this.handlers.notification(notification, via);

@@ -7,6 +7,17 @@
 import type { JsonObject, JsonRpcErrorObject, RequestId } from "../protocol/wire.js";
 import type { UpstreamFailure } from "./upstreamFailure.js";
 
+/**
+ * The reason every closed exchange is aborted with. One shared error whose stack is already
+ * formatted: closing thousands of exchanges (a mass cancel) must not build and format an error
+ * each (Node's stream teardown reads `.stack`; undici would make a fresh AbortError otherwise).
+ */
+export const EXCHANGE_CLOSED: Error = (() => {
+  const error = new Error("exchange closed by taskgate");
+  void error.stack;
+  return error;
+})();
+
 export type Via = { kind: "exchange"; requestId: RequestId } | { kind: "standalone" };
 
 export interface JsonRpcMessage {

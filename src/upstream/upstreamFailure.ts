@@ -59,7 +59,11 @@ export class UpstreamRpcError extends Error {
 /** The call was stopped on our side (client gone, task cancelled, shutdown). */
 export class CallStopped extends Error {
   constructor(readonly why: string) {
+    // Stopped on purpose, often thousands at once (a mass cancel): no stack to capture.
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(why);
+    Error.stackTraceLimit = limit;
     this.name = "CallStopped";
   }
 }
