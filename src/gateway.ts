@@ -77,7 +77,7 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
   const onRedisError = (error: Error) => log.warn({ event: "redis.error", err: error.message || String(error) }, "redis trouble");
   const { store, cluster, ledger } = await openTaskState(config.store, instanceId, onRedisError, log);
   const upstreamEvents = new UpstreamEvents();
-  const dispatchers = upstreamDispatchers(config.upstream.connectTimeoutMs);
+  const dispatchers = upstreamDispatchers(config.upstream.url, config.upstream.connectTimeoutMs);
   const pool = new UpstreamPool({
     connect: () => new HttpTransport({ url: config.upstream.url, dispatchers, log, sendTimeoutMs: config.upstream.requestTimeoutMs }),
     log,

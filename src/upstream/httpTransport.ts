@@ -10,6 +10,7 @@
 //   that carried a session id (real servers answer both). 401/403 are credential failures.
 
 import { Agent, request, type Dispatcher } from "undici";
+import { CallConnections } from "./callConnections.js";
 import type { Logger } from "pino";
 import { isObject } from "../util/json.js";
 import { readSse, type SseProgress } from "./sseReader.js";
@@ -33,15 +34,14 @@ export interface HttpTransportOptions {
 
 export interface UpstreamDispatchers {
   short: Dispatcher;
-  calls: Dispatcher;
+  calls: CallConnections;
   close(): Promise<void>;
 }
 
-/** The keep-alive pools for one upstream; connect attempts give up after connectTimeoutMs. */
-export function upstreamDispatchers(connectTimeoutMs: number): UpstreamDispatchers {
-  const make = () => new Agent({ connect: { timeout: connectTimeoutMs }, headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 4_000 });
-  const short = make();
-  const calls = make();
+/** The connections to one upstream (url); connect attempts give up after connectTimeoutMs. */
+export function upstreamDispatchers(url: string, connectTimeoutMs: number): UpstreamDispatchers {
+  const short = new Agent({ connect: { timeout: connectTimeoutMs }, headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 4_000 });
+  const calls = new CallConnections({ origin: new URL(url).origin, connectTimeoutMs });
   return {
     short,
     calls,
@@ -50,6 +50,9 @@ export function upstreamDispatchers(connectTimeoutMs: number): UpstreamDispatche
     },
   };
 }
+
+/** After a call's response, how long its stream may take to end before its connection is dropped. */
+const DRAIN_AFTER_ANSWER_MS = 1_000;
 
 const STANDALONE_WAIT_MS = 3_000;
 const RESUME_ATTEMPTS = 3;
@@ -85,18 +88,25 @@ export class HttpTransport implements UpstreamTransport {
       signal.removeEventListener("abort", end);
       this.exchanges.delete(exchange);
     };
+    const client = long ? this.options.dispatchers.calls.acquire() : undefined;
     let response: Response;
     try {
-      response = await this.post(message, exchange.signal, long);
+      response = await this.post(message, exchange.signal, client);
       await this.refuseFailures(response, String(message.method));
       await this.refuseNonMcp(response, String(message.method));
     } catch (error) {
       done();
+      if (client) this.options.dispatchers.calls.release(client, false);
       throw error;
     }
     const issued = header(response, "mcp-session-id");
     if (issued && !this.session) this.session = issued;
-    void this.readExchange(message.id!, response, exchange.signal).finally(done);
+    void this.readExchange(message.id!, response, exchange).then(
+      (clean) => {
+        done();
+        if (client) this.options.dispatchers.calls.release(client, clean && !exchange.signal.aborted);
+      },
+    );
   }
 
   async send(message: JsonRpcMessage): Promise<void> {
@@ -156,13 +166,14 @@ export class HttpTransport implements UpstreamTransport {
     };
   }
 
-  private async post(message: JsonRpcMessage, signal: AbortSignal, long = false): Promise<Response> {
+  /** POSTs one message, on `connection` when given (a long exchange's own), else the short pool. */
+  private async post(message: JsonRpcMessage, signal: AbortSignal, connection?: Dispatcher): Promise<Response> {
     try {
       return await request(this.options.url, {
         method: "POST",
         headers: this.headers({ "content-type": "application/json", accept: "application/json, text/event-stream" }),
         body: JSON.stringify(message),
-        dispatcher: long ? this.options.dispatchers.calls : this.options.dispatchers.short,
+        dispatcher: connection ?? this.options.dispatchers.short,
         signal,
       });
     } catch (error) {
@@ -215,36 +226,43 @@ export class HttpTransport implements UpstreamTransport {
     throw new UpstreamFailure("upstream_lost", `Upstream answered HTTP ${status} to ${what}${text ? `: ${text}` : ""}`);
   }
 
-  private async readExchange(requestId: JsonRpcMessage["id"] & {}, response: Response, signal: AbortSignal): Promise<void> {
+  /** Reads one exchange's response; resolves whether it was read to its end (its connection is clean). */
+  private async readExchange(requestId: JsonRpcMessage["id"] & {}, response: Response, exchange: AbortController): Promise<boolean> {
+    const { signal } = exchange;
     const type = header(response, "content-type") ?? "";
+    let drain: NodeJS.Timeout | undefined;
     try {
       if (response.statusCode === 202) {
         await response.body.dump();
-        return; // accepted: the response will come on the standalone stream
+        return true; // accepted: the response will come on the standalone stream
       }
       if (type.includes("application/json")) {
         const text = await response.body.text();
         for (const message of parseMessages(text)) this.receiver?.message(message, { kind: "exchange", requestId });
-        return;
-      }
-      if (!type.includes("text/event-stream")) {
-        await response.body.dump();
-        this.receiver?.exchangeLost(requestId, `the upstream answered with '${type || "no content type"}', not JSON or SSE`);
-        return;
+        return true;
       }
       let progress: SseProgress = {};
       let answered = false;
       const onMessage = (message: JsonRpcMessage) => {
         this.receiver?.message(message, { kind: "exchange", requestId });
-        if (message.id === requestId && message.method === undefined) answered = true;
-        return answered;
+        if (!answered && message.id === requestId && message.method === undefined) {
+          answered = true;
+          // Servers end the stream after the response; one that does not loses the connection.
+          drain = setTimeout(() => exchange.abort(EXCHANGE_CLOSED), DRAIN_AFTER_ANSWER_MS);
+        }
+        return false;
       };
       progress = await readSse(response.body, (event) => deliverEvent(event.data, onMessage), progress);
-      if (answered || signal.aborted) return;
+      if (answered) return true;
+      if (signal.aborted) return false;
       await this.resume(requestId, progress, signal, onMessage, () => answered);
+      return false;
     } catch (error) {
-      if (signal.aborted || this.closed) return;
+      if (signal.aborted || this.closed) return false;
       this.receiver?.exchangeLost(requestId, `the call's stream from the upstream broke: ${networkCause(error)}`);
+      return false;
+    } finally {
+      clearTimeout(drain);
     }
   }
 
@@ -259,25 +277,20 @@ export class HttpTransport implements UpstreamTransport {
     for (let attempt = 1; attempt <= RESUME_ATTEMPTS && progress.lastEventId && !signal.aborted && !this.closed; attempt++) {
       await sleep(progress.retryMs ?? 1_000 * attempt, signal);
       if (signal.aborted) return;
-      let response: Response;
+      const connection = this.options.dispatchers.calls.acquire();
       try {
-        response = await request(this.options.url, {
+        const response = await request(this.options.url, {
           method: "GET",
           headers: this.headers({ accept: "text/event-stream", "last-event-id": progress.lastEventId }),
-          dispatcher: this.options.dispatchers.calls,
+          dispatcher: connection,
           signal,
         });
+        if (response.statusCode !== 200) await response.body.dump();
+        else await readSse(response.body, (event) => deliverEvent(event.data, onMessage), progress);
       } catch {
-        continue;
-      }
-      if (response.statusCode !== 200) {
-        await response.body.dump().catch(() => undefined);
-        continue;
-      }
-      try {
-        await readSse(response.body, (event) => deliverEvent(event.data, onMessage), progress);
-      } catch {
-        // broke again: try once more
+        // unreachable, or broke again: try once more
+      } finally {
+        this.options.dispatchers.calls.release(connection, false);
       }
       if (answered()) return;
     }
@@ -287,50 +300,68 @@ export class HttpTransport implements UpstreamTransport {
   /** Keeps the standalone GET stream open for the session's life, reconnecting with back-off. */
   private async runStandalone(report: (open: boolean) => void): Promise<void> {
     const signal = this.standalone.signal;
-    let progress: SseProgress = {};
+    const progress: SseProgress = {};
     let delay = 500;
     let first = true;
     while (!signal.aborted && !this.closed) {
-      let response: Response | undefined;
+      // Each attempt on a connection of its own, closed when the stream ends (it lives for the session).
+      const connection = this.options.dispatchers.calls.acquire();
       try {
-        const extra: Record<string, string> = { accept: "text/event-stream" };
-        if (progress.lastEventId) extra["last-event-id"] = progress.lastEventId;
-        response = await request(this.options.url, { method: "GET", headers: this.headers(extra), dispatcher: this.options.dispatchers.calls, signal });
-      } catch {
-        response = undefined;
-      }
-      if (signal.aborted) return;
-      if (response) {
-        const status = response.statusCode;
-        const isStream = status === 200 && (header(response, "content-type") ?? "").includes("text/event-stream");
-        if (first) report(isStream);
+        const outcome = await this.standaloneAttempt(connection, progress, signal, (open) => {
+          if (first) report(open);
+          first = false;
+        });
+        if (first) report(false);
         first = false;
-        if (!isStream) {
-          const text = await readSome(response);
-          if (status === 405) return; // the server offers no standalone stream
-          if (this.session && (status === 404 || (status === 400 && SESSION_GONE_BODY.test(text)))) {
-            this.receiver?.closed(new UpstreamFailure("session_gone", `the upstream no longer knows session ${this.session} (HTTP ${status})`));
-            return;
-          }
-        } else {
-          delay = 500;
-          try {
-            progress = await readSse(response.body, (event) => deliverEvent(event.data, (message) => {
-              this.receiver?.message(message, { kind: "standalone" });
-              return false;
-            }), progress);
-          } catch {
-            // dropped: reconnect below
-          }
-        }
-      } else if (first) {
-        first = false;
-        report(false);
+        if (outcome === "stop") return;
+        if (outcome === "stream") delay = 500;
+      } finally {
+        this.options.dispatchers.calls.release(connection, false);
       }
       await sleep(progress.retryMs ?? delay, signal);
       delay = Math.min(delay * 2, RECONNECT_MAX_MS);
     }
   }
+
+  /** One GET of the standalone stream, read to its end: "stream" (it was one), "none" (try again
+   *  later) or "stop" (the server offers none, the session is gone, or we are closing). */
+  private async standaloneAttempt(
+    connection: Dispatcher,
+    progress: SseProgress,
+    signal: AbortSignal,
+    answered: (isStream: boolean) => void,
+  ): Promise<"stream" | "none" | "stop"> {
+    let response: Response;
+    try {
+      const extra: Record<string, string> = { accept: "text/event-stream" };
+      if (progress.lastEventId) extra["last-event-id"] = progress.lastEventId;
+      response = await request(this.options.url, { method: "GET", headers: this.headers(extra), dispatcher: connection, signal });
+    } catch {
+      return signal.aborted ? "stop" : "none";
+    }
+    const status = response.statusCode;
+    const isStream = status === 200 && (header(response, "content-type") ?? "").includes("text/event-stream");
+    answered(isStream);
+    if (!isStream) {
+      const text = await readSome(response);
+      if (status === 405) return "stop"; // the server offers no standalone stream
+      if (this.session && (status === 404 || (status === 400 && SESSION_GONE_BODY.test(text)))) {
+        this.receiver?.closed(new UpstreamFailure("session_gone", `the upstream no longer knows session ${this.session} (HTTP ${status})`));
+        return "stop";
+      }
+      return "none";
+    }
+    try {
+      await readSse(response.body, (event) => deliverEvent(event.data, (message) => {
+        this.receiver?.message(message, { kind: "standalone" });
+        return false;
+      }), progress);
+    } catch {
+      // dropped: the caller reconnects
+    }
+    return signal.aborted ? "stop" : "stream";
+  }
+
 }
 
 /** Ends an upstream session another taskgate process left (DELETE with its id); false when it did not answer. */
