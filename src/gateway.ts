@@ -1,7 +1,8 @@
 // Assembles one taskgate instance from a Config: the upstream pool, the task store and cluster
 // seams, task life and access, the method handlers and router, the front door and pass-through,
-// subscriptions/listen fed by the task bus and the upstream's notifications, on an HTTP server.
-// Used by the CLI and by every e2e test. Each part gets only the options it uses.
+// subscriptions/listen fed by the task bus and the upstream's notifications, on an HTTP server
+// with the health endpoints and /metrics. Used by the CLI and by every e2e test. Each part gets
+// only the options it uses.
 
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -27,6 +28,7 @@ import { connectRedis, describeRedisUrl } from "./cluster/redisConnection.js";
 import type { Config } from "./config/schema.js";
 import { frontDoor } from "./http/frontDoor.js";
 import { mountHealth } from "./http/health.js";
+import { mountMetrics } from "./http/metricsEndpoint.js";
 import { createPassThrough } from "./http/passThrough.js";
 import { discoverResult } from "./methods/discover.js";
 import type { MethodHandler, MethodRequest } from "./methods/handler.js";
@@ -37,6 +39,7 @@ import { MethodRouter } from "./methods/router.js";
 import { tasksHandlers } from "./methods/tasks.js";
 import { toolCallHandler } from "./methods/toolCall.js";
 import { createLogger } from "./observability/logger.js";
+import { GatewayMetrics } from "./observability/metrics.js";
 import { resultReply } from "./protocol/reply.js";
 import { Subscriptions } from "./subscriptions/subscriptions.js";
 import { UpstreamEvents } from "./subscriptions/upstreamEvents.js";
@@ -59,11 +62,6 @@ export interface Gateway {
   url: string;
   port: number;
   server: Server;
-  pool: UpstreamPool;
-  /** Open subscriptions/listen streams, their task listeners and upstream resource holds. */
-  subscriptions: Subscriptions;
-  /** Notifications from the upstream's sessions (list changes, resource updates). */
-  upstreamEvents: UpstreamEvents;
   log: Logger;
   close(): Promise<void>;
 }
@@ -74,6 +72,7 @@ const READINESS_OWNER = "taskgate:readiness";
 export async function startGateway(config: Config, options: { log?: Logger } = {}): Promise<Gateway> {
   const log = options.log ?? createLogger(config.log.level);
   const instanceId = randomUUID();
+  const metrics = new GatewayMetrics();
   const onRedisError = (error: Error) => log.warn({ event: "redis.error", err: error.message || String(error) }, "redis trouble");
   const { store, cluster, ledger } = await openTaskState(config.store, instanceId, onRedisError, log);
   const upstreamEvents = new UpstreamEvents();
@@ -90,7 +89,10 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
       pingIntervalMs: config.upstream.pingIntervalMs,
       pingTimeoutMs: config.upstream.pingTimeoutMs,
     },
-    onNotification: (owner, profileKey, notification) => upstreamEvents.feed(owner, profileKey, notification),
+    onNotification: (owner, profileKey, notification) => {
+      metrics.upstreamNotification(notification.method);
+      upstreamEvents.feed(owner, profileKey, notification);
+    },
     onSessionOpened: (owner, profileKey, sessionId) => {
       if (sessionId) ledger.add(sessionId);
       upstreamEvents.sessionOpened(owner, profileKey);
@@ -98,6 +100,7 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     onSessionClosed: (_owner, _profileKey, sessionId) => {
       if (sessionId) ledger.remove(sessionId);
     },
+    onFailure: (reason) => metrics.upstreamFailed(reason),
   });
   const catalog = new UpstreamCatalog(pool);
   upstreamEvents.onAnyListChanged((kind, profileKey) => {
@@ -107,7 +110,7 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
   const upstreamInfo = (request: MethodRequest) => pool.info(ownerHashOf(request.identity)).catch((error: unknown) => {
     throw toClientError(error);
   });
-  const records = new TaskRecords(store, cluster.bus);
+  const records = new TaskRecords(store, cluster.bus, metrics);
   const runner = new TaskRunner({ records, instanceId, settings: config.tasks, log });
   const access = new TaskAccess({ records, runner, instanceId, leases: cluster.leases, link: cluster.link, log });
   await cluster.leases.start();
@@ -157,6 +160,17 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     log.warn({ event: "auth.demo" }, "auth mode 'demo': the bearer token is taken as the user's name; never use this in production");
   }
 
+  metrics.observeLive({
+    tasksByStatus: () => runner.countByStatus(),
+    upstreamCalls: () => pool.callCount(),
+    parkedCalls: () => parked.count(),
+    inlineCalls: () => live.count(),
+    listenStreams: () => subscriptions.openCount(),
+    listenFollows: () => subscriptions.follows(),
+    upstreamResourceSubscriptions: () => subscriptions.upstreamSubscriptionCount(),
+    upstreamSessions: () => pool.sessionCount(),
+  });
+
   const app = express();
   app.disable("x-powered-by");
   mountHealth(app, {
@@ -173,6 +187,7 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     }),
     timeoutMs: config.upstream.requestTimeoutMs,
   });
+  mountMetrics(app, metrics, log);
   // RFC 9728: where clients learn which authorization server issues tokens for this resource.
   const metadata = resourceMetadataOptions(config.auth);
   const metadataWarning = resourceMetadataWarning(metadata);
@@ -196,6 +211,7 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     allowedHosts: config.allowedHosts,
     bodyLimitBytes: config.bodyLimitBytes,
     keepAliveMs: config.subscriptions.keepAliveMs,
+    metrics,
   });
   const server = createServer(
     {
@@ -229,9 +245,6 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     url,
     port,
     server,
-    pool,
-    subscriptions,
-    upstreamEvents,
     log,
     async close() {
       log.info({ event: "gateway.draining", inlineCalls: live.count(), heldTasks: runner.count(), graceMs: config.shutdown.graceMs }, "draining: no new connections; inline calls get the grace period");

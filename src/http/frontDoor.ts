@@ -1,8 +1,10 @@
-// The one MCP endpoint. Every request: Origin/Host check, body read (size-limited), then the
-// legacy pass-through for legacy-shaped requests, 405 for GET/DELETE without a legacy session,
-// and for modern POSTs: authenticate() (bearer identity, RFC 6750 challenges), envelope checks in
-// the spec's order, the method router,
-// and the reply written by writeReply. One log line per request says what happened to it.
+// The one MCP endpoint. Every request: its request id (X-Request-Id, traceparent or minted; echoed
+// as X-Request-Id), Origin/Host check, body read (size-limited), then the legacy pass-through for
+// legacy-shaped requests, 405 for GET/DELETE without a legacy session, and for modern POSTs:
+// authenticate() (bearer identity, RFC 6750 challenges), envelope checks in the spec's order, the
+// method router, and the reply written by writeReply. One log line per request says what happened
+// to it (every line of the request carries its requestId), and the metrics count it by method and
+// outcome.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
@@ -10,6 +12,7 @@ import { authenticate } from "../auth/authenticate.js";
 import { loggableSubject, type IdentityResolver } from "../auth/identity.js";
 import type { MethodRequest } from "../methods/handler.js";
 import type { MethodRouter } from "../methods/router.js";
+import { requestLog } from "../observability/requestLog.js";
 import { internalError, invalidRequest, RpcError } from "../protocol/errors.js";
 import { errorMessage, errorReply, type Reply } from "../protocol/reply.js";
 import type { JsonObject, RequestId } from "../protocol/wire.js";
@@ -19,6 +22,13 @@ import { checkOriginAndHost } from "./originGuard.js";
 import type { PassThrough } from "./passThrough.js";
 import { BodyTooLargeError, readBody } from "./readBody.js";
 import { writeReply } from "./replyWriter.js";
+import { requestIdOf } from "./requestId.js";
+import { methodLabel, requestOutcome, type RequestOutcome } from "./requestOutcome.js";
+
+/** Told about every request once its response ended. */
+export interface RequestObserver {
+  requestDone(method: string, outcome: RequestOutcome, seconds: number): void;
+}
 
 export interface FrontDoorOptions {
   identity: IdentityResolver;
@@ -34,6 +44,7 @@ export interface FrontDoorOptions {
   bodyLimitBytes: number;
   /** Keep-alive comment interval of SSE replies. */
   keepAliveMs: number;
+  metrics?: RequestObserver;
 }
 
 function idOf(body: unknown): RequestId | null {
@@ -46,13 +57,22 @@ export function frontDoor(options: FrontDoorOptions) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = performance.now();
     const note: Record<string, unknown> = {};
+    const { id: requestId, refused } = requestIdOf(req.headersDistinct);
+    if (refused) note.requestIdRefused = refused;
+    res.setHeader("X-Request-Id", requestId);
     res.on("close", () => {
-      // No work for a line that would not be written (info is off and nothing failed).
-      if (res.statusCode < 500 && !log.isLevelEnabled("info")) return;
-      const line = { event: "request", httpMethod: req.method, status: res.statusCode, ms: Math.round(performance.now() - started), ...note };
-      // An expected failure (upstream or store trouble, named by its reason) is a warning; anything else at 5xx is an error.
-      if (res.statusCode >= 500) (note.reason ? log.warn(line, "request failed") : log.error(line, "request failed"));
-      else log.info(line, "request");
+      const ms = performance.now() - started;
+      const finished = res.writableFinished;
+      // Once the reply writer has handled the close too: a call the client left notes that first.
+      setImmediate(() => {
+        options.metrics?.requestDone(methodLabel(note), requestOutcome(note, res.statusCode, finished), ms / 1000);
+        // No work for a line that would not be written (info is off and nothing failed).
+        if (res.statusCode < 500 && !log.isLevelEnabled("info")) return;
+        const line = { event: "request", requestId, httpMethod: req.method, status: res.statusCode, ms: Math.round(ms), ...note };
+        // An expected failure (upstream or store trouble, named by its reason) is a warning; anything else at 5xx is an error.
+        if (res.statusCode >= 500) (note.reason ? log.warn(line, "request failed") : log.error(line, "request failed"));
+        else log.info(line, "request");
+      });
     });
 
     const forbidden = checkOriginAndHost(req.headers, { origins: options.allowedOrigins, hosts: options.allowedHosts });
@@ -86,7 +106,7 @@ export function frontDoor(options: FrontDoorOptions) {
     });
     if (legacy) {
       note.door = "legacy";
-      return options.passThrough.handle(req, res, body);
+      return options.passThrough.handle(req, res, body, requestId);
     }
     if (req.method !== "POST") {
       note.rejected = "method_not_allowed";
@@ -115,6 +135,7 @@ export function frontDoor(options: FrontDoorOptions) {
     const envelope = parseEnvelope({ headers: req.headers, body: text, parsed });
     if (envelope.kind === "error") {
       note.rejected = envelope.error.code;
+      note.detail = envelope.error.message;
       return sendError(res, envelope.id, envelope.error);
     }
     if (envelope.kind === "notification") {
@@ -130,7 +151,6 @@ export function frontDoor(options: FrontDoorOptions) {
     res.on("close", () => {
       if (!res.writableFinished) clientGone.abort();
     });
-    let child: Logger | undefined;
     const methodRequest: MethodRequest = {
       id: request.id,
       method: request.method,
@@ -140,18 +160,14 @@ export function frontDoor(options: FrontDoorOptions) {
       identity,
       headers: req.headers,
       signal: clientGone.signal,
-      // Made on first use: most requests never log beyond their one request line.
-      get log() {
-        child ??= log.child({ rpcMethod: request.method });
-        return child;
-      },
+      log: requestLog(log, { requestId, rpcMethod: request.method }),
       note,
     };
     let reply: Reply;
     try {
       reply = await options.router.dispatch(methodRequest);
     } catch (error) {
-      if (!(error instanceof RpcError)) log.error({ event: "request.crashed", err: error }, "handler crashed");
+      if (!(error instanceof RpcError)) log.error({ event: "request.crashed", requestId, rpcMethod: request.method, err: error }, "handler crashed");
       const rpc = error instanceof RpcError ? error : internalError("Internal error");
       note.error = rpc.code;
       const reason = (rpc.data as { reason?: unknown } | undefined)?.reason;

@@ -1,6 +1,7 @@
 // The legacy door: a legacy-shaped request is proxied to the upstream unchanged (SSE streams
 // included) with http-proxy-middleware. Session ids the upstream issues are remembered so later
-// requests of that session (POST, GET stream, DELETE) are recognised as legacy.
+// requests of that session (POST, GET stream, DELETE) are recognised as legacy. Its log lines
+// carry the request id the front door gave the request.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createProxyMiddleware } from "http-proxy-middleware";
@@ -9,7 +10,8 @@ import { internalError } from "../protocol/errors.js";
 import { sendError } from "./jsonResponse.js";
 
 export interface PassThrough {
-  handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined): void;
+  /** `requestId`: the request's id, for the lines logged about it. */
+  handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, requestId: string): void;
   isKnownSession(id: string): boolean;
 }
 
@@ -19,7 +21,8 @@ const SESSION_IDLE_MS = 24 * 60 * 60 * 1000;
 export function createPassThrough(upstreamUrl: string, log: Logger): PassThrough {
   const target = new URL(upstreamUrl);
   const sessions = new Map<string, number>();
-  const bodies = new WeakMap<IncomingMessage, Buffer>();
+  /** What the front door already knows of each request: the body it read, the request id. */
+  const known = new WeakMap<IncomingMessage, { body: Buffer | undefined; requestId: string }>();
 
   const proxy = createProxyMiddleware<IncomingMessage, ServerResponse>({
     target: target.origin,
@@ -28,7 +31,7 @@ export function createPassThrough(upstreamUrl: string, log: Logger): PassThrough
     on: {
       proxyReq: (proxyReq, req) => {
         // The body was already read to classify the request; send the same bytes on.
-        const body = bodies.get(req);
+        const body = known.get(req)?.body;
         if (body && body.length > 0) {
           proxyReq.setHeader("Content-Length", body.length);
           proxyReq.write(body);
@@ -40,12 +43,12 @@ export function createPassThrough(upstreamUrl: string, log: Logger): PassThrough
         const used = req.headers["mcp-session-id"];
         if (typeof used === "string" && (req.method === "DELETE" || proxyRes.statusCode === 404)) sessions.delete(used);
         log.info(
-          { event: "legacy.proxied", httpMethod: req.method, status: proxyRes.statusCode, newSession: typeof issued === "string" },
+          { event: "legacy.proxied", requestId: known.get(req)?.requestId, httpMethod: req.method, status: proxyRes.statusCode, newSession: typeof issued === "string" },
           "legacy request passed through",
         );
       },
-      error: (error, _req, res) => {
-        log.warn({ event: "legacy.proxy.failed", err: String(error) }, "legacy pass-through failed");
+      error: (error, req, res) => {
+        log.warn({ event: "legacy.proxy.failed", requestId: known.get(req)?.requestId, err: String(error) }, "legacy pass-through failed");
         const out = res as ServerResponse;
         if (!out.headersSent) sendError(out, null, internalError(`Upstream unreachable: ${error.message}`, undefined, 502));
       },
@@ -53,8 +56,8 @@ export function createPassThrough(upstreamUrl: string, log: Logger): PassThrough
   });
 
   return {
-    handle(req, res, body) {
-      if (body) bodies.set(req, body);
+    handle(req, res, body, requestId) {
+      known.set(req, { body, requestId });
       const used = req.headers["mcp-session-id"];
       if (typeof used === "string" && sessions.has(used)) sessions.set(used, Date.now());
       void proxy(req, res, () => undefined);

@@ -3,8 +3,8 @@
 // and returns a Reply (protocol/reply.ts). It may also throw an RpcError, which becomes the error
 // reply. Handlers never see the HTTP response: http/replyWriter.ts writes every reply.
 
-import type { Logger } from "pino";
 import type { Identity } from "../auth/identity.js";
+import type { EventLog } from "../observability/requestLog.js";
 import type { HeaderMap } from "../protocol/headerValue.js";
 import type { Reply } from "../protocol/reply.js";
 import type { ClientCapabilities, JsonObject, RequestId } from "../protocol/wire.js";
@@ -19,7 +19,8 @@ export interface MethodRequest {
   headers: HeaderMap;
   /** Aborts when the client goes away before its reply was written. */
   signal: AbortSignal;
-  log: Logger;
+  /** Lines written here carry the request's requestId and rpcMethod. */
+  log: EventLog;
   /** Fields added to the request's log line (tool, taskId, outcome…). */
   note: Record<string, unknown>;
 }

@@ -29,11 +29,11 @@ export function tasksHandlers(access: TaskAccess) {
       const taskId = taskIdOf(request);
       const responses = request.params.inputResponses;
       if (!isObject(responses)) throw invalidParams("params.inputResponses must be an object mapping inputRequests keys to answers");
-      await access.update(ownerHashOf(request.identity), taskId, responses);
+      await access.update(ownerHashOf(request.identity), taskId, responses, request.log);
       return ACK;
     },
     "tasks/cancel": async (request: MethodRequest): Promise<Reply> => {
-      await access.cancel(ownerHashOf(request.identity), taskIdOf(request));
+      await access.cancel(ownerHashOf(request.identity), taskIdOf(request), request.log);
       return ACK;
     },
   };

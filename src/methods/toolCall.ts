@@ -41,7 +41,7 @@ export function toolCallHandler(deps: ToolCallDeps) {
   const startTask = async (request: MethodRequest, call: RunningCall, owner: string, name: string): Promise<Reply> => {
     let record: Awaited<ReturnType<TaskRunner["start"]>>;
     try {
-      record = await deps.runner.start(call, owner, name);
+      record = await deps.runner.start(call, owner, name, request.log);
     } catch (error) {
       call.abort("the task could not be stored");
       throw error;

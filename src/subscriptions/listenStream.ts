@@ -85,6 +85,11 @@ export class ListenStream {
     return [...this.follows.keys()];
   }
 
+  /** How many tasks this stream still follows (each one a bus listener). */
+  get followedTaskCount(): number {
+    return this.follows.size;
+  }
+
   /** Sets everything up, then sends the acknowledgement. */
   async start(filter: ListenFilter): Promise<void> {
     const { access, bus, events, resources } = this.deps;

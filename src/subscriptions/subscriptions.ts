@@ -27,7 +27,7 @@ export interface SubscriptionsDeps {
 }
 
 export class Subscriptions {
-  readonly resources: UpstreamResources;
+  private readonly resources: UpstreamResources;
   private readonly open = new Set<ListenStream>();
   private closing = false;
   private readonly holderCheck: NodeJS.Timeout;
@@ -60,9 +60,16 @@ export class Subscriptions {
     return this.open.size;
   }
 
-  /** Listen streams following `taskId` right now (bus listeners for it). */
-  taskListenerCount(taskId: string): number {
-    return this.deps.bus.listenerCount(taskId);
+  /** What the open streams follow right now: tasks (bus listeners), list kinds and resource uris (upstream event listeners). */
+  follows(): { task: number; list: number; resource: number } {
+    let task = 0;
+    for (const stream of this.open) task += stream.followedTaskCount;
+    return { task, ...this.deps.events.listenerCounts() };
+  }
+
+  /** Resource subscriptions held upstream for the streams. */
+  upstreamSubscriptionCount(): number {
+    return this.resources.subscribedCount();
   }
 
   private async checkHolders(): Promise<void> {

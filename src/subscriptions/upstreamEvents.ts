@@ -26,12 +26,10 @@ const COALESCE_MS = 25;
 export class UpstreamEvents {
   private readonly emitter = new EventEmitter().setMaxListeners(0);
   private readonly pending = new Map<string, NodeJS.Timeout>();
-  private readonly received = new Map<string, number>();
 
   /** Called by the pool for every notification of `owner`'s session of `profileKey` not tied to a call. */
   feed(owner: string, profileKey: string, notification: { method: string; params?: JsonObject }): void {
     const { method } = notification;
-    this.received.set(method, (this.received.get(method) ?? 0) + 1);
     const kind = LIST_CHANGED[method];
     if (kind) {
       this.emitter.emit("upstream-list-changed", kind, profileKey); // unmerged: cache invalidation
@@ -63,17 +61,16 @@ export class UpstreamEvents {
     return this.on("session-opened", listener as (...args: unknown[]) => void);
   }
 
-  /** How many notifications of `method` the upstream sent so far (all sessions, unmerged). */
-  receivedCount(method: string): number {
-    return this.received.get(method) ?? 0;
-  }
-
-  /** Listeners currently registered (list kinds and resource uris). */
-  listenerCount(): number {
-    return this.emitter
-      .eventNames()
-      .filter((name) => typeof name === "string" && (name.startsWith("list:") || name.startsWith("resource:")))
-      .reduce((sum, name) => sum + this.emitter.listenerCount(name), 0);
+  /** Listeners registered now, for list kinds and for resource uris. */
+  listenerCounts(): { list: number; resource: number } {
+    let list = 0;
+    let resource = 0;
+    for (const name of this.emitter.eventNames()) {
+      if (typeof name !== "string") continue;
+      if (name.startsWith("list:")) list += this.emitter.listenerCount(name);
+      else if (name.startsWith("resource:")) resource += this.emitter.listenerCount(name);
+    }
+    return { list, resource };
   }
 
   close(): void {

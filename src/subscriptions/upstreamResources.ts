@@ -65,14 +65,11 @@ export class UpstreamResources {
     if (state.holders === 0) void this.reconcile(state);
   }
 
-  /** Listeners holding `uri` for `owner` right now. */
-  holders(owner: string, uri: string): number {
-    return this.states.get(`${owner} ${uri}`)?.holders ?? 0;
-  }
-
-  /** Whether the upstream currently has a subscription from taskgate for `owner` and `uri`. */
-  isSubscribed(owner: string, uri: string): boolean {
-    return this.states.get(`${owner} ${uri}`)?.subscribed ?? false;
+  /** Subscriptions the upstream has from taskgate right now (owner and uri pairs). */
+  subscribedCount(): number {
+    let count = 0;
+    for (const state of this.states.values()) if (state.subscribed) count += 1;
+    return count;
   }
 
   /** Shutdown: the sessions are about to end; no more upstream calls. */

@@ -5,6 +5,7 @@
 // (its lease expired, or it did not answer) is failed by whoever looks at it.
 
 import type { Logger } from "pino";
+import type { EventLog } from "../observability/requestLog.js";
 import type { HolderCommand, HolderLink, HolderReply } from "../cluster/holderLink.js";
 import type { InstanceLeases } from "../cluster/instanceLeases.js";
 import { internalError, invalidParams, RpcError } from "../protocol/errors.js";
@@ -38,21 +39,21 @@ export class TaskAccess {
     return (await this.failIfHolderGone(record)) ?? record;
   }
 
-  /** Delivers answers; answered keys are gone from the store before this resolves. */
-  async update(ownerHash: string, taskId: string, responses: JsonObject): Promise<void> {
+  /** Delivers answers; answered keys are gone from the store before this resolves. `log`: the request's. */
+  async update(ownerHash: string, taskId: string, responses: JsonObject, log?: EventLog): Promise<void> {
     const record = await this.owned(ownerHash, taskId);
     if (record.holder !== this.options.instanceId && !TERMINAL_STATUSES.has(record.status)) {
       return this.viaHolder(record, { kind: "update", taskId, ownerHash, responses });
     }
-    await this.options.runner.answer(taskId, responses);
+    await this.options.runner.answer(taskId, responses, log);
   }
 
-  /** Always acknowledges for the owner; a running task stops upstream and ends cancelled. */
-  async cancel(ownerHash: string, taskId: string): Promise<void> {
+  /** Always acknowledges for the owner; a running task stops upstream and ends cancelled. `log`: the request's. */
+  async cancel(ownerHash: string, taskId: string, log?: EventLog): Promise<void> {
     const record = await this.owned(ownerHash, taskId);
     if (TERMINAL_STATUSES.has(record.status)) return;
     if (record.holder !== this.options.instanceId) return this.viaHolder(record, { kind: "cancel", taskId, ownerHash });
-    await this.options.runner.cancel(taskId);
+    await this.options.runner.cancel(taskId, log);
   }
 
   /** For followers (listen streams): fails the task now if its holder instance is gone. */

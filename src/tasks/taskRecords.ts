@@ -2,6 +2,8 @@
 // write(), which never changes a terminal record and publishes each real change on the TaskBus
 // (so subscriptions/listen streams on any instance follow it). A store that fails or does not
 // answer in time makes the operation fail with -32603 store_unavailable (HTTP 503), naming why.
+// Every store operation, its time and failure, every task created and every task that reached a
+// terminal status here is told to the observer (the metrics).
 
 import { TERMINAL_STATUSES, type JsonRpcErrorObject } from "../protocol/wire.js";
 import { internalError, RpcError } from "../protocol/errors.js";
@@ -9,28 +11,41 @@ import type { TaskBus } from "../cluster/taskBus.js";
 import type { TaskRecord } from "./taskRecord.js";
 import type { TaskStore } from "./taskStore.js";
 
+export type StoreOperation = "create" | "get" | "update" | "list_unfinished";
+
+export interface TaskRecordsObserver {
+  storeOperation(operation: StoreOperation, seconds: number, failed: boolean): void;
+  taskCreated(): void;
+  /** A write moved a task to this terminal status. */
+  taskFinished(status: string): void;
+}
+
+const unobserved: TaskRecordsObserver = { storeOperation() {}, taskCreated() {}, taskFinished() {} };
+
 export class TaskRecords {
   constructor(
     private readonly store: TaskStore,
     private readonly bus: TaskBus<TaskRecord>,
+    private readonly observer: TaskRecordsObserver = unobserved,
   ) {}
 
-  create(record: TaskRecord): Promise<void> {
-    return guard(this.store.create(record));
+  async create(record: TaskRecord): Promise<void> {
+    await this.guard("create", () => this.store.create(record));
+    this.observer.taskCreated();
   }
 
   get(taskId: string): Promise<TaskRecord | undefined> {
-    return guard(this.store.get(taskId));
+    return this.guard("get", () => this.store.get(taskId));
   }
 
   listUnfinished(): Promise<TaskRecord[]> {
-    return guard(this.store.listUnfinished());
+    return this.guard("list_unfinished", () => this.store.listUnfinished());
   }
 
   /** Changes a task that is not yet terminal and announces it; the new record, or undefined if nothing changed. */
   async write(taskId: string, mutate: (current: TaskRecord) => TaskRecord | undefined): Promise<TaskRecord | undefined> {
     let changed = false;
-    const updated = await guard(
+    const updated = await this.guard("update", () =>
       this.store.update(taskId, (current) => {
         const next = TERMINAL_STATUSES.has(current.status) ? undefined : mutate(current);
         changed = next !== undefined;
@@ -38,21 +53,27 @@ export class TaskRecords {
       }),
     );
     if (!updated || !changed) return undefined;
+    if (TERMINAL_STATUSES.has(updated.status)) this.observer.taskFinished(updated.status);
     this.bus.publish(updated);
     return updated;
   }
-}
 
-/** A store failure, named for the client; errors we raise ourselves pass unchanged. */
-async function guard<T>(operation: Promise<T>): Promise<T> {
-  try {
-    return await operation;
-  } catch (error) {
-    if (error instanceof RpcError) throw error;
-    const why = error instanceof Error ? error.message : String(error);
-    // The stores name themselves ("task store (redis …) did not answer …"); others get a prefix.
-    const message = /^task store\b/i.test(why) ? `Task store unavailable: ${why.replace(/^task store\s*/i, "")}` : `Task store unavailable: ${why}`;
-    throw internalError(message, { reason: "store_unavailable" }, 503);
+  /** Runs one store operation, timed; a store failure is named for the client (errors we raise ourselves pass unchanged). */
+  private async guard<T>(operation: StoreOperation, run: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    let failed = false;
+    try {
+      return await run();
+    } catch (error) {
+      if (error instanceof RpcError) throw error;
+      failed = true;
+      const why = error instanceof Error ? error.message : String(error);
+      // The stores name themselves ("task store (redis …) did not answer …"); others get a prefix.
+      const message = /^task store\b/i.test(why) ? `Task store unavailable: ${why.replace(/^task store\s*/i, "")}` : `Task store unavailable: ${why}`;
+      throw internalError(message, { reason: "store_unavailable" }, 503);
+    } finally {
+      this.observer.storeOperation(operation, (performance.now() - started) / 1000, failed);
+    }
   }
 }
 

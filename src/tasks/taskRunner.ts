@@ -7,6 +7,7 @@
 
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
+import type { EventLog } from "../observability/requestLog.js";
 import { invalidParams } from "../protocol/errors.js";
 import { shouldRelayLog } from "../protocol/logLevels.js";
 import type { InputRequests, JsonObject } from "../protocol/wire.js";
@@ -51,8 +52,11 @@ export class TaskRunner {
 
   constructor(private readonly options: TaskRunnerOptions) {}
 
-  /** Creates the task record (durably, before returning) and binds the running call to it. */
-  async start(call: RunningCall, ownerHash: string, tool: string): Promise<TaskRecord> {
+  /**
+   * Creates the task record (durably, before returning) and binds the running call to it.
+   * `requestLog`: the log of the request that creates the task; the task's own lines carry its taskId.
+   */
+  async start(call: RunningCall, ownerHash: string, tool: string, requestLog: EventLog = this.options.log): Promise<TaskRecord> {
     const { records, settings, log } = this.options;
     const created = now();
     const record: TaskRecord = {
@@ -75,7 +79,8 @@ export class TaskRunner {
       chain: Promise.resolve(),
     };
     this.live.set(taskId, task);
-    log.info({ event: "task.created", taskId, tool }, "task created");
+    call.logTo(log, { taskId });
+    requestLog.info({ event: "task.created", taskId, tool }, "task created");
 
     call.watch({
       progress: (p) => this.inBackground(taskId, task, () => this.writeProgress(taskId, p.message ?? progressText(p))),
@@ -109,12 +114,20 @@ export class TaskRunner {
     return this.live.size;
   }
 
+  /** Live tasks right now by status: waiting on open questions, or working. */
+  countByStatus(): { working: number; input_required: number } {
+    let waiting = 0;
+    for (const task of this.live.values()) if (!task.questions.isEmpty) waiting += 1;
+    return { working: this.live.size - waiting, input_required: waiting };
+  }
+
   /**
    * Delivers answers to a live task's open questions: every answer is checked first (one that does
    * not fit refuses the batch, -32602, nothing delivered); answered keys are gone from the stored
-   * record before this resolves. Keys that are not open are ignored.
+   * record before this resolves. Keys that are not open are ignored. `requestLog`: the log of the
+   * request that answers (this instance's own when the answer came from another instance).
    */
-  async answer(taskId: string, responses: JsonObject): Promise<void> {
+  async answer(taskId: string, responses: JsonObject, requestLog: EventLog = this.options.log): Promise<void> {
     const task = this.live.get(taskId);
     if (!task) return;
     await this.enqueue(task, async () => {
@@ -125,15 +138,15 @@ export class TaskRunner {
       const updated = await this.mirror(taskId, open);
       task.questions.take(matched.answers);
       OpenQuestions.deliver(matched.answers);
-      this.options.log.info({ event: "task.answered", taskId, keys: matched.answers.length, status: updated?.status }, "task input delivered");
+      requestLog.info({ event: "task.answered", taskId, keys: matched.answers.length, status: updated?.status }, "task input delivered");
     });
   }
 
   /** Marks the task cancelled and stops its upstream call. */
-  async cancel(taskId: string): Promise<void> {
+  async cancel(taskId: string, requestLog: EventLog = this.options.log): Promise<void> {
     const updated = await this.options.records.write(taskId, (current) => cancelledRecord(current, "Cancelled by the client"));
     this.release(taskId)?.call.abort("task cancelled by the client");
-    if (updated) this.options.log.info({ event: "task.cancelled", taskId }, "task cancelled");
+    if (updated) requestLog.info({ event: "task.cancelled", taskId }, "task cancelled");
   }
 
   /** Tasks left unfinished in a persistent store by a previous process can never finish: fail them. */

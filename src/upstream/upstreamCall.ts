@@ -4,7 +4,7 @@
 // asked before anyone watches are kept until someone does. The outcome is a result, a JSON-RPC
 // error (the upstream's own, or one naming what went wrong on the way), or "aborted".
 
-import type { Logger } from "pino";
+import type { EventLog } from "../observability/requestLog.js";
 import { requestCancelled, type RpcError } from "../protocol/errors.js";
 import type { InputRequest, JsonObject } from "../protocol/wire.js";
 import type { Question } from "../questions/question.js";
@@ -33,6 +33,8 @@ export interface RunningCall {
   watch(watcher: CallWatcher): () => void;
   /** Stop the call upstream. */
   abort(reason: string): void;
+  /** From now on, this call's log lines go to `log` with `fields` (e.g. the task it became). */
+  logTo(log: EventLog, fields: Record<string, unknown>): void;
 }
 
 export interface UpstreamCallTarget {
@@ -52,12 +54,14 @@ export class UpstreamCall implements RunningCall {
   private readonly watchers = new Set<CallWatcher>();
   private readonly unclaimed: Question[] = [];
   private finished = false;
+  private fields: Record<string, unknown> = {};
 
+  /** `log`: the log of the request that starts the call. */
   constructor(
     target: UpstreamCallTarget,
     readonly method: string,
     readonly params: JsonObject,
-    private readonly log: Logger,
+    private log: EventLog,
   ) {
     this.asked = new Promise((resolve) => (this.markAsked = resolve));
     const context: CallContext = {
@@ -95,8 +99,13 @@ export class UpstreamCall implements RunningCall {
   /** Stop the upstream call: notifications/cancelled goes upstream and its exchange is closed. */
   abort(reason: string): void {
     if (this.finished || this.controller.signal.aborted) return;
-    this.log.info({ event: "upstream.call.cancelled", method: this.method, reason }, "upstream call cancelled");
+    this.log.info({ event: "upstream.call.cancelled", ...this.fields, method: this.method, reason }, "upstream call cancelled");
     this.controller.abort(reason);
+  }
+
+  logTo(log: EventLog, fields: Record<string, unknown>): void {
+    this.log = log;
+    this.fields = fields;
   }
 
   private ask(request: InputRequest, withdrawn: AbortSignal): Promise<JsonObject> {

@@ -9,6 +9,7 @@
 //   is closed; with none idle the request fails with upstream_sessions_exhausted (HTTP 503).
 // - A request the upstream refused because it forgot the session (session_gone: it never ran) is
 //   sent once more on a fresh session. A session that ends by itself leaves the pool.
+// - Every failure of a request or of opening a session is told to onFailure with its reason.
 
 import type { Logger } from "pino";
 import type { JsonObject } from "../protocol/wire.js";
@@ -16,7 +17,7 @@ import type { CallContext } from "./callContext.js";
 import { hasQuestions, profileKey, type LegacyClientCapabilities } from "./capabilityProfile.js";
 import type { Progress } from "./jsonRpcPeer.js";
 import type { JsonRpcMessage, UpstreamTransport } from "./transport.js";
-import { UpstreamFailure } from "./upstreamFailure.js";
+import { UpstreamFailure, type FailureReason } from "./upstreamFailure.js";
 import { UpstreamSession, type SessionTimeouts, type UpstreamInfo } from "./upstreamSession.js";
 
 export interface UpstreamPoolOptions {
@@ -35,6 +36,8 @@ export interface UpstreamPoolOptions {
   onSessionOpened?(owner: string, profileKey: string, sessionId: string | undefined): void;
   /** A session ended (closed by us or gone upstream). */
   onSessionClosed?(owner: string, profileKey: string, sessionId: string | undefined): void;
+  /** A request (or the session it needed) failed; a request sent again after session_gone reports each failure. */
+  onFailure?(reason: FailureReason): void;
 }
 
 export interface CallOptions {
@@ -73,6 +76,8 @@ export class UpstreamPool {
     this.use(slot);
     try {
       return (await this.sessionOf(slot)).info;
+    } catch (error) {
+      throw this.reported(error);
     } finally {
       this.release(slot);
     }
@@ -129,6 +134,13 @@ export class UpstreamPool {
     return count;
   }
 
+  /** Calls (tools/call, prompts/get, resources/read) in flight on all sessions. */
+  callCount(): number {
+    let count = 0;
+    for (const list of this.slots.values()) for (const slot of list) count += slot.session?.callCount ?? 0;
+    return count;
+  }
+
   /** Ids of the upstream sessions open now. */
   sessionIds(): string[] {
     const ids: string[] = [];
@@ -149,11 +161,17 @@ export class UpstreamPool {
   /** Runs `work` on a session of the slot `pick` chooses; once more on a fresh one if the upstream had forgotten the session. */
   private async onSession<T>(pick: () => Slot, work: (session: UpstreamSession) => Promise<T>, asker?: CallContext): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      const slot = pick();
+      let slot: Slot;
+      try {
+        slot = pick();
+      } catch (error) {
+        throw this.reported(error);
+      }
       this.use(slot, asker);
       try {
         return await work(await this.sessionOf(slot));
       } catch (error) {
+        this.reported(error);
         const gone = error instanceof UpstreamFailure && error.reason === "session_gone";
         if (gone) this.drop(slot, "the upstream no longer knew the session");
         if (!gone || attempt > 1) throw error;
@@ -161,6 +179,12 @@ export class UpstreamPool {
         this.release(slot, asker);
       }
     }
+  }
+
+  /** Tells onFailure about an UpstreamFailure (anything else, e.g. the upstream's own error answer, is not a failure); returns `error`. */
+  private reported(error: unknown): unknown {
+    if (error instanceof UpstreamFailure) this.options.onFailure?.(error.reason);
+    return error;
   }
 
   private primary(owner: string, profile: LegacyClientCapabilities): Slot {

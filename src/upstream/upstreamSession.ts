@@ -141,6 +141,11 @@ export class UpstreamSession {
     return this.peer.inFlight;
   }
 
+  /** Calls (requests made for a call, with its context) in flight. */
+  get callCount(): number {
+    return this.calls.size;
+  }
+
   async request(method: string, params: JsonObject, options: SessionRequestOptions = {}): Promise<JsonObject> {
     if (this.ended) throw new UpstreamFailure("session_gone", "the upstream session ended");
     const id = this.peer.mintId();

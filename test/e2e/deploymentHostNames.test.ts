@@ -1,8 +1,8 @@
 // The names a deployment reaches taskgate by (compose service names, a browser app's origin) at
 // the HTTP level, with supertest (it sets Host freely, which fetch cannot): listed names pass the
 // DNS-rebinding guard with or without a port and in any case, others get 403 naming the option,
-// on the modern and the legacy door alike; the health endpoint answers whatever the Host, since
-// probes (kubelet, Docker) call it by address.
+// on the modern and the legacy door alike; the health endpoints and /metrics answer whatever the
+// Host, since probes (kubelet, Docker) and Prometheus call them by address.
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -63,13 +63,15 @@ describe("Host and Origin names of a deployment", () => {
     assert.ok(accepted.headers["mcp-session-id"], "the upstream opened a legacy session");
   });
 
-  test("GET /livez, /readyz and /healthz answer whatever the Host (probes call by address); other paths are 404", async () => {
+  test("GET /livez, /readyz, /healthz and /metrics answer whatever the Host (probes and Prometheus call by address); other paths are 404", async () => {
     const live = await request(stack.gateway.server).get("/livez").set("Host", "10.1.2.3:3000").expect(200);
     assert.equal((live.body as { status: string }).status, "ok");
     const ready = await request(stack.gateway.server).get("/readyz").set("Host", "10.1.2.3:3000").expect(200);
     assert.equal((ready.body as { status: string }).status, "ready");
     const health = await request(stack.gateway.server).get("/healthz").set("Host", "10.1.2.3:3000").expect(200);
     assert.equal((health.body as { status: string }).status, "ready");
+    const metrics = await request(stack.gateway.server).get("/metrics").set("Host", "10.1.2.3:3000").expect(200).expect("Content-Type", /^text\/plain; version=0\.0\.4/);
+    assert.match(metrics.text, /^taskgate_requests_total\{method="tools\/list",outcome="ok"\} \d+$/m);
     await request(stack.gateway.server).get("/metricz").set("Host", "taskgate-a").expect(404);
   });
 });

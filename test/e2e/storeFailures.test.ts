@@ -1,8 +1,8 @@
 // Issue 10, cases 2 and 4 (store half): the task store is a real, throwaway redis-server (never the
 // shared one on 6379). SIGSTOPped, it accepts connections and answers nothing: tasks/get, task
 // creation and tasks/update must answer 503 store_unavailable within store.commandTimeoutMs, naming
-// that option. Stopped, it refuses connections: the error names the store, and the log says why
-// (not `"err":"Error"`).
+// that option. Stopped, it refuses connections: the error names the store, the log says why
+// (not `"err":"Error"`), and /metrics counts the store errors.
 
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
@@ -19,6 +19,7 @@ import { LEVEL } from "./faults/logCapture.js";
 import { RedisProcess } from "./faults/redisProcess.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
 import { resultOf, TASKS_CAPS } from "./kit.js";
+import { scrape } from "./metricsKit.js";
 
 failIfStillRunning();
 
@@ -81,5 +82,12 @@ describe("the redis task store stops answering", () => {
     const warned = gw.logs.lines.filter((line) => line.level === LEVEL.warn && /store/i.test(JSON.stringify(line)));
     assert.ok(warned.length > 0, "the store failure is logged at warn");
     assert.deepEqual(gw.logs.withStack(), [], "an unavailable store is an expected failure: no stack");
+
+    // What an operator's dashboard shows: store errors by operation, the requests as failed.
+    const metrics = await scrape(gw.url);
+    assert.ok(metrics.value("taskgate_store_errors_total", { operation: "get" }) >= 1);
+    assert.ok(metrics.value("taskgate_store_errors_total", { operation: "create" }) >= 1);
+    assert.ok(metrics.value("taskgate_requests_total", { method: "tasks/get", outcome: "failed" }) >= 1);
+    assert.ok(metrics.value("taskgate_store_operation_duration_seconds_count", { operation: "get" }) >= 1, "failed operations are timed too");
   });
 });

@@ -16,10 +16,7 @@ import { createLogger } from "../../src/observability/logger.js";
 import { TASKS_EXTENSION, type JsonObject } from "../../src/protocol/wire.js";
 import { errorOf, resultOf, rpc, startStack, TASKS_CAPS } from "./kit.js";
 import { eventually, openListen, paramsOf, postOnFreshConnection, statusTrail, subscriptionIdOf, type Listen } from "./listenKit.js";
-import { ownerHashOf } from "../../src/auth/identity.js";
-
-/** The identity the kit calls with by default. */
-const ALICE = ownerHashOf({ subject: "alice" });
+import { scrape, waitForMetric } from "./metricsKit.js";
 
 // Slow enough that build_report is still working (~1 s) when the listen streams open, even on a loaded machine.
 const SPEED = 8;
@@ -213,7 +210,7 @@ describe("subscriptions/listen", () => {
     assertTagged(second, "listen-tasks-2");
 
     // Terminal: nobody follows the task any more, though the streams stay open.
-    await eventually(() => gateway.subscriptions.taskListenerCount(aliceTask) === 0, "listeners of a finished task released");
+    await waitForMetric(url, "taskgate_listen_follows", { kind: "task" }, 0); // the finished task's bus listeners are released
     assert.equal(mine.isEnded(), false);
 
     // Someone else's task and a random id: not acknowledged, never a frame.
@@ -224,12 +221,12 @@ describe("subscriptions/listen", () => {
     // Bob follows his own (still waiting) task; closing the stream releases the bus listener.
     const bobs = await listen(url, { taskIds: [bobTask] }, { id: "bob-own", token: "bob", capabilities: TASKS_CAPS });
     await bobs.waitFor(isMethod("notifications/tasks"));
-    assert.equal(gateway.subscriptions.taskListenerCount(bobTask), 1);
+    assert.equal((await scrape(url)).value("taskgate_listen_follows", { kind: "task" }), 1);
     bobs.close();
-    await eventually(() => gateway.subscriptions.taskListenerCount(bobTask) === 0, "bus listener released on close");
+    await waitForMetric(url, "taskgate_listen_follows", { kind: "task" }, 0); // bus listener released on close
 
     for (const stream of [mine, second, snooper]) stream.close();
-    await eventually(() => gateway.subscriptions.openCount() === 0, "all listen streams closed");
+    await waitForMetric(url, "taskgate_listen_streams", {}, 0);
     await rpc(url, "tasks/cancel", { taskId: bobTask }, { token: "bob", capabilities: TASKS_CAPS });
     finishedTaskId = aliceTask;
   });
@@ -242,11 +239,13 @@ describe("subscriptions/listen", () => {
     assert.equal(late.frames[1], completed);
     assert.match(JSON.stringify(paramsOf(completed).result), /charts included/);
     assertTagged(late, 99);
-    assert.equal(gateway.subscriptions.taskListenerCount(finishedTaskId), 0);
+    const following = await scrape(url);
+    assert.equal(following.value("taskgate_listen_streams"), 1);
+    assert.equal(following.value("taskgate_listen_follows", { kind: "task" }), 0, "a finished task is not followed");
     await delay(200);
     assert.equal(late.frames.length, 2);
     late.close();
-    await eventually(() => gateway.subscriptions.openCount() === 0, "stream closed");
+    await waitForMetric(url, "taskgate_listen_streams", {}, 0);
   });
 
   test("taskIds without the tasks extension on this request: -32021, HTTP 400; bad filters: -32602", async () => {
@@ -263,7 +262,7 @@ describe("subscriptions/listen", () => {
     }
     const missing = await rpc(url, "subscriptions/listen", {});
     assert.equal(errorOf(missing).code, -32602);
-    assert.equal(gateway.subscriptions.openCount(), 0);
+    assert.equal((await scrape(url)).value("taskgate_listen_streams"), 0);
   });
 
   test("tools/list_changed from the upstream reaches a toolsListChanged listener, not a prompts-only one", async () => {
@@ -282,7 +281,8 @@ describe("subscriptions/listen", () => {
     await delay(300);
     assert.equal(prompts.frames.length, 1, JSON.stringify(prompts.frames));
     // The upstream told each of taskgate's sessions (one per capability profile); one frame it is.
-    assert.ok(gateway.upstreamEvents.receivedCount("notifications/tools/list_changed") >= 2, "expected several upstream sessions");
+    const told = (await scrape(url)).value("taskgate_upstream_notifications_total", { method: "notifications/tools/list_changed" });
+    assert.ok(told >= 2, `expected several upstream sessions, the upstream told ${told}`);
     assert.equal(tools.frames.filter(isMethod("notifications/tools/list_changed")).length, 1, "one change, one frame");
 
     await rpc(url, "tools/call", { name: "toggle_beta", arguments: {} }); // back to the initial state
@@ -290,7 +290,8 @@ describe("subscriptions/listen", () => {
     assertTagged(tools, "tools");
     tools.close();
     prompts.close();
-    await eventually(() => gateway.subscriptions.openCount() === 0 && gateway.upstreamEvents.listenerCount() === 0, "list listeners released");
+    const released = await waitForMetric(url, "taskgate_listen_streams", {}, 0);
+    assert.equal(released.value("taskgate_listen_follows", { kind: "list" }), 0, "list listeners released");
   });
 
   test("resourceSubscriptions: resources/updated after touch_resource; closing unsubscribes upstream", async () => {
@@ -303,7 +304,9 @@ describe("subscriptions/listen", () => {
     const second = await listen(url, { resourceSubscriptions: [COUNTER], toolsListChanged: false }, { id: 8 });
     assert.deepEqual(paramsOf(await second.waitFor(() => true)).notifications, { resourceSubscriptions: [COUNTER] });
     assert.equal(callsOf(proxy, "resources/subscribe", COUNTER), subscribesBefore + 1);
-    assert.equal(gateway.subscriptions.resources.holders(ALICE, COUNTER), 2);
+    const both = await scrape(url);
+    assert.equal(both.value("taskgate_listen_follows", { kind: "resource" }), 2);
+    assert.equal(both.value("taskgate_upstream_resource_subscriptions"), 1, "one upstream subscription for both");
 
     await rpc(url, "tools/call", { name: "touch_resource", arguments: {} });
     const updated = await first.waitFor(isMethod("notifications/resources/updated"), 5_000, "resources/updated");
@@ -315,22 +318,24 @@ describe("subscriptions/listen", () => {
     // The first leaves: the upstream subscription stays for the second.
     const unsubscribesBefore = callsOf(proxy, "resources/unsubscribe", COUNTER);
     first.close();
-    await eventually(() => gateway.subscriptions.openCount() === 1, "first stream released");
-    assert.equal(gateway.subscriptions.resources.holders(ALICE, COUNTER), 1);
+    const one = await waitForMetric(url, "taskgate_listen_streams", {}, 1);
+    assert.equal(one.value("taskgate_listen_follows", { kind: "resource" }), 1);
+    assert.equal(one.value("taskgate_upstream_resource_subscriptions"), 1);
     await delay(100);
     assert.equal(callsOf(proxy, "resources/unsubscribe", COUNTER), unsubscribesBefore);
 
     // The last one leaves: the upstream is told, and it really stops notifying.
     second.close();
     await eventually(() => callsOf(proxy, "resources/unsubscribe", COUNTER) === unsubscribesBefore + 1, "resources/unsubscribe sent upstream");
-    await eventually(() => !gateway.subscriptions.resources.isSubscribed(ALICE, COUNTER), "gateway forgot the subscription");
-    assert.equal(gateway.subscriptions.openCount(), 0);
-    assert.equal(gateway.subscriptions.resources.holders(ALICE, COUNTER), 0);
-    assert.equal(gateway.upstreamEvents.listenerCount(), 0);
-    const updatesBefore = gateway.upstreamEvents.receivedCount("notifications/resources/updated");
+    const none = await waitForMetric(url, "taskgate_upstream_resource_subscriptions", {}, 0); // the gateway forgot the subscription
+    assert.equal(none.value("taskgate_listen_streams"), 0);
+    assert.equal(none.value("taskgate_listen_follows", { kind: "resource" }), 0);
+    assert.equal(none.value("taskgate_listen_follows", { kind: "list" }), 0);
+    const UPDATED = { method: "notifications/resources/updated" };
+    const updatesBefore = none.value("taskgate_upstream_notifications_total", UPDATED);
     await rpc(url, "tools/call", { name: "touch_resource", arguments: {} });
     await delay(200);
-    assert.equal(gateway.upstreamEvents.receivedCount("notifications/resources/updated"), updatesBefore, "upstream still notifies");
+    assert.equal((await scrape(url)).value("taskgate_upstream_notifications_total", UPDATED), updatesBefore, "upstream still notifies");
   });
 
   test("an upstream session that expired is subscribed again once taskgate re-opens it", async () => {
@@ -345,7 +350,8 @@ describe("subscriptions/listen", () => {
     await stream.waitFor(isMethod("notifications/resources/updated"), 5_000, "resources/updated after the re-open");
 
     stream.close();
-    await eventually(() => gateway.subscriptions.openCount() === 0 && !gateway.subscriptions.resources.isSubscribed(ALICE, COUNTER), "released");
+    const released = await waitForMetric(url, "taskgate_upstream_resource_subscriptions", {}, 0);
+    assert.equal(released.value("taskgate_listen_streams"), 0);
   });
 
   test("keep-alive comments at the configured interval", async () => {
@@ -355,7 +361,7 @@ describe("subscriptions/listen", () => {
     assert.ok(quiet.comments.length >= 2, `comments: ${JSON.stringify(quiet.comments)}`);
     assert.equal(quiet.frames.length, 1);
     quiet.close();
-    await eventually(() => gateway.subscriptions.openCount() === 0, "stream closed");
+    await waitForMetric(url, "taskgate_listen_streams", {}, 0);
   });
 });
 
@@ -369,7 +375,7 @@ describe("subscriptions/listen at gateway shutdown", () => {
       const b = await openListen(stack.url, { resourcesListChanged: true }, { id: "b" });
       await a.waitFor(isMethod("notifications/tasks"));
       await b.waitFor(() => true);
-      assert.equal(stack.gateway.subscriptions.openCount(), 2);
+      assert.equal((await scrape(stack.url)).value("taskgate_listen_streams"), 2);
 
       await stack.close();
       closed = true;
@@ -379,7 +385,6 @@ describe("subscriptions/listen at gateway shutdown", () => {
       assert.equal(paramsOf(a.frames.at(-2)!).status, "failed", "the task's shutdown failure is pushed before the end");
       assertTagged(a, 42);
       assertTagged(b, "b");
-      assert.equal(stack.gateway.subscriptions.openCount(), 0);
     } finally {
       if (!closed) await stack.close();
     }

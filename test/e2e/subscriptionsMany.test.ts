@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { TASKS_EXTENSION, type JsonObject } from "../../src/protocol/wire.js";
 import { pollTask, resultOf, rpc, startStack, TASKS_CAPS, type Stack } from "./kit.js";
-import { eventually, openListen, paramsOf, statusTrail, subscriptionIdOf, type Listen } from "./listenKit.js";
+import { openListen, paramsOf, statusTrail, subscriptionIdOf, type Listen } from "./listenKit.js";
+import { scrape, waitForMetric } from "./metricsKit.js";
 
 const LISTENERS = 300;
 
@@ -44,8 +45,9 @@ describe("subscriptions/listen with many listeners", () => {
       Array.from({ length: LISTENERS }, (_, i) => openListen(stack.url, { taskIds: [taskId] }, { id: `many-${i}`, capabilities: TASKS_CAPS })),
     );
     try {
-      assert.equal(stack.gateway.subscriptions.openCount(), LISTENERS);
-      assert.equal(stack.gateway.subscriptions.taskListenerCount(taskId), LISTENERS);
+      const open = await scrape(stack.url);
+      assert.equal(open.value("taskgate_listen_streams"), LISTENERS);
+      assert.equal(open.value("taskgate_listen_follows", { kind: "task" }), LISTENERS);
 
       // Every stream starts from the first question (its current state, right after the ack).
       const first = await Promise.all(streams.map((s) => s.waitFor(isStatus("input_required"), 10_000, "first question")));
@@ -63,11 +65,11 @@ describe("subscriptions/listen with many listeners", () => {
         for (const frame of stream.frames) assert.equal(subscriptionIdOf(frame), `many-${i}`);
       });
       assert.match(JSON.stringify(paramsOf(streams[0]!.frames.at(-1)!).result), /Hello, Ada Lovelace!/);
-      assert.equal(stack.gateway.subscriptions.taskListenerCount(taskId), 0, "finished task still followed");
+      assert.equal((await scrape(stack.url)).value("taskgate_listen_follows", { kind: "task" }), 0, "finished task still followed");
     } finally {
       for (const stream of streams) stream.close();
     }
-    await eventually(() => stack.gateway.subscriptions.openCount() === 0, "all streams released");
+    await waitForMetric(stack.url, "taskgate_listen_streams", {}, 0); // all streams released
     assert.ok(Date.now() - started < 20_000, `took ${Date.now() - started} ms`);
   });
 });

@@ -31,6 +31,8 @@ export class ScriptedCall implements RunningCall {
     this.settle({ kind: "aborted", reason });
   }
 
+  logTo(): void {}
+
   progress(progress: Progress): void {
     for (const watcher of this.watchers) watcher.progress?.(progress);
   }

@@ -1,0 +1,234 @@
+// GatewayMetrics: what one taskgate instance counts and measures, in Prometheus text format
+// (prom-client). Each instance has its own registry, so several gateways in one process never
+// share a series; the Node process metrics (CPU, memory, event loop, GC), which belong to the
+// process, live in one registry per process and are merged into every instance's answer.
+// Contract: every label value comes from a small fixed set (a method taskgate knows, an outcome, a
+// status, a failure reason, a store operation), never from an identity, a token, a task id or
+// anything else a caller chooses, so /metrics reveals no one and its series cannot grow without
+// bound. What is held right now (tasks, calls, streams, sessions) is read from the parts that hold
+// it when /metrics is scraped, not counted up and down alongside them.
+
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+
+const PREFIX = "taskgate_";
+
+/** What is held right now, read from its source at each scrape. */
+export interface LiveSources {
+  /** This instance's live tasks (it hosts their upstream call), by status. */
+  tasksByStatus(): { working: number; input_required: number };
+  /** Upstream calls (tools/call, prompts/get, resources/read) running now. */
+  upstreamCalls(): number;
+  /** Inline calls parked between MRTR rounds. */
+  parkedCalls(): number;
+  /** Inline calls answering a client right now. */
+  inlineCalls(): number;
+  listenStreams(): number;
+  /** What the open listen streams follow: tasks, list kinds, resource uris. */
+  listenFollows(): { task: number; list: number; resource: number };
+  /** Resource subscriptions taskgate holds upstream. */
+  upstreamResourceSubscriptions(): number;
+  upstreamSessions(): number;
+}
+
+/** Seconds: a tasks/get on loopback takes about a millisecond, an inline tool call may take a minute. */
+const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+const STORE_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+
+/** The UpstreamFailure reasons, so each series exists (at 0) before its first failure. */
+const UPSTREAM_REASONS = [
+  "upstream_unreachable",
+  "upstream_not_mcp",
+  "upstream_auth",
+  "upstream_timeout",
+  "upstream_unresponsive",
+  "upstream_lost",
+  "upstream_sessions_exhausted",
+  "session_gone",
+  "shutting_down",
+];
+const STORE_OPERATIONS = ["create", "get", "update", "list_unfinished"];
+const FINISHED_STATUSES = ["completed", "failed", "cancelled"];
+/** Notifications counted by name; anything else an upstream sends is "other". */
+const NOTIFICATIONS = new Set([
+  "notifications/tools/list_changed",
+  "notifications/prompts/list_changed",
+  "notifications/resources/list_changed",
+  "notifications/resources/updated",
+]);
+
+interface RequestSeries {
+  count: Counter.Internal;
+  duration: Histogram.Internal<"method" | "outcome">;
+}
+
+export class GatewayMetrics {
+  private readonly registry = new Registry();
+  private readonly requests: Counter<"method" | "outcome">;
+  private readonly requestDuration: Histogram<"method" | "outcome">;
+  /** Per method, per outcome: the bound series, so a request allocates no label object. */
+  private readonly requestSeries = new Map<string, Map<string, RequestSeries>>();
+  private readonly tasksCreated: Counter;
+  private readonly tasksFinished: Counter<"status">;
+  private readonly upstreamErrors: Counter<"reason">;
+  private readonly upstreamNotifications: Counter<"method">;
+  private readonly storeErrors: Counter<"operation">;
+  private readonly storeDuration: Histogram<"operation">;
+  /** Per store operation: its bound series (a tasks/get does one store read). */
+  private readonly storeSeries = new Map<string, { duration: Histogram.Internal<"operation">; errors: Counter.Internal }>();
+
+  constructor() {
+    const registers = [this.registry];
+    this.requests = new Counter({
+      name: `${PREFIX}requests_total`,
+      help: "Requests to the MCP endpoint, by JSON-RPC method (none: refused before one was read; notification; legacy: the pass-through) and outcome",
+      labelNames: ["method", "outcome"],
+      registers,
+    });
+    this.requestDuration = new Histogram({
+      name: `${PREFIX}request_duration_seconds`,
+      help: "Time from a request's arrival until its response ended (for SSE replies, until the stream ended), by method and outcome",
+      labelNames: ["method", "outcome"],
+      buckets: REQUEST_BUCKETS,
+      registers,
+    });
+    this.tasksCreated = new Counter({ name: `${PREFIX}tasks_created_total`, help: "Tasks created by this instance", registers });
+    this.tasksFinished = new Counter({
+      name: `${PREFIX}tasks_finished_total`,
+      help: "Tasks this instance moved to a terminal status, by that status",
+      labelNames: ["status"],
+      registers,
+    });
+    this.upstreamErrors = new Counter({
+      name: `${PREFIX}upstream_errors_total`,
+      help: "Upstream requests and session openings that failed, by reason (error.data.reason of the client's error)",
+      labelNames: ["reason"],
+      registers,
+    });
+    this.upstreamNotifications = new Counter({
+      name: `${PREFIX}upstream_notifications_total`,
+      help: "Notifications the upstream sent outside any call (all sessions, before merging copies), by method",
+      labelNames: ["method"],
+      registers,
+    });
+    this.storeErrors = new Counter({
+      name: `${PREFIX}store_errors_total`,
+      help: "Task store operations that failed (the client got store_unavailable), by operation",
+      labelNames: ["operation"],
+      registers,
+    });
+    this.storeDuration = new Histogram({
+      name: `${PREFIX}store_operation_duration_seconds`,
+      help: "Time each task store operation took, failed ones included, by operation",
+      labelNames: ["operation"],
+      buckets: STORE_BUCKETS,
+      registers,
+    });
+    for (const reason of UPSTREAM_REASONS) this.upstreamErrors.labels(reason).inc(0);
+    for (const operation of STORE_OPERATIONS) this.storeErrors.labels(operation).inc(0);
+    for (const status of FINISHED_STATUSES) this.tasksFinished.labels(status).inc(0);
+  }
+
+  /** The gauges of what is held right now; each is read from `sources` at scrape time. */
+  observeLive(sources: LiveSources): void {
+    const registers = [this.registry];
+    const gauge = (name: string, help: string, read: () => number) =>
+      new Gauge({
+        name: `${PREFIX}${name}`,
+        help,
+        registers,
+        collect() {
+          this.set(read());
+        },
+      });
+    new Gauge({
+      name: `${PREFIX}tasks_held`,
+      help: "Tasks whose upstream call this instance hosts, by status",
+      labelNames: ["status"],
+      registers,
+      collect() {
+        const counts = sources.tasksByStatus();
+        this.set({ status: "working" }, counts.working);
+        this.set({ status: "input_required" }, counts.input_required);
+      },
+    });
+    gauge("upstream_calls", "Upstream calls (tools/call, prompts/get, resources/read) running now", () => sources.upstreamCalls());
+    gauge("parked_calls", "Inline calls parked between MRTR rounds, waiting for the client's retry", () => sources.parkedCalls());
+    gauge("inline_calls", "Inline calls answering a client right now", () => sources.inlineCalls());
+    gauge("listen_streams", "Open subscriptions/listen streams", () => sources.listenStreams());
+    new Gauge({
+      name: `${PREFIX}listen_follows`,
+      help: "What the open listen streams follow: tasks, list kinds and resource uris (one per stream and item)",
+      labelNames: ["kind"],
+      registers,
+      collect() {
+        const follows = sources.listenFollows();
+        this.set({ kind: "task" }, follows.task);
+        this.set({ kind: "list" }, follows.list);
+        this.set({ kind: "resource" }, follows.resource);
+      },
+    });
+    gauge("upstream_resource_subscriptions", "Resource subscriptions taskgate holds upstream for listen streams", () => sources.upstreamResourceSubscriptions());
+    gauge("upstream_sessions", "Upstream sessions open or opening", () => sources.upstreamSessions());
+  }
+
+  /** One request to the MCP endpoint ended. `method` must come from a fixed set (see requests_total). */
+  requestDone(method: string, outcome: string, seconds: number): void {
+    let byOutcome = this.requestSeries.get(method);
+    if (!byOutcome) this.requestSeries.set(method, (byOutcome = new Map()));
+    let series = byOutcome.get(outcome);
+    if (!series) {
+      series = { count: this.requests.labels(method, outcome), duration: this.requestDuration.labels(method, outcome) };
+      byOutcome.set(outcome, series);
+    }
+    series.count.inc();
+    series.duration.observe(seconds);
+  }
+
+  taskCreated(): void {
+    this.tasksCreated.inc();
+  }
+
+  taskFinished(status: string): void {
+    this.tasksFinished.labels(status).inc();
+  }
+
+  storeOperation(operation: string, seconds: number, failed: boolean): void {
+    let series = this.storeSeries.get(operation);
+    if (!series) {
+      series = { duration: this.storeDuration.labels(operation), errors: this.storeErrors.labels(operation) };
+      this.storeSeries.set(operation, series);
+    }
+    series.duration.observe(seconds);
+    if (failed) series.errors.inc();
+  }
+
+  upstreamFailed(reason: string): void {
+    this.upstreamErrors.labels(reason).inc();
+  }
+
+  upstreamNotification(method: string): void {
+    this.upstreamNotifications.labels(NOTIFICATIONS.has(method) ? method : "other").inc();
+  }
+
+  /** The Content-Type of text(). */
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** Every metric in Prometheus text format (gauges read their sources now): this instance's, then the process's. */
+  async text(): Promise<string> {
+    const [own, node] = await Promise.all([this.registry.metrics(), processRegistry().metrics()]);
+    return `${own}\n${node}`;
+  }
+}
+
+let processMetrics: Registry | undefined;
+
+/** The Node process metrics, registered once per process (they watch the event loop and GC). */
+function processRegistry(): Registry {
+  if (!processMetrics) {
+    processMetrics = new Registry();
+    collectDefaultMetrics({ register: processMetrics, prefix: PREFIX });
+  }
+  return processMetrics;
+}
