@@ -313,7 +313,7 @@ async function openTaskState(
   });
   try {
     const cluster = await createCluster<TaskRecord>({ kind: "redis", url: options.url, prefix: options.prefix, leaseMs: options.leaseMs, instanceId, onError });
-    const ledger = await RedisSessionLedger.open({ connect: () => connectRedis({ url: options.url, onError }), prefix: options.prefix, instanceId, log }).catch(
+    const ledger = await RedisSessionLedger.open({ connect: () => connectRedis({ url: options.url, onError, commandTimeoutMs: options.commandTimeoutMs }), prefix: options.prefix, instanceId, log }).catch(
       async (error: unknown) => {
         await cluster.close();
         throw error;

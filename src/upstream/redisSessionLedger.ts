@@ -1,6 +1,7 @@
 // RedisSessionLedger: the SessionLedger of several instances on one Redis: a SET
 // "<prefix>:upstream-sessions:<instanceId>" per instance. Leftovers are the sets of instances
-// whose lease is gone; taking them deletes the set. Commands are best effort (a failure is logged).
+// whose lease is gone; taking them deletes the set. Commands are best effort (a failure is logged)
+// and bounded by store.commandTimeoutMs, so a Redis that is gone never holds up a call or shutdown.
 
 import type { RedisClientType } from "@redis/client";
 import type { Logger } from "pino";
@@ -42,7 +43,9 @@ export class RedisSessionLedger implements SessionLedger {
 
   async close(): Promise<void> {
     await this.client.del(this.key(this.instanceId)).catch(() => undefined);
-    await this.client.close().catch(() => undefined);
+    // A connection that is not ready (Redis gone, reconnecting) would wait for Redis to close: drop it.
+    if (this.client.isReady) await this.client.close().catch(() => undefined);
+    else if (this.client.isOpen) this.client.destroy();
   }
 
   private key(instanceId: string): string {

@@ -65,13 +65,28 @@ interface Slot {
 export class UpstreamPool {
   private readonly slots = new Map<string, Slot[]>();
   private lastInfo?: UpstreamInfo;
+  private infoLoading?: Promise<UpstreamInfo>;
   private closed = false;
 
   constructor(private readonly options: UpstreamPoolOptions) {}
 
   /** The upstream's initialize result (from the latest session opened; opens one for `owner` if none). */
-  async info(owner: string): Promise<UpstreamInfo> {
-    if (this.lastInfo) return this.lastInfo;
+  info(owner: string): Promise<UpstreamInfo> {
+    if (this.lastInfo) return Promise.resolve(this.lastInfo);
+    // Callers arriving together before the first session is open wait for one session, not one each.
+    this.infoLoading ??= this.openForInfo(owner).finally(() => {
+      this.infoLoading = undefined;
+    });
+    return this.infoLoading;
+  }
+
+  private async openForInfo(owner: string): Promise<UpstreamInfo> {
+    // Any session opening or open (e.g. the readiness check's) tells the same initialize result.
+    const other = [...this.slots.values()].flat().find((slot) => !slot.closing && ((slot.session && !slot.session.isEnded) || slot.opening));
+    if (other) {
+      const session = await this.sessionOf(other).catch(() => undefined);
+      if (session) return session.info;
+    }
     const slot = this.primary(owner, {});
     this.use(slot);
     try {

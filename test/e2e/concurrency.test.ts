@@ -40,7 +40,9 @@ describe("concurrent calls sharing upstream sessions", () => {
       }),
     );
     assert.deepEqual(outcomes.filter((o) => o !== "ok"), []);
-    assert.ok((await health(stack.url)).upstreamSessions <= TASKS, "at most one upstream session per concurrent asking call");
+    const sessions = (await health(stack.url)).upstreamSessions;
+    // +1: the readiness check keeps a session of its own.
+    assert.ok(sessions <= TASKS + 1, `at most one upstream session per concurrent asking call (${sessions} open for ${TASKS} calls)`);
   });
 
   test(`${INLINE} inline MRTR conversations of three rounds at once, each ending with its own names`, async () => {

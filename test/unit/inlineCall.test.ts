@@ -92,8 +92,8 @@ describe("InlineCall", () => {
   });
 
   it("questions asked a few ms apart become one input_required round; the call is parked", async () => {
-    const { call, parked, reply } = setup({ elicitation: {} });
-    const pending = reply();
+    const { call, parked, inline } = setup({ elicitation: {} });
+    const pending = inline.reply(5_000); // a JSON window far past the gathering one, also on a loaded machine
     call.ask(formQuestion("first"));
     await Promise.resolve(); // a moment later, well within the gathering window
     call.ask(formQuestion("second"));
