@@ -77,6 +77,7 @@ export class GatewayMetrics {
   private readonly storeSeries = new Map<string, { duration: Histogram.Internal<"operation">; errors: Counter.Internal }>();
 
   constructor() {
+    processRegistry(); // process CPU and memory counted from start, not from the first scrape
     const registers = [this.registry];
     this.requests = new Counter({
       name: `${PREFIX}requests_total`,
