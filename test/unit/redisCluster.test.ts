@@ -11,7 +11,7 @@ import { BUILD_ROOT } from "../repoRoot.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, describe, it } from "node:test";
 import { createClient } from "@redis/client";
-import type { HolderCommand, HolderReply } from "../../src/cluster/holderLink.js";
+import type { HolderCommand, HolderReply, TaskCommand } from "../../src/cluster/holderLink.js";
 import { createCluster } from "../../src/cluster/createCluster.js";
 import { RedisHolderLink } from "../../src/cluster/redisHolderLink.js";
 import { RedisLeases } from "../../src/cluster/redisLeases.js";
@@ -138,7 +138,7 @@ describe("RedisHolderLink", () => {
       // Concurrent requests each get their own reply.
       const replies = await Promise.all([c.send("holder-b", cancel("t2")), a.send("holder-b", cancel("t3"))]);
       assert.deepEqual(replies, [{ ok: true }, { ok: true }]);
-      assert.deepEqual(seen.b.map((command) => command.taskId).sort(), ["t2", "t3"]);
+      assert.deepEqual(seen.b.map((command) => (command as TaskCommand).taskId).sort(), ["t2", "t3"]);
     } finally {
       await Promise.all([a.close(), b.close(), c.close()]);
     }
@@ -148,7 +148,7 @@ describe("RedisHolderLink", () => {
     const [holder, sender] = await Promise.all([link("holder-err"), link("sender-err")]);
     try {
       await holder.serve(async (command): Promise<HolderReply> => {
-        if (command.taskId === "refused") return { ok: false, error: { code: -32602, message: "no such input key", data: { key: "k" } } };
+        if ((command as TaskCommand).taskId === "refused") return { ok: false, error: { code: -32602, message: "no such input key", data: { key: "k" } } };
         throw new Error("store exploded");
       });
       assert.deepEqual(await sender.send("holder-err", cancel("refused")), {
@@ -237,7 +237,7 @@ describe("createCluster", () => {
     ]);
     try {
       await Promise.all([one.leases.start(), two.leases.start()]);
-      await one.link.serve(async (command) => (command.taskId === "t" ? { ok: true } : { ok: false, error: { code: -1, message: "?" } }));
+      await one.link.serve(async (command) => ((command as TaskCommand).taskId === "t" ? { ok: true } : { ok: false, error: { code: -1, message: "?" } }));
       assert.equal(await two.leases.isAlive("one"), true);
       assert.deepEqual(await two.link.send("one", cancel("t")), { ok: true });
       const got = new Promise((resolve) => two.bus.subscribe("task-x", resolve));
