@@ -210,6 +210,59 @@ describe("RedisHolderLink", () => {
     }
   });
 
+  it("a holder still working past timeoutMs says so (heartbeats): the sender waits for its reply, result included", async () => {
+    const holder = await RedisHolderLink.connect({ url, prefix, instanceId: "holder-working", heartbeatMs: 50 });
+    const sender = await link("sender-working");
+    try {
+      await holder.serve(async () => {
+        await sleep(600);
+        return { ok: true, result: { resultType: "complete", content: [] } };
+      });
+      const started = Date.now();
+      assert.deepEqual(await sender.send("holder-working", resume(), 200), { ok: true, result: { resultType: "complete", content: [] } });
+      assert.ok(Date.now() - started >= 580, "the reply came after the handler finished, well past timeoutMs");
+    } finally {
+      await Promise.all([holder.close(), sender.close()]);
+    }
+  });
+
+  it("a holder that falls silent mid-command (closed) is given up within timeoutMs of its last heartbeat", async () => {
+    const holder = await RedisHolderLink.connect({ url, prefix, instanceId: "holder-silent", heartbeatMs: 50 });
+    const sender = await link("sender-silent");
+    try {
+      await holder.serve(async () => {
+        await sleep(3_000);
+        return { ok: true };
+      });
+      const started = Date.now();
+      const answer = sender.send("holder-silent", resume(), 200);
+      await sleep(400);
+      await holder.close();
+      assert.equal(await answer, undefined);
+      const took = Date.now() - started;
+      assert.ok(took >= 400 && took < 1_000, `resolved after ${took}ms`);
+    } finally {
+      await Promise.all([holder.close(), sender.close()]);
+    }
+  });
+
+  it("round commands (resume, leave) are carried as they are; a malformed one is refused with -32602", async () => {
+    const [holder, sender] = await Promise.all([link("holder-rounds"), link("sender-rounds")]);
+    const seen: HolderCommand[] = [];
+    try {
+      await holder.serve(async (command) => (seen.push(command), { ok: true }));
+      const leave: HolderCommand = { kind: "leave", ownerHash: "o".repeat(64), requestState: "box.seal" };
+      assert.deepEqual(await sender.send("holder-rounds", resume()), { ok: true });
+      assert.deepEqual(await sender.send("holder-rounds", leave), { ok: true });
+      assert.deepEqual(seen, [resume(), leave]);
+      const malformed = { kind: "resume", ownerHash: "o".repeat(64), requestState: "box.seal" } as unknown as HolderCommand;
+      assert.deepEqual(await sender.send("holder-rounds", malformed), { ok: false, error: { code: -32602, message: "Malformed holder command" } });
+      assert.equal(seen.length, 2, "a malformed command never reaches the handler");
+    } finally {
+      await Promise.all([holder.close(), sender.close()]);
+    }
+  });
+
   it("serve twice is refused; send after close resolves undefined", async () => {
     const l = await link("twice");
     await l.serve(async () => ({ ok: true }));
@@ -264,6 +317,20 @@ describe("createCluster", () => {
     assert.ok(Date.now() - started < 5_000);
   });
 });
+
+function resume(): HolderCommand {
+  return {
+    kind: "resume",
+    ownerHash: "o".repeat(64),
+    requestState: "box.seal",
+    method: "tools/call",
+    name: "two_rounds",
+    args: "digest",
+    inputResponses: { first: { action: "accept", content: { first: "Ada" } } },
+    capabilities: { elicitation: {} },
+    asTask: false,
+  };
+}
 
 function cancel(taskId: string): HolderCommand {
   return { kind: "cancel", taskId, ownerHash: "o".repeat(64) };
