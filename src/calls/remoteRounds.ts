@@ -29,8 +29,6 @@ export interface RemoteRoundsOptions {
   live: LiveInlineCalls;
   runner: TaskRunner;
   log: Logger;
-  /** How long the holder may be silent (no reply, no sign of work) before it counts as gone (default: the link's). */
-  silenceMs?: number;
 }
 
 type FinalReply = Extract<Reply, { kind: "result" | "error" }>;
@@ -65,7 +63,7 @@ export class RemoteRounds implements RetryForwarder {
       asTask: options.asTask,
     };
     request.note.holder = holder;
-    const final = this.send(holder, command).then((reply) => finalOf(reply, request.note, options.decorate));
+    const final = this.options.link.send(holder, command).then((reply) => finalOf(reply, request.note, options.decorate));
 
     let answered = false;
     void final.then(() => (answered = true));
@@ -74,7 +72,7 @@ export class RemoteRounds implements RetryForwarder {
       answered = true;
       request.note.outcome = "client_disconnected";
       const command: LeaveCommand = { kind: "leave", ownerHash: binding.owner, requestState };
-      void this.send(holder, command);
+      void this.options.link.send(holder, command);
     };
     if (request.signal.aborted) leave();
     else request.signal.addEventListener("abort", leave, { once: true });
@@ -101,7 +99,9 @@ export class RemoteRounds implements RetryForwarder {
     }
     const { ownerHash: owner, requestState, inputResponses } = command;
     const leave = new AbortController();
-    this.serving.set(requestState, { owner, leave });
+    const served = { owner, leave };
+    // The same state sent twice at once: the second is refused as already used; it must not take the first's place.
+    if (!this.serving.has(requestState)) this.serving.set(requestState, served);
     const note: Record<string, unknown> = {};
     const request = { id: 0, capabilities: command.capabilities as ClientCapabilities, signal: leave.signal, note, params: { requestState, inputResponses } };
     const binding: CallBinding = { owner, method: command.method, name: command.name, args: command.args };
@@ -125,17 +125,12 @@ export class RemoteRounds implements RetryForwarder {
       note.outcome = "refused";
       return { ok: false, error: error.toJSON(), ...(error.httpStatus !== 200 ? { httpStatus: error.httpStatus } : {}) };
     } finally {
-      this.serving.delete(requestState);
+      if (this.serving.get(requestState) === served) this.serving.delete(requestState);
       this.options.log.info(
         { event: "mrtr.resumed.remote", method: command.method, name: command.name, outcome: note.outcome, answered: note.resumed },
         "resumed a held call for a retry that reached another instance",
       );
     }
-  }
-
-  private send(holder: string, command: RoundCommand): Promise<HolderReply | undefined> {
-    const { link, silenceMs } = this.options;
-    return silenceMs === undefined ? link.send(holder, command) : link.send(holder, command, silenceMs);
   }
 }
 
