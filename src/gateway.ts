@@ -22,8 +22,10 @@ import {
 } from "./auth/resourceMetadata.js";
 import { LiveInlineCalls } from "./calls/liveInlineCalls.js";
 import { ParkedCalls } from "./calls/parkedCalls.js";
+import { RemoteRounds } from "./calls/remoteRounds.js";
 import { RequestStateCodec } from "./calls/requestStateCodec.js";
 import { createCluster, type Cluster } from "./cluster/createCluster.js";
+import { isTaskCommand } from "./cluster/holderLink.js";
 import { connectRedis, describeRedisUrl } from "./cluster/redisConnection.js";
 import type { Config } from "./config/schema.js";
 import { frontDoor } from "./http/frontDoor.js";
@@ -113,8 +115,12 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
   const records = new TaskRecords(store, cluster.bus, metrics);
   const runner = new TaskRunner({ records, instanceId, settings: config.tasks, log });
   const access = new TaskAccess({ records, runner, instanceId, leases: cluster.leases, link: cluster.link, log });
+  const parked = new ParkedCalls(new RequestStateCodec(config.mrtr.secret), config.mrtr.holdTimeoutMs, log, instanceId);
+  const live = new LiveInlineCalls();
+  const rounds = new RemoteRounds({ link: cluster.link, parked, live, runner, log });
   await cluster.leases.start();
-  await access.serveHolderCommands();
+  // Other instances' commands for the calls held here: tasks' answers and cancels, inline calls' retries.
+  await cluster.link.serve((command) => (isTaskCommand(command) ? access.onCommand(command) : rounds.serve(command)));
   const orphans = await runner.failOrphans();
   if (orphans > 0) log.warn({ event: "tasks.recovered", failed: orphans }, "tasks left running by a previous process were failed");
   // Upstream sessions a crashed process left are closed, so the upstream stops their calls.
@@ -136,10 +142,8 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     log,
   });
 
-  const parked = new ParkedCalls(new RequestStateCodec(config.mrtr.secret), config.mrtr.holdTimeoutMs, log);
-  const live = new LiveInlineCalls();
   const relay = relayHandler(pool, config.cache);
-  const read = readHandler(pool, parked, live, config.cache);
+  const read = readHandler(pool, parked, live, rounds, config.cache);
   const handlers: Record<string, MethodHandler> = {
     "server/discover": async (request) => resultReply(discoverResult(await upstreamInfo(request), config.cache)),
     "tools/list": relay,
@@ -149,7 +153,7 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     "resources/templates/list": relay,
     "resources/read": read,
     "completion/complete": relay,
-    "tools/call": toolCallHandler({ pool, catalog, runner, parked, live, settings: config.tasks }),
+    "tools/call": toolCallHandler({ pool, catalog, runner, parked, live, rounds, settings: config.tasks }),
     "subscriptions/listen": listenHandler(subscriptions),
     ...tasksHandlers(access),
   };

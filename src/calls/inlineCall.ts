@@ -125,10 +125,11 @@ export class InlineCall implements Drainable {
     return this.detached;
   }
 
-  /** Waits for the first message or the JSON window, whichever comes first. */
+  /** Waits for the first message or the JSON window (Infinity: no window), whichever comes first. */
   async reply(jsonWindowMs: number): Promise<Reply> {
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.firstOutPromise, new Promise<void>((resolve) => (timer = setTimeout(resolve, jsonWindowMs)))]);
+    const window = Number.isFinite(jsonWindowMs) ? [new Promise<void>((resolve) => (timer = setTimeout(resolve, jsonWindowMs)))] : [];
+    await Promise.race([this.firstOutPromise, ...window]);
     clearTimeout(timer);
     const first = this.early[0];
     if (first?.kind === "final") {

@@ -1,15 +1,16 @@
-// ParkedCalls: inline calls parked between MRTR rounds. A parked call keeps its upstream call
-// waiting on the questions it asked (its OpenQuestions); each round hands the client a
-// requestState sealed by RequestStateCodec, good for one retry. A parked call nobody resumes
-// within holdTimeoutMs is cancelled upstream.
+// ParkedCalls: inline calls parked between MRTR rounds on this instance. A parked call keeps its
+// upstream call waiting on the questions it asked (its OpenQuestions); each round hands the client
+// a requestState sealed by RequestStateCodec, good for one retry, naming this instance as the
+// holder, so a retry reaching another instance can be sent here (RemoteRounds). A parked call
+// nobody resumes within holdTimeoutMs is cancelled upstream.
 
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import { invalidParams } from "../protocol/errors.js";
 import type { JsonObject } from "../protocol/wire.js";
 import { OpenQuestions } from "../questions/openQuestions.js";
 import type { RunningCall } from "../upstream/upstreamCall.js";
-import type { RequestStateCodec } from "./requestStateCodec.js";
+import type { RequestStateClaims, RequestStateCodec } from "./requestStateCodec.js";
 
 /** What a requestState is bound to besides the parked call. */
 export interface CallBinding {
@@ -32,6 +33,9 @@ export interface ParkedCall {
 
 const nonce = () => randomBytes(16).toString("base64url");
 
+/** Where the call a retry refers to is held: here (and found), or on another instance. */
+export type Located = { here: ParkedCall } | { elsewhere: string };
+
 export class ParkedCalls {
   private readonly parked = new Map<string, ParkedCall>();
 
@@ -39,6 +43,8 @@ export class ParkedCalls {
     private readonly codec: RequestStateCodec,
     private readonly holdTimeoutMs: number,
     private readonly log: Logger,
+    /** This instance, named as the holder in every requestState sealed here. */
+    readonly instanceId: string = randomUUID(),
   ) {}
 
   park(call: RunningCall, binding: CallBinding): ParkedCall {
@@ -53,8 +59,20 @@ export class ParkedCalls {
     return { resultType: "input_required", inputRequests: parked.questions.inputRequests(), requestState: this.issueRound(parked) };
   }
 
+  /** Where the call a retry's requestState refers to is held; when here, the parked call. Changes nothing. */
+  locate(requestState: unknown, retry: CallBinding): Located {
+    const claims = this.claimsFor(requestState, retry);
+    if (claims.holder !== undefined && claims.holder !== this.instanceId) return { elsewhere: claims.holder };
+    return { here: this.parkedFor(claims) };
+  }
+
   /** Finds the parked call a retry's requestState refers to, or says precisely why not. Changes nothing. */
   find(requestState: unknown, retry: CallBinding): ParkedCall {
+    return this.parkedFor(this.claimsFor(requestState, retry));
+  }
+
+  /** The claims of a requestState that fits the retry, or -32602 saying why it does not. */
+  private claimsFor(requestState: unknown, retry: CallBinding): RequestStateClaims {
     const opened = this.codec.open(requestState);
     if (!opened.ok) throw invalidParams(opened.reason);
     const { claims } = opened;
@@ -63,6 +81,10 @@ export class ParkedCalls {
       throw invalidParams(`requestState was issued for ${claims.method} '${claims.name}', not ${retry.method} '${retry.name}'`);
     }
     if (claims.args !== retry.args) throw invalidParams("requestState was issued for other arguments: retry with the original arguments");
+    return claims;
+  }
+
+  private parkedFor(claims: RequestStateClaims): ParkedCall {
     const parked = this.parked.get(claims.held);
     if (!parked) throw invalidParams("the call this requestState refers to is gone (finished, cancelled or expired); call again");
     if (parked.round !== claims.round) throw invalidParams("requestState was already used: each one is good for one retry only");
@@ -102,7 +124,7 @@ export class ParkedCalls {
       parked.call.abort("no client resumed the held call in time");
       this.release(parked);
     }, this.holdTimeoutMs).unref();
-    return this.codec.seal({ held: parked.id, round: parked.round, ...parked.binding, exp });
+    return this.codec.seal({ held: parked.id, holder: this.instanceId, round: parked.round, ...parked.binding, exp });
   }
 
   private release(parked: ParkedCall): void {

@@ -1,5 +1,5 @@
-// Seals and opens MRTR `requestState`: a handle to a held upstream call, bound to the caller, the
-// method, the tool/prompt/resource name, a digest of the arguments, an expiry and a one-time round
+// Seals and opens MRTR `requestState`: a handle to a held upstream call and the instance holding
+// it, bound to the caller, the method, the tool/prompt/resource name, a digest of the arguments, an expiry and a one-time round
 // nonce. Sealed with AES-256-GCM, so nothing in it is readable (not the owner hash, not the tool
 // name) and any change is detected. Opening says exactly what is wrong: malformed, sealed under
 // another key (another taskgate process), altered, or expired.
@@ -17,6 +17,8 @@ import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } f
 export interface RequestStateClaims {
   /** Held call id. */
   held: string;
+  /** The taskgate instance holding the call (absent in states sealed before it was carried: this instance). */
+  holder?: string;
   /** Round nonce: usable once. */
   round: string;
   /** Owner hash of the caller. */
@@ -63,7 +65,8 @@ const isClaims = (v: unknown): v is RequestStateClaims => {
     typeof c === "object" &&
     c !== null &&
     ["held", "round", "owner", "method", "name", "args"].every((k) => typeof c[k] === "string") &&
-    typeof c.exp === "number"
+    typeof c.exp === "number" &&
+    (c.holder === undefined || typeof c.holder === "string")
   );
 };
 

@@ -1,7 +1,8 @@
 // An MRTR retry (a tools/call, prompts/get or resources/read carrying requestState and
 // inputResponses): finds the parked call, checks every answer against its question before
 // anything is delivered, then resumes the call on this request — or asks again for what is
-// still open. Any refusal leaves the parked call exactly as it was.
+// still open. Any refusal leaves the parked call exactly as it was. A call another instance holds
+// (the requestState names its holder) is resumed there, through `elsewhere`.
 
 import { invalidParams, missingCapability } from "../protocol/errors.js";
 import { resultReply, type Reply } from "../protocol/reply.js";
@@ -26,13 +27,27 @@ export function presetAnswersOf(params: JsonObject): JsonObject | undefined {
   return inputResponses;
 }
 
+/** Sends a retry to the instance holding its call and answers with what that call does next. */
+export interface RetryForwarder {
+  forward(
+    holder: string,
+    request: InlineRequest & { params: JsonObject },
+    binding: CallBinding,
+    inputResponses: JsonObject,
+    options: { asTask: boolean; jsonWindowMs: number; decorate?: (result: JsonObject) => JsonObject },
+  ): Promise<Reply>;
+}
+
 export interface ResumeOptions {
+  /** How long a final message may take and still be answered as JSON (Infinity: always JSON). */
   jsonWindowMs: number;
   live: LiveInlineCalls;
   decorate?: (result: JsonObject) => JsonObject;
-  /** How the resumed call answers once every question is answered and the answers went
-   *  upstream (default: inline, on this request). */
+  /** The call goes on as a task once every question is answered and the answers went upstream
+   *  (default: inline, on this request). A call held elsewhere goes on as a task there. */
   respond?: (parkedCall: ParkedCall) => Promise<Reply>;
+  /** Where retries for calls other instances hold go (unset: only calls parked here are found). */
+  elsewhere?: RetryForwarder;
 }
 
 export async function resumeParkedCall(
@@ -42,7 +57,9 @@ export async function resumeParkedCall(
   options: ResumeOptions,
 ): Promise<Reply> {
   const inputResponses = presetAnswersOf(request.params) ?? {};
-  const parkedCall = parked.find(request.params.requestState, binding);
+  const located = options.elsewhere ? parked.locate(request.params.requestState, binding) : { here: parked.find(request.params.requestState, binding) };
+  if ("elsewhere" in located) return forward(located.elsewhere, request, binding, inputResponses, options);
+  const parkedCall = located.here;
   const { questions } = parkedCall;
 
   const matched = questions.match(inputResponses);
@@ -81,4 +98,14 @@ export async function resumeParkedCall(
   });
   OpenQuestions.deliver(matched.answers);
   return inline.reply(options.jsonWindowMs);
+}
+
+function forward(holder: string, request: InlineRequest & { params: JsonObject }, binding: CallBinding, inputResponses: JsonObject, options: ResumeOptions): Promise<Reply> {
+  const { elsewhere, jsonWindowMs, decorate } = options;
+  if (!elsewhere) throw new Error("a retry for a call held elsewhere needs options.elsewhere");
+  return elsewhere.forward(holder, request, binding, inputResponses, {
+    asTask: options.respond !== undefined,
+    jsonWindowMs,
+    ...(decorate ? { decorate } : {}),
+  });
 }

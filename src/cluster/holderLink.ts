@@ -1,23 +1,58 @@
-// HolderLink: how an instance asks the instance holding a task's upstream call to deliver an
-// answer or a cancellation (only the holder can reach the waiting call; it is also the only
-// writer of the task's record). Single node (LocalHolderLink): there is no other instance.
-// Several instances (RedisHolderLink): request/reply over Redis pub/sub.
+// HolderLink: how an instance asks the instance holding an upstream call to act on it (only the
+// holder can reach the waiting call). For a task: deliver an answer or a cancellation (the holder
+// is also the only writer of the task's record). For an inline call parked between MRTR rounds:
+// resume it with a retry's answers and reply with the call's next final message (the result, an
+// error, or the next round), or leave it when the retrying client went away.
+// Single node (LocalHolderLink): there is no other instance.
+// Several instances (RedisHolderLink): request/reply over Redis pub/sub; while a handler runs the
+// holder says it is still working, so a reply may take as long as the call does, but a holder that
+// falls silent is given up within the send's timeout.
 
 import type { JsonObject, JsonRpcErrorObject } from "../protocol/wire.js";
 
-export type HolderCommand =
+export type TaskCommand =
   | { kind: "update"; taskId: string; ownerHash: string; responses: JsonObject }
   | { kind: "cancel"; taskId: string; ownerHash: string };
 
-export type HolderReply = { ok: true } | { ok: false; error: JsonRpcErrorObject };
+/** An MRTR retry for a parked inline call; the sender already checked the requestState, the holder checks it again. */
+export interface ResumeCommand {
+  kind: "resume";
+  ownerHash: string;
+  requestState: string;
+  method: string;
+  name: string;
+  /** Digest of the retry's arguments. */
+  args: string;
+  inputResponses: JsonObject;
+  /** What the retrying request declared: questions still open are shown only for these kinds. */
+  capabilities: JsonObject;
+  /** The call goes on as a task on the holder once every question is answered (policy auto). */
+  asTask: boolean;
+}
+
+/** The client of a forwarded retry went away: the held call is cancelled, as an inline call's would be. */
+export interface LeaveCommand {
+  kind: "leave";
+  ownerHash: string;
+  requestState: string;
+}
+
+export type RoundCommand = ResumeCommand | LeaveCommand;
+export type HolderCommand = TaskCommand | RoundCommand;
+
+/** `result`: a resumed call's final result. `httpStatus`: of an error, when not 200. */
+export type HolderReply = { ok: true; result?: JsonObject } | { ok: false; error: JsonRpcErrorObject; httpStatus?: number };
 
 export interface HolderLink {
   /** Serves commands addressed to this instance. */
   serve(handler: (command: HolderCommand) => Promise<HolderReply>): Promise<void>;
-  /** undefined when the holder did not answer within timeoutMs (it is gone). */
+  /** undefined when the holder is gone: nobody serves it, or it said nothing (no reply, no sign of
+   *  work) for timeoutMs. */
   send(holder: string, command: HolderCommand, timeoutMs?: number): Promise<HolderReply | undefined>;
   close(): Promise<void>;
 }
+
+export const isTaskCommand = (command: HolderCommand): command is TaskCommand => command.kind === "update" || command.kind === "cancel";
 
 export class LocalHolderLink implements HolderLink {
   async serve(): Promise<void> {}

@@ -5,6 +5,7 @@ import { ownerHashOf } from "../auth/identity.js";
 import { InlineCall } from "../calls/inlineCall.js";
 import type { LiveInlineCalls } from "../calls/liveInlineCalls.js";
 import type { ParkedCalls } from "../calls/parkedCalls.js";
+import type { RemoteRounds } from "../calls/remoteRounds.js";
 import { argumentsDigest } from "../calls/requestStateCodec.js";
 import { isRetry, presetAnswersOf, resumeParkedCall } from "../calls/resumeParkedCall.js";
 import { invalidParams } from "../protocol/errors.js";
@@ -17,7 +18,7 @@ import type { MethodRequest } from "./handler.js";
 import { inlineRequestOf, INLINE_JSON_WINDOW_MS } from "./inlineRequest.js";
 import type { CacheHints } from "./relay.js";
 
-export function readHandler(pool: UpstreamPool, parked: ParkedCalls, live: LiveInlineCalls, cache: CacheHints) {
+export function readHandler(pool: UpstreamPool, parked: ParkedCalls, live: LiveInlineCalls, rounds: RemoteRounds, cache: CacheHints) {
   return async (request: MethodRequest): Promise<Reply> => {
     const nameKey = request.method === "resources/read" ? "uri" : "name";
     const name = request.params[nameKey];
@@ -32,6 +33,7 @@ export function readHandler(pool: UpstreamPool, parked: ParkedCalls, live: LiveI
       return resumeParkedCall({ ...inlineRequestOf(request), params: request.params }, parked, binding, {
         jsonWindowMs: INLINE_JSON_WINDOW_MS,
         live,
+        elsewhere: rounds,
         ...(decorate ? { decorate } : {}),
       });
     }

@@ -11,13 +11,14 @@ import type { LiveInlineCalls } from "../calls/liveInlineCalls.js";
 import type { CallBinding, ParkedCalls } from "../calls/parkedCalls.js";
 import { argumentsDigest } from "../calls/requestStateCodec.js";
 import { isRetry, presetAnswersOf, resumeParkedCall } from "../calls/resumeParkedCall.js";
+import type { RemoteRounds } from "../calls/remoteRounds.js";
+import { startTask } from "../calls/startTask.js";
 import { policyFor, type TaskSettings } from "../calls/taskPolicy.js";
 import { invalidParams, missingCapability } from "../protocol/errors.js";
 import { checkParamHeaders } from "../protocol/paramHeaders.js";
-import { resultReply, type Reply } from "../protocol/reply.js";
+import type { Reply } from "../protocol/reply.js";
 import { declaresTasks, META, TASKS_EXTENSION, type JsonObject } from "../protocol/wire.js";
 import type { TaskRunner } from "../tasks/taskRunner.js";
-import { taskHandle } from "../tasks/taskView.js";
 import { profileOf } from "../upstream/capabilityProfile.js";
 import { UpstreamCall, type RunningCall } from "../upstream/upstreamCall.js";
 import type { UpstreamCatalog } from "../upstream/upstreamCatalog.js";
@@ -33,28 +34,20 @@ export interface ToolCallDeps {
   runner: TaskRunner;
   parked: ParkedCalls;
   live: LiveInlineCalls;
+  /** Retries whose call another instance holds go there. */
+  rounds: RemoteRounds;
   settings: TaskSettings;
 }
 
 export function toolCallHandler(deps: ToolCallDeps) {
   /** Creates the task around `call` (stored before the handle is returned). */
-  const startTask = async (request: MethodRequest, call: RunningCall, owner: string, name: string): Promise<Reply> => {
-    let record: Awaited<ReturnType<TaskRunner["start"]>>;
-    try {
-      record = await deps.runner.start(call, owner, name, request.log);
-    } catch (error) {
-      call.abort("the task could not be stored");
-      throw error;
-    }
-    request.note.taskId = record.taskId;
-    request.note.outcome = "task";
-    return resultReply({ ...taskHandle(record), resultType: "task" });
-  };
+  const startTaskFor = (request: MethodRequest, call: RunningCall, owner: string, name: string): Promise<Reply> =>
+    startTask(deps.runner, call, { owner, name }, request);
 
   /** Policy `auto`: inline if the call finishes (or asks) within autoAfterMs, else a task. */
   const autoReply = async (request: MethodRequest, inline: InlineCall, call: RunningCall, owner: string, name: string): Promise<Reply> => {
     if (await inline.finishesWithin(deps.settings.autoAfterMs)) return inline.reply(INLINE_JSON_WINDOW_MS);
-    return startTask(request, call, owner, name);
+    return startTaskFor(request, call, owner, name);
   };
 
   return async (request: MethodRequest): Promise<Reply> => {
@@ -79,11 +72,12 @@ export function toolCallHandler(deps: ToolCallDeps) {
       return resumeParkedCall({ ...inlineRequestOf(request), params: request.params }, deps.parked, binding, {
         jsonWindowMs: INLINE_JSON_WINDOW_MS,
         live: deps.live,
+        elsewhere: deps.rounds,
         ...(declared && policy === "auto"
           ? {
               respond: (parkedCall) => {
                 deps.parked.handOver(parkedCall);
-                return startTask(request, parkedCall.call, owner, name);
+                return startTaskFor(request, parkedCall.call, owner, name);
               },
             }
           : {}),
@@ -99,7 +93,7 @@ export function toolCallHandler(deps: ToolCallDeps) {
     const upstreamParams: JsonObject = { name, ...(args !== undefined ? { arguments: args } : {}) };
     const relaysLogs = typeof request.meta[META.logLevel] === "string";
     const call = new UpstreamCall({ pool: deps.pool, owner, profile, relaysLogs }, "tools/call", upstreamParams, request.log);
-    if (declared && (policy === "always" || policy === "required")) return startTask(request, call, owner, name);
+    if (declared && (policy === "always" || policy === "required")) return startTaskFor(request, call, owner, name);
     const inline = new InlineCall(call, inlineRequestOf(request), { parked: deps.parked, live: deps.live, binding, ...(presetAnswers ? { presetAnswers } : {}) });
     if (declared && policy === "auto") return autoReply(request, inline, call, owner, name);
     return inline.reply(INLINE_JSON_WINDOW_MS);

@@ -6,7 +6,7 @@
 
 import type { Logger } from "pino";
 import type { EventLog } from "../observability/requestLog.js";
-import type { HolderCommand, HolderLink, HolderReply } from "../cluster/holderLink.js";
+import type { HolderLink, HolderReply, TaskCommand } from "../cluster/holderLink.js";
 import type { InstanceLeases } from "../cluster/instanceLeases.js";
 import { internalError, invalidParams, RpcError } from "../protocol/errors.js";
 import { TERMINAL_STATUSES, type JsonObject } from "../protocol/wire.js";
@@ -27,11 +27,6 @@ const notFound = () => invalidParams("Task not found (unknown, expired, or not y
 
 export class TaskAccess {
   constructor(private readonly options: TaskAccessOptions) {}
-
-  /** Starts answering other instances' commands for the tasks this instance holds. */
-  async serveHolderCommands(): Promise<void> {
-    await this.options.link.serve((command) => this.onCommand(command));
-  }
 
   /** The caller's task as stored now (failed first if its holder is gone). */
   async get(ownerHash: string, taskId: string): Promise<TaskRecord> {
@@ -76,7 +71,7 @@ export class TaskAccess {
   }
 
   /** Another instance holds the call: it delivers the command. If it is gone, the task fails. */
-  private async viaHolder(record: TaskRecord, command: HolderCommand): Promise<void> {
+  private async viaHolder(record: TaskRecord, command: TaskCommand): Promise<void> {
     const reply = await this.options.link.send(record.holder, command);
     if (!reply) {
       await this.failHolderGone(record.taskId);
@@ -86,7 +81,7 @@ export class TaskAccess {
   }
 
   /** A command from another instance for a task this one holds (owner checked again here). */
-  private async onCommand(command: HolderCommand): Promise<HolderReply> {
+  async onCommand(command: TaskCommand): Promise<HolderReply> {
     try {
       const record = await this.owned(command.ownerHash, command.taskId);
       if (record.holder !== this.options.instanceId) throw notFound();

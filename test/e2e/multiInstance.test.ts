@@ -4,58 +4,31 @@
 // it dies (a real child process, SIGKILLed), the task fails instead of staying `working`.
 
 import assert from "node:assert/strict";
-import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
-import { createClient } from "@redis/client";
-import { startLegacyServer, type LegacyServer } from "../../examples/legacy-server/server.js";
-import { ConfigSchema } from "../../src/config/schema.js";
-import { startGateway, type Gateway } from "../../src/gateway.js";
-import { createLogger } from "../../src/observability/logger.js";
+import type { LegacyServer } from "../../examples/legacy-server/server.js";
+import type { Gateway } from "../../src/gateway.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
 import { killHard, spawnGateway } from "./childGateway.js";
 import { errorOf, health, nextEvent, pollTask, resultOf, rpc, TASKS_CAPS } from "./kit.js";
 import { openListen, paramsOf, statusTrail } from "./listenKit.js";
+import { REDIS_URL, startSharedRedisStack, type SharedRedisStack } from "./sharedRedisStack.js";
 
-const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const PREFIX = `taskgate-test-${randomUUID()}`;
 const CAPS = { ...TASKS_CAPS, elicitation: {} };
 
 describe("several instances sharing tasks through Redis", () => {
+  let stack: SharedRedisStack;
   let legacy: LegacyServer;
   let a: Gateway;
   let b: Gateway;
-  const children: ChildProcess[] = [];
-
-  // Short leases: listen streams check the holders of followed tasks every leaseMs / 3.
-  const start = (leaseMs = 3_000) =>
-    startGateway(
-      ConfigSchema.parse({
-        port: 0,
-        auth: { mode: "demo" },
-        upstream: { url: legacy.url },
-        store: { kind: "redis", url: REDIS_URL, prefix: PREFIX, leaseMs },
-        tasks: { tools: { build_report: "always", slow_echo: "always" } },
-      }),
-      { log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent") },
-    );
 
   before(async () => {
-    legacy = await startLegacyServer({ port: 0, speed: 8 });
-    a = await start();
-    b = await start();
+    // Short leases: listen streams check the holders of followed tasks every leaseMs / 3.
+    stack = await startSharedRedisStack({ speed: 8, leaseMs: 3_000, config: { tasks: { tools: { build_report: "always", slow_echo: "always" } } } });
+    ({ legacy, a, b } = stack);
   });
 
-  after(async () => {
-    for (const child of children) await killHard(child);
-    await a.close();
-    await b.close();
-    await legacy.close();
-    const client = createClient({ url: REDIS_URL });
-    await client.connect();
-    for await (const keys of client.scanIterator({ MATCH: `${PREFIX}*`, COUNT: 500 })) if (keys.length > 0) await client.del(keys);
-    await client.close();
-  });
+  after(() => stack.close());
 
   const startReport = async (on: Gateway, month: string) => {
     const created = resultOf(await rpc(on.url, "tools/call", { name: "build_report", arguments: { month } }, { capabilities: CAPS }));
@@ -131,8 +104,8 @@ describe("several instances sharing tasks through Redis", () => {
   test("when the instance holding a task dies, the task fails instead of staying working", async () => {
     const child = await spawnGateway(
       ["--upstream", legacy.url, "--port", "0", "--auth", "demo", "--store", "redis", "--store-url", REDIS_URL],
-      { TASKGATE_STORE_PREFIX: PREFIX, TASKGATE_STORE_LEASE_MS: "1000", TASKGATE_TASKS_POLICY: "always" },
-      children,
+      { TASKGATE_STORE_PREFIX: stack.prefix, TASKGATE_STORE_LEASE_MS: "1000", TASKGATE_TASKS_POLICY: "always" },
+      stack.children,
     );
     const started = nextEvent(legacy.events, "tool-started", (e: { tool: string }) => e.tool === "slow_echo");
     const created = resultOf(await rpc(child.url, "tools/call", { name: "slow_echo", arguments: { text: "x", ms: 120_000 } }, { capabilities: TASKS_CAPS }));

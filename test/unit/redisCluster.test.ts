@@ -11,7 +11,7 @@ import { BUILD_ROOT } from "../repoRoot.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import { after, describe, it } from "node:test";
 import { createClient } from "@redis/client";
-import type { HolderCommand, HolderReply } from "../../src/cluster/holderLink.js";
+import type { HolderCommand, HolderReply, TaskCommand } from "../../src/cluster/holderLink.js";
 import { createCluster } from "../../src/cluster/createCluster.js";
 import { RedisHolderLink } from "../../src/cluster/redisHolderLink.js";
 import { RedisLeases } from "../../src/cluster/redisLeases.js";
@@ -138,7 +138,7 @@ describe("RedisHolderLink", () => {
       // Concurrent requests each get their own reply.
       const replies = await Promise.all([c.send("holder-b", cancel("t2")), a.send("holder-b", cancel("t3"))]);
       assert.deepEqual(replies, [{ ok: true }, { ok: true }]);
-      assert.deepEqual(seen.b.map((command) => command.taskId).sort(), ["t2", "t3"]);
+      assert.deepEqual(seen.b.map((command) => (command as TaskCommand).taskId).sort(), ["t2", "t3"]);
     } finally {
       await Promise.all([a.close(), b.close(), c.close()]);
     }
@@ -148,7 +148,7 @@ describe("RedisHolderLink", () => {
     const [holder, sender] = await Promise.all([link("holder-err"), link("sender-err")]);
     try {
       await holder.serve(async (command): Promise<HolderReply> => {
-        if (command.taskId === "refused") return { ok: false, error: { code: -32602, message: "no such input key", data: { key: "k" } } };
+        if ((command as TaskCommand).taskId === "refused") return { ok: false, error: { code: -32602, message: "no such input key", data: { key: "k" } } };
         throw new Error("store exploded");
       });
       assert.deepEqual(await sender.send("holder-err", cancel("refused")), {
@@ -210,6 +210,59 @@ describe("RedisHolderLink", () => {
     }
   });
 
+  it("a holder still working past timeoutMs says so (heartbeats): the sender waits for its reply, result included", async () => {
+    const holder = await RedisHolderLink.connect({ url, prefix, instanceId: "holder-working", heartbeatMs: 50 });
+    const sender = await link("sender-working");
+    try {
+      await holder.serve(async () => {
+        await sleep(600);
+        return { ok: true, result: { resultType: "complete", content: [] } };
+      });
+      const started = Date.now();
+      assert.deepEqual(await sender.send("holder-working", resume(), 200), { ok: true, result: { resultType: "complete", content: [] } });
+      assert.ok(Date.now() - started >= 580, "the reply came after the handler finished, well past timeoutMs");
+    } finally {
+      await Promise.all([holder.close(), sender.close()]);
+    }
+  });
+
+  it("a holder that falls silent mid-command (closed) is given up within timeoutMs of its last heartbeat", async () => {
+    const holder = await RedisHolderLink.connect({ url, prefix, instanceId: "holder-silent", heartbeatMs: 50 });
+    const sender = await link("sender-silent");
+    try {
+      await holder.serve(async () => {
+        await sleep(3_000);
+        return { ok: true };
+      });
+      const started = Date.now();
+      const answer = sender.send("holder-silent", resume(), 200);
+      await sleep(400);
+      await holder.close();
+      assert.equal(await answer, undefined);
+      const took = Date.now() - started;
+      assert.ok(took >= 400 && took < 1_000, `resolved after ${took}ms`);
+    } finally {
+      await Promise.all([holder.close(), sender.close()]);
+    }
+  });
+
+  it("round commands (resume, leave) are carried as they are; a malformed one is refused with -32602", async () => {
+    const [holder, sender] = await Promise.all([link("holder-rounds"), link("sender-rounds")]);
+    const seen: HolderCommand[] = [];
+    try {
+      await holder.serve(async (command) => (seen.push(command), { ok: true }));
+      const leave: HolderCommand = { kind: "leave", ownerHash: "o".repeat(64), requestState: "box.seal" };
+      assert.deepEqual(await sender.send("holder-rounds", resume()), { ok: true });
+      assert.deepEqual(await sender.send("holder-rounds", leave), { ok: true });
+      assert.deepEqual(seen, [resume(), leave]);
+      const malformed = { kind: "resume", ownerHash: "o".repeat(64), requestState: "box.seal" } as unknown as HolderCommand;
+      assert.deepEqual(await sender.send("holder-rounds", malformed), { ok: false, error: { code: -32602, message: "Malformed holder command" } });
+      assert.equal(seen.length, 2, "a malformed command never reaches the handler");
+    } finally {
+      await Promise.all([holder.close(), sender.close()]);
+    }
+  });
+
   it("serve twice is refused; send after close resolves undefined", async () => {
     const l = await link("twice");
     await l.serve(async () => ({ ok: true }));
@@ -237,7 +290,7 @@ describe("createCluster", () => {
     ]);
     try {
       await Promise.all([one.leases.start(), two.leases.start()]);
-      await one.link.serve(async (command) => (command.taskId === "t" ? { ok: true } : { ok: false, error: { code: -1, message: "?" } }));
+      await one.link.serve(async (command) => ((command as TaskCommand).taskId === "t" ? { ok: true } : { ok: false, error: { code: -1, message: "?" } }));
       assert.equal(await two.leases.isAlive("one"), true);
       assert.deepEqual(await two.link.send("one", cancel("t")), { ok: true });
       const got = new Promise((resolve) => two.bus.subscribe("task-x", resolve));
@@ -264,6 +317,20 @@ describe("createCluster", () => {
     assert.ok(Date.now() - started < 5_000);
   });
 });
+
+function resume(): HolderCommand {
+  return {
+    kind: "resume",
+    ownerHash: "o".repeat(64),
+    requestState: "box.seal",
+    method: "tools/call",
+    name: "two_rounds",
+    args: "digest",
+    inputResponses: { first: { action: "accept", content: { first: "Ada" } } },
+    capabilities: { elicitation: {} },
+    asTask: false,
+  };
+}
 
 function cancel(taskId: string): HolderCommand {
   return { kind: "cancel", taskId, ownerHash: "o".repeat(64) };

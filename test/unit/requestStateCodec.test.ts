@@ -36,6 +36,14 @@ describe("RequestStateCodec", () => {
     assert.deepEqual(new RequestStateCodec(SECRET).open(token, NOW), { ok: true, claims });
   });
 
+  it("the instance holding the call travels sealed; a state sealed before it was carried still opens", () => {
+    const codec = new RequestStateCodec(SECRET);
+    const held = { ...claims, holder: "instance-4c1e" };
+    assert.deepEqual(codec.open(codec.seal(held), NOW), { ok: true, claims: held });
+    assert.deepEqual(codec.open(codec.seal(claims), NOW), { ok: true, claims });
+    assert.equal(failure(codec, codec.seal({ ...claims, holder: 7 } as unknown as RequestStateClaims)), REQUEST_STATE_REASONS.altered);
+  });
+
   it("nothing of the claims is readable in the token, and sealing twice gives different tokens", () => {
     const token = new RequestStateCodec(SECRET).seal(claims);
     const decoded = token

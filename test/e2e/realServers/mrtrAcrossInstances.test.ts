@@ -2,20 +2,20 @@
 // real Redis (store.kind redis, a fresh random key prefix, the same mrtr.secret) in front of
 // simpleStreamableHttp: round 1 of collect-user-info (which asks on its call's POST stream) goes to
 // A, its retry with the answer to B, and B completes the call that A holds. Another identity
-// presenting the same requestState on B is refused like on A, and the call still completes.
+// presenting the same requestState on B is refused like on A, and the call still completes. When
+// the instance holding the call stops before the retry, B says the call is gone, and why.
 // Run: node --import tsx --test test/e2e/realServers/mrtrAcrossInstances.test.ts
 
 import assert from "node:assert/strict";
 import { randomBytes, randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
-import { createClient } from "@redis/client";
 import type { Gateway } from "../../../src/gateway.js";
 import { accept, callTool, expectComplete, expectError, expectInputRequired, FORMS, textOf } from "./calls.js";
 import { startGatewayInFront } from "./gatewayInFront.js";
 import type { ServerProcess } from "./serverProcess.js";
 import { startThirdPartyServer } from "./thirdPartyServers.js";
+import { deleteKeysUnder, REDIS_URL } from "../sharedRedisStack.js";
 
-const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const PREFIX = `taskgate-test-${randomUUID()}`;
 const SECRET = randomBytes(32).toString("hex");
 const ARGS = { infoType: "contact" };
@@ -25,10 +25,10 @@ describe("simpleStreamableHttp (SDK 1.x) behind two taskgates sharing Redis", ()
   let server: ServerProcess;
   let a: Gateway;
   let b: Gateway;
+  const options = { store: { kind: "redis" as const, url: REDIS_URL, prefix: PREFIX }, mrtr: { secret: SECRET } };
 
   before(async () => {
     server = await startThirdPartyServer("simpleStreamableHttp");
-    const options = { store: { kind: "redis" as const, url: REDIS_URL, prefix: PREFIX }, mrtr: { secret: SECRET } };
     a = await startGatewayInFront(server.url, options);
     b = await startGatewayInFront(server.url, options);
   });
@@ -36,10 +36,7 @@ describe("simpleStreamableHttp (SDK 1.x) behind two taskgates sharing Redis", ()
     await a?.close();
     await b?.close();
     await server?.stop();
-    const client = createClient({ url: REDIS_URL });
-    await client.connect();
-    for await (const keys of client.scanIterator({ MATCH: `${PREFIX}*`, COUNT: 500 })) if (keys.length > 0) await client.del(keys);
-    await client.close();
+    await deleteKeysUnder(PREFIX);
   });
 
   const alice = { token: "alice", capabilities: FORMS };
@@ -60,5 +57,25 @@ describe("simpleStreamableHttp (SDK 1.x) behind two taskgates sharing Redis", ()
     assert.match(refused.message, /another identity/);
     const done = expectComplete(await callTool(b.url, "collect-user-info", ARGS, alice, { params: retry }));
     assert.match(textOf(done), /"email": "ada@example.com"/);
+  });
+
+  test("the instance holding the call stopped (a real close) before round 2: B answers -32602 at once, naming the cause", async () => {
+    const c = await startGatewayInFront(server.url, options);
+    let closed = false;
+    try {
+      const round = expectInputRequired(await callTool(c.url, "collect-user-info", ARGS, alice));
+      await c.close();
+      closed = true;
+      const started = Date.now();
+      const gone = expectError(
+        await callTool(b.url, "collect-user-info", ARGS, alice, { params: { requestState: round.requestState, inputResponses: { [round.key]: accept(CONTACT) } } }),
+        -32602,
+      );
+      assert.match(gone.message, /is gone: the taskgate instance holding it stopped or does not answer/);
+      assert.deepEqual(gone.data, { reason: "holder_gone" });
+      assert.ok(Date.now() - started < 2_000, `answered after ${Date.now() - started} ms`);
+    } finally {
+      if (!closed) await c.close();
+    }
   });
 });

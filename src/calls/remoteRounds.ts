@@ -1,0 +1,162 @@
+// RemoteRounds: MRTR rounds of a call held by another instance. An inline call's upstream call
+// lives on the instance that started it (its holder, named in the sealed requestState); a retry
+// reaching any other instance is checked there (seal, identity, method, name, arguments), then sent
+// to the holder over the HolderLink (the mechanism tasks/update uses), which resumes its parked call
+// as if the retry had reached it and replies with the call's next final message: the result, an
+// error, the next input_required round, or a task handle (policy auto). Only that final message
+// crosses: progress and log notifications of a resumed call are not relayed.
+//
+// Waits: the sender waits as long as the holder says it still works on the call (HolderLink
+// heartbeats), and gives up once it falls silent for the link's timeout or nobody serves it — the
+// holder stopped or died, and the upstream call with it: -32602, the call is gone. A retrying
+// client that goes away makes the holder cancel the call upstream, as on the holder itself.
+
+import type { Logger } from "pino";
+import type { HolderLink, HolderReply, LeaveCommand, ResumeCommand, RoundCommand } from "../cluster/holderLink.js";
+import { internalError, invalidParams, RpcError } from "../protocol/errors.js";
+import { errorMessage, errorReply, resultMessage, resultReply, type Reply } from "../protocol/reply.js";
+import type { ClientCapabilities, JsonObject, JsonRpcErrorObject } from "../protocol/wire.js";
+import type { TaskRunner } from "../tasks/taskRunner.js";
+import type { InlineRequest } from "./inlineCall.js";
+import type { LiveInlineCalls } from "./liveInlineCalls.js";
+import type { CallBinding, ParkedCalls } from "./parkedCalls.js";
+import { resumeParkedCall, type RetryForwarder } from "./resumeParkedCall.js";
+import { startTask } from "./startTask.js";
+
+export interface RemoteRoundsOptions {
+  link: HolderLink;
+  parked: ParkedCalls;
+  live: LiveInlineCalls;
+  runner: TaskRunner;
+  log: Logger;
+}
+
+type FinalReply = Extract<Reply, { kind: "result" | "error" }>;
+
+export const HOLDER_GONE =
+  "the call this requestState refers to is gone: the taskgate instance holding it stopped or does not answer, and its upstream call went with it; call again";
+
+export class RemoteRounds implements RetryForwarder {
+  /** Retries this instance is resuming for other instances, by requestState: a `leave` cancels them. */
+  private readonly serving = new Map<string, { owner: string; leave: AbortController }>();
+
+  constructor(private readonly options: RemoteRoundsOptions) {}
+
+  /** Sender side: the retry goes to the holder; answered like an inline call (JSON within the window, else a stream). */
+  async forward(
+    holder: string,
+    request: InlineRequest & { params: JsonObject },
+    binding: CallBinding,
+    inputResponses: JsonObject,
+    options: { asTask: boolean; jsonWindowMs: number; decorate?: (result: JsonObject) => JsonObject },
+  ): Promise<Reply> {
+    const requestState = request.params.requestState as string; // it opened, so it is a string
+    const command: ResumeCommand = {
+      kind: "resume",
+      ownerHash: binding.owner,
+      requestState,
+      method: binding.method,
+      name: binding.name,
+      args: binding.args,
+      inputResponses,
+      capabilities: request.capabilities as JsonObject,
+      asTask: options.asTask,
+    };
+    request.note.holder = holder;
+    const final = this.options.link.send(holder, command).then((reply) => finalOf(reply, request.note, options.decorate));
+
+    let answered = false;
+    void final.then(() => (answered = true));
+    const leave = () => {
+      if (answered) return;
+      answered = true;
+      request.note.outcome = "client_disconnected";
+      const command: LeaveCommand = { kind: "leave", ownerHash: binding.owner, requestState };
+      void this.options.link.send(holder, command);
+    };
+    if (request.signal.aborted) leave();
+    else request.signal.addEventListener("abort", leave, { once: true });
+
+    let timer: NodeJS.Timeout | undefined;
+    const window = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), options.jsonWindowMs)));
+    const quick = await Promise.race([final, window]);
+    clearTimeout(timer);
+    if (quick) return quick;
+    const { id } = request;
+    async function* messages(): AsyncGenerator<JsonObject> {
+      const reply = await final;
+      yield reply.kind === "result" ? resultMessage(id, reply.result) : errorMessage(id, reply.error);
+    }
+    return { kind: "stream", messages: messages(), onClientGone: leave };
+  }
+
+  /** Holder side: a command from another instance for an inline call parked here. */
+  async serve(command: RoundCommand): Promise<HolderReply> {
+    if (command.kind === "leave") {
+      const served = this.serving.get(command.requestState);
+      if (served?.owner === command.ownerHash) served.leave.abort();
+      return { ok: true };
+    }
+    const { ownerHash: owner, requestState, inputResponses } = command;
+    const leave = new AbortController();
+    const served = { owner, leave };
+    // The same state sent twice at once: the second is refused as already used; it must not take the first's place.
+    if (!this.serving.has(requestState)) this.serving.set(requestState, served);
+    const note: Record<string, unknown> = {};
+    const request = { id: 0, capabilities: command.capabilities as ClientCapabilities, signal: leave.signal, note, params: { requestState, inputResponses } };
+    const binding: CallBinding = { owner, method: command.method, name: command.name, args: command.args };
+    const { parked, live, runner } = this.options;
+    try {
+      const reply = await resumeParkedCall(request, parked, binding, {
+        jsonWindowMs: Number.POSITIVE_INFINITY, // only the final message crosses
+        live,
+        ...(command.asTask
+          ? {
+              respond: (parkedCall) => {
+                parked.handOver(parkedCall);
+                return startTask(runner, parkedCall.call, { owner, name: command.name }, { note });
+              },
+            }
+          : {}),
+      });
+      return await holderReplyOf(reply);
+    } catch (error) {
+      if (!(error instanceof RpcError)) throw error;
+      note.outcome = "refused";
+      return { ok: false, error: error.toJSON(), ...(error.httpStatus !== 200 ? { httpStatus: error.httpStatus } : {}) };
+    } finally {
+      if (this.serving.get(requestState) === served) this.serving.delete(requestState);
+      this.options.log.info(
+        { event: "mrtr.resumed.remote", method: command.method, name: command.name, outcome: note.outcome, answered: note.resumed },
+        "resumed a held call for a retry that reached another instance",
+      );
+    }
+  }
+}
+
+/** The holder's reply as this request's final message. */
+function finalOf(reply: HolderReply | undefined, note: Record<string, unknown>, decorate?: (result: JsonObject) => JsonObject): FinalReply {
+  if (reply === undefined) {
+    note.outcome = "holder_gone";
+    return errorReply(invalidParams(HOLDER_GONE, { reason: "holder_gone" }));
+  }
+  if (!reply.ok) {
+    note.outcome = "error";
+    return errorReply(RpcError.from(reply.error, reply.httpStatus));
+  }
+  if (reply.result === undefined) return errorReply(internalError("the instance holding the call replied without a result"));
+  const { resultType } = reply.result;
+  note.outcome = resultType === "input_required" || resultType === "task" ? resultType : reply.result.isError === true ? "tool_error" : "result";
+  return resultReply(decorate && resultType !== "input_required" && resultType !== "task" ? decorate(reply.result) : reply.result);
+}
+
+/** The resumed call's final message as a HolderReply (a stream, when the retrying client left, has none). */
+async function holderReplyOf(reply: Reply): Promise<HolderReply> {
+  if (reply.kind === "result") return { ok: true, result: reply.result };
+  if (reply.kind === "error") return { ok: false, error: reply.error.toJSON(), ...(reply.error.httpStatus !== 200 ? { httpStatus: reply.error.httpStatus } : {}) };
+  let last: JsonObject | undefined;
+  for await (const message of reply.messages) last = message;
+  if (last && "result" in last) return { ok: true, result: last.result as JsonObject };
+  if (last && "error" in last) return { ok: false, error: last.error as JsonRpcErrorObject };
+  return { ok: false, error: internalError("the retrying client went away; the call was cancelled").toJSON() };
+}

@@ -1,0 +1,73 @@
+// Several taskgate instances sharing one real Redis (a fresh key prefix per stack) in front of one
+// real example legacy server: two in process (a, b), and any started as real child processes
+// (pushed to `children`, so a test can SIGKILL them). close() kills the children, closes the rest
+// and deletes every key under the prefix.
+
+import type { ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { createClient } from "@redis/client";
+import { startLegacyServer, type LegacyServer } from "../../examples/legacy-server/server.js";
+import { ConfigSchema, type ConfigInput } from "../../src/config/schema.js";
+import { startGateway, type Gateway } from "../../src/gateway.js";
+import { createLogger } from "../../src/observability/logger.js";
+import { killHard } from "./childGateway.js";
+
+export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+
+export interface SharedRedisStack {
+  legacy: LegacyServer;
+  a: Gateway;
+  b: Gateway;
+  prefix: string;
+  children: ChildProcess[];
+  close(): Promise<void>;
+}
+
+export interface SharedRedisOptions {
+  /** The legacy server's speed factor. */
+  speed: number;
+  leaseMs: number;
+  /** The rest of both gateways' config. */
+  config?: Omit<Partial<ConfigInput>, "upstream" | "store" | "port" | "auth">;
+}
+
+export async function startSharedRedisStack(options: SharedRedisOptions): Promise<SharedRedisStack> {
+  const prefix = `taskgate-test-${randomUUID()}`;
+  const legacy = await startLegacyServer({ port: 0, speed: options.speed });
+  const start = () =>
+    startGateway(
+      ConfigSchema.parse({
+        port: 0,
+        auth: { mode: "demo" },
+        ...options.config,
+        upstream: { url: legacy.url },
+        store: { kind: "redis", url: REDIS_URL, prefix, leaseMs: options.leaseMs },
+      }),
+      { log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent") },
+    );
+  const a = await start();
+  const b = await start();
+  const children: ChildProcess[] = [];
+  return {
+    legacy,
+    a,
+    b,
+    prefix,
+    children,
+    async close() {
+      for (const child of children) await killHard(child);
+      await a.close();
+      await b.close();
+      await legacy.close();
+      await deleteKeysUnder(prefix);
+    },
+  };
+}
+
+/** Deletes every key under `prefix`. */
+export async function deleteKeysUnder(prefix: string, url = REDIS_URL): Promise<void> {
+  const client = createClient({ url });
+  await client.connect();
+  for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) if (keys.length > 0) await client.del(keys);
+  await client.close();
+}
