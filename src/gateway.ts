@@ -20,6 +20,7 @@ import {
   resourceMetadataWarning,
   wellKnownMetadataPaths,
 } from "./auth/resourceMetadata.js";
+import { CallQuotas } from "./calls/callQuotas.js";
 import { LiveInlineCalls } from "./calls/liveInlineCalls.js";
 import { ParkedCalls } from "./calls/parkedCalls.js";
 import { RemoteRounds } from "./calls/remoteRounds.js";
@@ -32,6 +33,7 @@ import { frontDoor } from "./http/frontDoor.js";
 import { mountHealth } from "./http/health.js";
 import { mountMetrics } from "./http/metricsEndpoint.js";
 import { createPassThrough } from "./http/passThrough.js";
+import { RequestRate } from "./http/requestRate.js";
 import { discoverResult } from "./methods/discover.js";
 import type { MethodHandler, MethodRequest } from "./methods/handler.js";
 import { listenHandler } from "./methods/listen.js";
@@ -56,7 +58,8 @@ import { closeLeftoverSession, HttpTransport, upstreamDispatchers } from "./upst
 import { RedisSessionLedger } from "./upstream/redisSessionLedger.js";
 import { NoSessionLedger, type SessionLedger } from "./upstream/sessionLedger.js";
 import { UpstreamCatalog } from "./upstream/upstreamCatalog.js";
-import { toClientError } from "./upstream/upstreamFailure.js";
+import { UpstreamCredentials } from "./upstream/upstreamCredentials.js";
+import { toClientError, UpstreamFailure } from "./upstream/upstreamFailure.js";
 import { UpstreamPool } from "./upstream/upstreamPool.js";
 
 export interface Gateway {
@@ -79,8 +82,21 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
   const { store, cluster, ledger } = await openTaskState(config.store, instanceId, onRedisError, log);
   const upstreamEvents = new UpstreamEvents();
   const dispatchers = upstreamDispatchers(config.upstream.url, config.upstream.connectTimeoutMs);
+  const credentials = new UpstreamCredentials({
+    headers: config.upstream.headers,
+    forwardAuthorization: config.upstream.forwardAuthorization,
+    ...(config.upstream.subjectHeader ? { subjectHeader: config.upstream.subjectHeader } : {}),
+  });
   const pool = new UpstreamPool({
-    connect: () => new HttpTransport({ url: config.upstream.url, dispatchers, log, sendTimeoutMs: config.upstream.requestTimeoutMs }),
+    connect: (owner) =>
+      new HttpTransport({
+        url: config.upstream.url,
+        dispatchers,
+        log,
+        sendTimeoutMs: config.upstream.requestTimeoutMs,
+        headers: () => credentials.headersFor(owner),
+        credentialsOf: config.upstream.forwardAuthorization && owner !== READINESS_OWNER ? "caller" : "taskgate",
+      }),
     log,
     clientInfo: { name: "taskgate", version: "0.1.0" },
     maxSessions: config.upstream.maxSessions,
@@ -113,7 +129,9 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     throw toClientError(error);
   });
   const records = new TaskRecords(store, cluster.bus, metrics);
-  const runner = new TaskRunner({ records, instanceId, settings: config.tasks, log });
+  const quotas = new CallQuotas(config.quotas);
+  // Every task started here (tools/call, a retry handing its call over, another instance's retry) counts toward quotas.maxRunningTasks.
+  const runner = new TaskRunner({ records, instanceId, settings: config.tasks, log, onStarted: (call, owner) => quotas.track(call, owner, "task") });
   const access = new TaskAccess({ records, runner, instanceId, leases: cluster.leases, link: cluster.link, log });
   const parked = new ParkedCalls(new RequestStateCodec(config.mrtr.secret), config.mrtr.holdTimeoutMs, log, instanceId);
   const live = new LiveInlineCalls();
@@ -128,7 +146,7 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     .takeLeftovers((id) => cluster.leases.isAlive(id))
     .then(async (leftovers) => {
       if (leftovers.length === 0) return;
-      const closed = await Promise.all(leftovers.map((sessionId) => closeLeftoverSession({ url: config.upstream.url, sessionId, dispatcher: dispatchers.short })));
+      const closed = await Promise.all(leftovers.map((sessionId) => closeLeftoverSession({ url: config.upstream.url, sessionId, dispatcher: dispatchers.short, headers: config.upstream.headers })));
       log.warn({ event: "upstream.sessions.recovered", left: leftovers.length, closed: closed.filter(Boolean).length }, "closed the upstream sessions a previous process left");
     })
     .catch((error: unknown) => log.warn({ event: "upstream.ledger.failed", err: error instanceof Error ? error.message : String(error) }, "could not read the sessions a previous process left"));
@@ -143,7 +161,7 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
   });
 
   const relay = relayHandler(pool, config.cache);
-  const read = readHandler(pool, parked, live, rounds, config.cache);
+  const read = readHandler(pool, parked, live, rounds, quotas, config.cache);
   const handlers: Record<string, MethodHandler> = {
     "server/discover": async (request) => resultReply(discoverResult(await upstreamInfo(request), config.cache)),
     "tools/list": relay,
@@ -153,16 +171,22 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     "resources/templates/list": relay,
     "resources/read": read,
     "completion/complete": relay,
-    "tools/call": toolCallHandler({ pool, catalog, runner, parked, live, rounds, settings: config.tasks }),
+    "tools/call": toolCallHandler({ pool, catalog, runner, parked, live, rounds, quotas, settings: config.tasks }),
     "subscriptions/listen": listenHandler(subscriptions),
     ...tasksHandlers(access),
   };
   const router = new MethodRouter(handlers, async (request) => (await upstreamInfo(request)).capabilities);
-  const passThrough = createPassThrough(config.upstream.url, log);
   const identity = createIdentityResolver(config.auth);
   if (identity.mode === "demo") {
     log.warn({ event: "auth.demo" }, "auth mode 'demo': the bearer token is taken as the user's name; never use this in production");
   }
+  // One identity on every door: the legacy door checks bearer tokens like the modern one unless it
+  // is left open on purpose (legacy.auth open) or the mode is demo (no real identities to check).
+  const legacyAuthenticates = config.legacy.enabled && config.legacy.auth === "required" && identity.mode !== "demo";
+  if (config.legacy.enabled && !legacyAuthenticates && identity.mode !== "demo") {
+    log.warn({ event: "auth.legacy_open" }, "legacy.auth 'open': legacy (2025-11-25) clients reach the upstream without authenticating");
+  }
+  const passThrough = createPassThrough(config.upstream.url, log, { credentials, bindSessions: legacyAuthenticates });
 
   metrics.observeLive({
     tasksByStatus: () => runner.countByStatus(),
@@ -179,7 +203,7 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
   app.disable("x-powered-by");
   mountHealth(app, {
     checks: {
-      upstream: () => pool.check(READINESS_OWNER),
+      upstream: () => upstreamAnswers(pool.check(READINESS_OWNER), config.upstream.forwardAuthorization),
       store: async () => void (await records.get("readiness-probe")),
     },
     stats: () => ({
@@ -210,6 +234,9 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     ...(metadata ? { resourceMetadataUrl: (req: IncomingMessage) => metadataUrlFor(resourceOf(req)) } : {}),
     router,
     passThrough,
+    legacy: { enabled: config.legacy.enabled, authenticate: legacyAuthenticates },
+    ...(config.quotas.requestsPerMinute !== undefined ? { rate: new RequestRate(config.quotas.requestsPerMinute) } : {}),
+    onIdentified: (who, owner, authorization) => credentials.remember(owner, who.subject, authorization),
     log,
     allowedOrigins: config.allowedOrigins,
     allowedHosts: config.allowedHosts,
@@ -240,7 +267,7 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
   const url = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}${config.path}`;
   log.info({ event: "gateway.started", url, upstream: config.upstream.url, store: config.store.kind, instanceId, auth: identity.mode }, "taskgate listening");
   // Say at once when the upstream cannot be reached (taskgate serves anyway; /readyz says 503).
-  pool.check(READINESS_OWNER).catch((error: unknown) => {
+  upstreamAnswers(pool.check(READINESS_OWNER), config.upstream.forwardAuthorization).catch((error: unknown) => {
     const failure = toClientError(error);
     log.warn({ event: "upstream.unavailable", upstream: config.upstream.url, reason: (failure.data as { reason?: string } | undefined)?.reason, err: failure.message }, "upstream does not answer yet; /readyz is 503 until it does");
   });
@@ -268,6 +295,17 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
       await closeQuietly(log, "task store", () => store.close());
     },
   };
+}
+
+/** The readiness check of the upstream. When the upstream checks the callers' own tokens
+ *  (forwardAuthorization), taskgate has none to show it: a 401/403 then proves it answers. */
+async function upstreamAnswers(check: Promise<void>, forwardsCallerTokens: boolean): Promise<void> {
+  try {
+    await check;
+  } catch (error) {
+    if (forwardsCallerTokens && error instanceof UpstreamFailure && error.reason === "upstream_auth") return;
+    throw error;
+  }
 }
 
 /** Runs one shutdown step; a failure is logged, and the next step still runs. */

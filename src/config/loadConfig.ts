@@ -45,7 +45,7 @@ export interface ConfigSources {
   flagNames?: Readonly<Record<string, string>>;
 }
 
-type EnvKind = "string" | "int" | "list" | "tokens";
+type EnvKind = "string" | "int" | "bool" | "list" | "tokens";
 type Segment = string | number;
 
 const ENV_TABLE = {
@@ -57,6 +57,13 @@ const ENV_TABLE = {
   TASKGATE_UPSTREAM_REQUEST_TIMEOUT_MS: { path: ["upstream", "requestTimeoutMs"], kind: "int" },
   TASKGATE_UPSTREAM_PING_INTERVAL_MS: { path: ["upstream", "pingIntervalMs"], kind: "int" },
   TASKGATE_UPSTREAM_PING_TIMEOUT_MS: { path: ["upstream", "pingTimeoutMs"], kind: "int" },
+  TASKGATE_UPSTREAM_FORWARD_AUTHORIZATION: { path: ["upstream", "forwardAuthorization"], kind: "bool" },
+  TASKGATE_UPSTREAM_SUBJECT_HEADER: { path: ["upstream", "subjectHeader"], kind: "string" },
+  TASKGATE_LEGACY_ENABLED: { path: ["legacy", "enabled"], kind: "bool" },
+  TASKGATE_LEGACY_AUTH: { path: ["legacy", "auth"], kind: "string" },
+  TASKGATE_QUOTAS_MAX_RUNNING_TASKS: { path: ["quotas", "maxRunningTasks"], kind: "int" },
+  TASKGATE_QUOTAS_MAX_HELD_CALLS: { path: ["quotas", "maxHeldCalls"], kind: "int" },
+  TASKGATE_QUOTAS_REQUESTS_PER_MINUTE: { path: ["quotas", "requestsPerMinute"], kind: "int" },
   TASKGATE_HOST: { path: ["host"], kind: "string" },
   TASKGATE_PORT: { path: ["port"], kind: "int" },
   TASKGATE_PATH: { path: ["path"], kind: "string" },
@@ -107,7 +114,7 @@ export type EnvVarName = keyof typeof ENV_TABLE;
 /** Every TASKGATE_* variable loadConfig understands; any other TASKGATE_* variable is an error. */
 export const ENV_VARS: readonly EnvVarName[] = Object.keys(ENV_TABLE) as EnvVarName[];
 
-/** How a variable's text becomes a value: as is, an integer, a comma list, or `sha256hex:subject,…`. */
+/** How a variable's text becomes a value: as is, an integer, true/false, a comma list, or `sha256hex:subject,…`. */
 export type EnvValueKind = EnvKind;
 
 /** Every TASKGATE_* variable with the option it sets (dotted path) and how its text is read. */
@@ -179,6 +186,10 @@ export function loadConfigWithReport(sources: ConfigSources = {}): { config: Con
     const flagNames = sources.flagNames ?? {};
     merge(sources.overrides as Raw, (path) => ({ kind: "flag", flag: flagNames[pathKey(path)] }));
   }
+
+  // Secrets stay out of files: `${NAME}` in an upstream header value is the environment variable NAME.
+  expandHeaderVariables(merged, sources.env ?? process.env, problems, (path) => sourceSuffix(path, { merged, provenance, fileLayer }));
+  if (problems.length > 0) throw new ConfigError(problems);
 
   // Required blocks without a default: an absent block is reported as its missing options
   // ("upstream.url: is required") rather than as "upstream: expected object".
@@ -298,6 +309,14 @@ function readEnv(
           continue;
         }
         value = Number(text);
+        break;
+      case "bool":
+        if (text === "") continue;
+        if (!/^(true|false)$/i.test(text)) {
+          problems.push(`${name}: must be true or false (option ${formatPath(path)}), got ${quote(text)}`);
+          continue;
+        }
+        value = text.toLowerCase() === "true";
         break;
       case "list":
         value = splitList(text);
@@ -447,6 +466,33 @@ function setPath(target: Raw, path: readonly string[], value: unknown) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// `${NAME}` in upstream.headers
+
+const VARIABLE_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/** Replaces each `${NAME}` in upstream.headers values with the variable's value; an unset (or empty) one is a problem naming it. */
+function expandHeaderVariables(merged: Raw, env: NodeJS.ProcessEnv, problems: string[], sourceOf: (path: Segment[]) => string): void {
+  const upstream = merged.upstream;
+  if (!isPlainObject(upstream) || !isPlainObject(upstream.headers)) return;
+  const headers: Raw = {};
+  for (const [name, value] of Object.entries(upstream.headers)) {
+    if (typeof value !== "string") {
+      headers[name] = value;
+      continue;
+    }
+    headers[name] = value.replace(VARIABLE_REFERENCE, (reference, variable: string) => {
+      const found = env[variable];
+      if (found === undefined || found === "") {
+        problems.push(`${formatPath(["upstream", "headers", name])}: environment variable ${variable} is not set (the value refers to ${reference})${sourceOf(["upstream", "headers", name])}`);
+        return reference;
+      }
+      return found;
+    });
+  }
+  merged.upstream = { ...upstream, headers };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Turning zod issues into lines
 
 interface IssueContext {
@@ -488,7 +534,8 @@ function describeIssue(issue: Issue, context: IssueContext): string[] {
     return [`${pathText}: is required but not set${detail}${whereToSet(path)}`];
   }
 
-  const sensitive = path[0] === "auth" && path[1] === "tokens";
+  // Token hashes and upstream header values (credentials) are never echoed.
+  const sensitive = (path[0] === "auth" && path[1] === "tokens") || (path[0] === "upstream" && path[1] === "headers");
   if (!sensitive && (typeof value === "string" || typeof value === "number" || typeof value === "boolean")) {
     text += `, got ${typeof value === "string" ? quote(value) : String(value)}`;
   }

@@ -15,6 +15,15 @@ const scopeToken = z
   .string()
   .regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, "a scope is printable ASCII without spaces, quotes or backslashes (RFC 6749 §3.3)");
 
+/** RFC 9110 field-name (a token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const HEADER_NAME_MESSAGE = "must be an HTTP header name (letters, digits and !#$%&'*+.^_`|~-)";
+const headerName = z.string().regex(HEADER_NAME, HEADER_NAME_MESSAGE);
+/** A field value: visible ASCII, spaces and tabs (no CR/LF: no header injection). */
+const headerValue = z.string().regex(/^[\t\x20-\x7E]*$/, "must be printable ASCII (no line breaks)");
+/** Headers the upstream transport and the pass-through manage themselves. */
+const RESERVED_UPSTREAM_HEADERS = new Set(["host", "content-length", "content-type", "accept", "connection", "transfer-encoding", "mcp-session-id", "mcp-protocol-version", "last-event-id"]);
+
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
 
 /** Asymmetric JWS algorithms taskgate verifies. HS* (shared secret) and "none" are never accepted. */
@@ -99,8 +108,38 @@ export const ConfigSchema = z
         pingIntervalMs: timerMs.positive().default(15_000),
         /** A ping unanswered this long: the upstream stopped answering; its calls fail. */
         pingTimeoutMs: timerMs.positive().default(10_000),
+        /** Static headers on every request to the upstream (both doors). `${NAME}` in a value is the environment variable NAME (loadConfig). */
+        headers: z.record(z.string(), headerValue).default({}),
+        /** Send the caller's own Authorization header to the upstream unchanged (same trust domain only). */
+        forwardAuthorization: z.boolean().default(false),
+        /** Header that carries the caller's subject to the upstream (e.g. X-User); none when unset. */
+        subjectHeader: headerName.optional(),
       })
-      .strict(),
+      .strict()
+      .superRefine((upstream, ctx) => {
+        const names = Object.keys(upstream.headers).map((name) => name.toLowerCase());
+        for (const name of Object.keys(upstream.headers)) {
+          if (!HEADER_NAME.test(name)) ctx.addIssue({ code: "custom", path: ["headers", name], message: HEADER_NAME_MESSAGE });
+          else if (RESERVED_UPSTREAM_HEADERS.has(name.toLowerCase())) {
+            ctx.addIssue({ code: "custom", path: ["headers", name], message: `'${name.toLowerCase()}' is set by taskgate itself and cannot be configured` });
+          }
+        }
+        if (upstream.forwardAuthorization && names.includes("authorization")) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["forwardAuthorization"],
+            message: "forwards the caller's Authorization, but upstream.headers sets one too: choose one (never both by accident)",
+          });
+        }
+        const subject = upstream.subjectHeader?.toLowerCase();
+        if (subject !== undefined && (subject === "authorization" || RESERVED_UPSTREAM_HEADERS.has(subject) || names.includes(subject))) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["subjectHeader"],
+            message: `'${upstream.subjectHeader}' is ${names.includes(subject) ? "also a static header in upstream.headers" : "a header taskgate or the caller's credentials use"}: choose another name`,
+          });
+        }
+      }),
     host: z.string().min(1).default("127.0.0.1"),
     port: z.number().int().min(0).max(65535).default(3000),
     /** Path of the MCP endpoint on taskgate. */
@@ -168,6 +207,26 @@ export const ConfigSchema = z
           seen.add(token.sha256);
         });
       }),
+    legacy: z
+      .object({
+        /** false: legacy (2025-11-25) requests are refused with an error that says to use 2026-07-28. */
+        enabled: z.boolean().default(true),
+        /** required: legacy requests authenticate like modern ones (auth.mode tokens/jwt); open: they pass unauthenticated. Demo mode is always open. */
+        auth: z.enum(["required", "open"]).default("required"),
+      })
+      .strict()
+      .prefault({}),
+    quotas: z
+      .object({
+        /** Tasks one identity may have running (working or input_required) on this instance; none when unset. */
+        maxRunningTasks: z.number().int().positive().optional(),
+        /** Inline calls (answering, or held between MRTR rounds) one identity may have open on this instance; none when unset. */
+        maxHeldCalls: z.number().int().positive().optional(),
+        /** Requests per minute one identity may send to this instance (token bucket, bursts up to this many); none when unset. */
+        requestsPerMinute: z.number().int().positive().optional(),
+      })
+      .strict()
+      .prefault({}),
     store: z
       .object({
         /** memory (one process), file (one process, survives restarts), redis (several instances). */

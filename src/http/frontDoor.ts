@@ -9,20 +9,21 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { authenticate } from "../auth/authenticate.js";
-import { loggableSubject, type IdentityResolver } from "../auth/identity.js";
+import { loggableSubject, ownerHashOf, type Identity, type IdentityResolver } from "../auth/identity.js";
 import type { MethodRequest } from "../methods/handler.js";
 import type { MethodRouter } from "../methods/router.js";
 import { requestLog } from "../observability/requestLog.js";
-import { internalError, invalidRequest, RpcError } from "../protocol/errors.js";
+import { internalError, invalidRequest, legacyDoorClosed, RpcError, tooManyRequests } from "../protocol/errors.js";
 import { errorMessage, errorReply, type Reply } from "../protocol/reply.js";
 import type { JsonObject, RequestId } from "../protocol/wire.js";
 import { classifyLegacy, parseEnvelope, parseJsonBody } from "./envelope.js";
 import { sendError, sendJson } from "./jsonResponse.js";
 import { checkOriginAndHost } from "./originGuard.js";
-import type { PassThrough } from "./passThrough.js";
+import type { LegacyCaller, PassThrough } from "./passThrough.js";
 import { BodyTooLargeError, readBody } from "./readBody.js";
 import { writeReply } from "./replyWriter.js";
 import { requestIdOf } from "./requestId.js";
+import type { RequestRate } from "./requestRate.js";
 import { methodLabel, requestOutcome, type RequestOutcome } from "./requestOutcome.js";
 
 /** Told about every request once its response ended. */
@@ -38,6 +39,13 @@ export interface FrontDoorOptions {
   resourceMetadataUrl?: (req: IncomingMessage) => string;
   router: MethodRouter;
   passThrough: PassThrough;
+  /** The legacy door: `enabled` false refuses legacy requests; `authenticate` runs the same bearer
+   *  check as the modern door (legacy.auth required, auth.mode not demo). */
+  legacy: { enabled: boolean; authenticate: boolean };
+  /** quotas.requestsPerMinute, per identity, on both doors. */
+  rate?: RequestRate;
+  /** Told who each authenticated request is from and the Authorization it carried (upstream credentials). */
+  onIdentified?(identity: Identity, owner: string, authorization: string | undefined): void;
   log: Logger;
   allowedOrigins: string[];
   allowedHosts: string[];
@@ -50,6 +58,13 @@ export interface FrontDoorOptions {
 function idOf(body: unknown): RequestId | null {
   const id = (body as { id?: unknown } | undefined)?.id;
   return typeof id === "string" || typeof id === "number" ? id : null;
+}
+
+/** The version a legacy request speaks: its initialize's protocolVersion, else its header. */
+function legacyVersionOf(header: string | string[] | undefined, body: unknown): string {
+  const params = (body as { method?: unknown; params?: { protocolVersion?: unknown } } | undefined)?.params;
+  if (typeof params?.protocolVersion === "string") return params.protocolVersion.slice(0, 40);
+  return typeof header === "string" ? header.slice(0, 40) : "2025-11-25 or older";
 }
 
 export function frontDoor(options: FrontDoorOptions) {
@@ -104,9 +119,50 @@ export function frontDoor(options: FrontDoorOptions) {
       body: json,
       isKnownLegacySession: (id) => options.passThrough.isKnownSession(id),
     });
+    /** The caller's identity (bearer check, then the request rate), or undefined once the refusal is sent. */
+    const identify = async (): Promise<{ identity: Identity; owner: string } | undefined> => {
+      const auth = await authenticate({
+        authorization: req.headersDistinct.authorization,
+        resolver: options.identity,
+        requiredScopes: options.requiredScopes,
+        ...(options.resourceMetadataUrl ? { resourceMetadataUrl: options.resourceMetadataUrl(req) } : {}),
+      });
+      if (!auth.ok) {
+        note.rejected = auth.reason;
+        if (auth.detail) note.detail = auth.detail;
+        const error =
+          auth.status === 503
+            ? internalError(auth.message, { reason: auth.reason }, 503)
+            : invalidRequest(auth.message, auth.status);
+        sendError(res, idOf(json), error, auth.wwwAuthenticate ? { "WWW-Authenticate": auth.wwwAuthenticate } : {});
+        return undefined;
+      }
+      const { identity } = auth;
+      const owner = ownerHashOf(identity);
+      note.subject = loggableSubject(identity, options.identity.mode);
+      const rate = options.rate?.take(owner);
+      if (rate && !rate.ok) {
+        note.rejected = "rate_limited";
+        sendError(res, idOf(json), tooManyRequests(rate.retryAfterSeconds), { "Retry-After": String(rate.retryAfterSeconds) });
+        return undefined;
+      }
+      options.onIdentified?.(identity, owner, req.headers.authorization);
+      return { identity, owner };
+    };
+
     if (legacy) {
       note.door = "legacy";
-      return options.passThrough.handle(req, res, body, requestId);
+      if (!options.legacy.enabled) {
+        note.rejected = "legacy_disabled";
+        return sendError(res, idOf(json), legacyDoorClosed(legacyVersionOf(req.headers["mcp-protocol-version"], json)));
+      }
+      let caller: LegacyCaller | undefined;
+      if (options.legacy.authenticate) {
+        const known = await identify();
+        if (!known) return;
+        caller = { owner: known.owner, subject: known.identity.subject };
+      }
+      return options.passThrough.handle(req, res, body, requestId, caller);
     }
     if (req.method !== "POST") {
       note.rejected = "method_not_allowed";
@@ -114,23 +170,9 @@ export function frontDoor(options: FrontDoorOptions) {
       return sendJson(res, 405, errorMessage(null, error), { Allow: "POST" });
     }
 
-    const auth = await authenticate({
-      authorization: req.headersDistinct.authorization,
-      resolver: options.identity,
-      requiredScopes: options.requiredScopes,
-      ...(options.resourceMetadataUrl ? { resourceMetadataUrl: options.resourceMetadataUrl(req) } : {}),
-    });
-    if (!auth.ok) {
-      note.rejected = auth.reason;
-      if (auth.detail) note.detail = auth.detail;
-      const error =
-        auth.status === 503
-          ? internalError(auth.message, { reason: auth.reason }, 503)
-          : invalidRequest(auth.message, auth.status);
-      return sendError(res, idOf(json), error, auth.wwwAuthenticate ? { "WWW-Authenticate": auth.wwwAuthenticate } : {});
-    }
-    const { identity } = auth;
-    note.subject = loggableSubject(identity, options.identity.mode);
+    const known = await identify();
+    if (!known) return;
+    const { identity } = known;
 
     const envelope = parseEnvelope({ headers: req.headers, body: text, parsed });
     if (envelope.kind === "error") {

@@ -1,28 +1,54 @@
 // The legacy door: a legacy-shaped request is proxied to the upstream unchanged (SSE streams
-// included) with http-proxy-middleware. Session ids the upstream issues are remembered so later
-// requests of that session (POST, GET stream, DELETE) are recognised as legacy. Its log lines
-// carry the request id the front door gave the request.
+// included) with http-proxy-middleware, except for credentials: the caller's Authorization goes on
+// only with upstream.forwardAuthorization, the caller's own copy of the subject header never, and
+// upstream.headers and the caller's subject are added (UpstreamCredentials). Session ids the
+// upstream issues are remembered so later requests of that session (POST, GET stream, DELETE) are
+// recognised as legacy. When the door authenticates, each session is bound to the identity that
+// opened it: another identity, or a session this process did not see opened (e.g. before a
+// restart, so its owner is unknown), gets 404 "session not found", as if it did not exist, and
+// starts a session of its own. Its log lines carry the request id the front door gave the request.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createProxyMiddleware } from "http-proxy-middleware";
 import type { Logger } from "pino";
-import { internalError } from "../protocol/errors.js";
+import { internalError, invalidRequest } from "../protocol/errors.js";
+import type { UpstreamCredentials } from "../upstream/upstreamCredentials.js";
 import { sendError } from "./jsonResponse.js";
 
+/** Who sends a legacy request, when the legacy door authenticates. */
+export interface LegacyCaller {
+  /** The identity's owner hash (sessions are bound to it). */
+  owner: string;
+  subject: string;
+}
+
 export interface PassThrough {
-  /** `requestId`: the request's id, for the lines logged about it. */
-  handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, requestId: string): void;
+  /** `requestId`: the request's id, for the lines logged about it. `caller`: the authenticated
+   *  identity (undefined when the legacy door is open). */
+  handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, requestId: string, caller?: LegacyCaller): void;
   isKnownSession(id: string): boolean;
+}
+
+export interface PassThroughOptions {
+  credentials: UpstreamCredentials;
+  /** Sessions are bound to the identity that opened them (the door authenticates). */
+  bindSessions: boolean;
 }
 
 /** A session nobody used for this long is forgotten (the upstream will have expired it too). */
 const SESSION_IDLE_MS = 24 * 60 * 60 * 1000;
 
-export function createPassThrough(upstreamUrl: string, log: Logger): PassThrough {
+interface KnownSession {
+  lastSeen: number;
+  /** Owner hash of the identity that opened it (bound sessions only). */
+  owner?: string;
+}
+
+export function createPassThrough(upstreamUrl: string, log: Logger, options: PassThroughOptions): PassThrough {
   const target = new URL(upstreamUrl);
-  const sessions = new Map<string, number>();
-  /** What the front door already knows of each request: the body it read, the request id. */
-  const known = new WeakMap<IncomingMessage, { body: Buffer | undefined; requestId: string }>();
+  const sessions = new Map<string, KnownSession>();
+  /** What the front door already knows of each request: the body it read, the request id, the caller. */
+  const known = new WeakMap<IncomingMessage, { body: Buffer | undefined; requestId: string; caller: LegacyCaller | undefined }>();
 
   const proxy = createProxyMiddleware<IncomingMessage, ServerResponse>({
     target: target.origin,
@@ -30,20 +56,28 @@ export function createPassThrough(upstreamUrl: string, log: Logger): PassThrough
     pathRewrite: (path) => target.pathname + (path.includes("?") ? path.slice(path.indexOf("?")) : ""),
     on: {
       proxyReq: (proxyReq, req) => {
+        const request = known.get(req);
+        options.credentials.rewrite(
+          req.headers,
+          request?.caller?.subject,
+          (name, value) => proxyReq.setHeader(name, value),
+          (name) => proxyReq.removeHeader(name),
+        );
         // The body was already read to classify the request; send the same bytes on.
-        const body = known.get(req)?.body;
+        const body = request?.body;
         if (body && body.length > 0) {
           proxyReq.setHeader("Content-Length", body.length);
           proxyReq.write(body);
         }
       },
       proxyRes: (proxyRes, req) => {
+        const request = known.get(req);
         const issued = proxyRes.headers["mcp-session-id"];
-        if (typeof issued === "string") sessions.set(issued, Date.now());
+        if (typeof issued === "string") sessions.set(issued, { lastSeen: Date.now(), ...(request?.caller ? { owner: request.caller.owner } : {}) });
         const used = req.headers["mcp-session-id"];
         if (typeof used === "string" && (req.method === "DELETE" || proxyRes.statusCode === 404)) sessions.delete(used);
         log.info(
-          { event: "legacy.proxied", requestId: known.get(req)?.requestId, httpMethod: req.method, status: proxyRes.statusCode, newSession: typeof issued === "string" },
+          { event: "legacy.proxied", requestId: request?.requestId, httpMethod: req.method, status: proxyRes.statusCode, newSession: typeof issued === "string" },
           "legacy request passed through",
         );
       },
@@ -56,16 +90,22 @@ export function createPassThrough(upstreamUrl: string, log: Logger): PassThrough
   });
 
   return {
-    handle(req, res, body, requestId) {
-      known.set(req, { body, requestId });
+    handle(req, res, body, requestId, caller) {
       const used = req.headers["mcp-session-id"];
-      if (typeof used === "string" && sessions.has(used)) sessions.set(used, Date.now());
+      const session = typeof used === "string" ? sessions.get(used) : undefined;
+      if (options.bindSessions && typeof used === "string" && (session === undefined || session.owner !== caller?.owner)) {
+        // Another identity's session looks exactly like an unknown one.
+        log.info({ event: "legacy.session.refused", requestId, known: session !== undefined }, "legacy session not bound to this identity");
+        return sendError(res, null, invalidRequest("Session not found: send initialize to start a new session", 404));
+      }
+      known.set(req, { body, requestId, caller });
+      if (session) session.lastSeen = Date.now();
       void proxy(req, res, () => undefined);
     },
     isKnownSession(id) {
-      const seen = sessions.get(id);
-      if (seen === undefined) return false;
-      if (Date.now() - seen > SESSION_IDLE_MS) {
+      const session = sessions.get(id);
+      if (session === undefined) return false;
+      if (Date.now() - session.lastSeen > SESSION_IDLE_MS) {
         sessions.delete(id);
         return false;
       }

@@ -2,6 +2,7 @@
 // MRTR lets these two ask the client questions too (input_required rounds).
 
 import { ownerHashOf } from "../auth/identity.js";
+import type { CallQuotas } from "../calls/callQuotas.js";
 import { InlineCall } from "../calls/inlineCall.js";
 import type { LiveInlineCalls } from "../calls/liveInlineCalls.js";
 import type { ParkedCalls } from "../calls/parkedCalls.js";
@@ -18,7 +19,7 @@ import type { MethodRequest } from "./handler.js";
 import { inlineRequestOf, INLINE_JSON_WINDOW_MS } from "./inlineRequest.js";
 import type { CacheHints } from "./relay.js";
 
-export function readHandler(pool: UpstreamPool, parked: ParkedCalls, live: LiveInlineCalls, rounds: RemoteRounds, cache: CacheHints) {
+export function readHandler(pool: UpstreamPool, parked: ParkedCalls, live: LiveInlineCalls, rounds: RemoteRounds, quotas: CallQuotas, cache: CacheHints) {
   return async (request: MethodRequest): Promise<Reply> => {
     const nameKey = request.method === "resources/read" ? "uri" : "name";
     const name = request.params[nameKey];
@@ -40,7 +41,9 @@ export function readHandler(pool: UpstreamPool, parked: ParkedCalls, live: LiveI
     const presetAnswers = presetAnswersOf(request.params);
     const upstreamParams: JsonObject = { [nameKey]: name, ...(args !== undefined ? { arguments: args } : {}) };
     const target = { pool, owner: binding.owner, profile: profileOf(request.capabilities), relaysLogs: typeof request.meta[META.logLevel] === "string" };
+    quotas.admit(binding.owner, { task: false, held: true });
     const call = new UpstreamCall(target, request.method, upstreamParams, request.log);
+    quotas.track(call, binding.owner, "held");
     const decorate = cacheable ? (r: JsonObject) => ({ ...r, ttlMs: cache.ttlMs, cacheScope: cache.cacheScope }) : undefined;
     const inline = new InlineCall(call, inlineRequestOf(request), {
       parked,

@@ -6,6 +6,7 @@
 // (the call goes on as one: the conformance suite's "MRTR before task creation").
 
 import { ownerHashOf } from "../auth/identity.js";
+import type { CallQuotas } from "../calls/callQuotas.js";
 import { InlineCall } from "../calls/inlineCall.js";
 import type { LiveInlineCalls } from "../calls/liveInlineCalls.js";
 import type { CallBinding, ParkedCalls } from "../calls/parkedCalls.js";
@@ -36,6 +37,7 @@ export interface ToolCallDeps {
   live: LiveInlineCalls;
   /** Retries whose call another instance holds go there. */
   rounds: RemoteRounds;
+  quotas: CallQuotas;
   settings: TaskSettings;
 }
 
@@ -92,8 +94,11 @@ export function toolCallHandler(deps: ToolCallDeps) {
     // Legacy `params.task`, MRTR fields and all modern _meta are deliberately not forwarded.
     const upstreamParams: JsonObject = { name, ...(args !== undefined ? { arguments: args } : {}) };
     const relaysLogs = typeof request.meta[META.logLevel] === "string";
+    const onlyTask = declared && (policy === "always" || policy === "required");
+    deps.quotas.admit(owner, { task: declared && policy !== "never", held: !onlyTask });
     const call = new UpstreamCall({ pool: deps.pool, owner, profile, relaysLogs }, "tools/call", upstreamParams, request.log);
-    if (declared && (policy === "always" || policy === "required")) return startTaskFor(request, call, owner, name);
+    if (onlyTask) return startTaskFor(request, call, owner, name);
+    deps.quotas.track(call, owner, "held");
     const inline = new InlineCall(call, inlineRequestOf(request), { parked: deps.parked, live: deps.live, binding, ...(presetAnswers ? { presetAnswers } : {}) });
     if (declared && policy === "auto") return autoReply(request, inline, call, owner, name);
     return inline.reply(INLINE_JSON_WINDOW_MS);

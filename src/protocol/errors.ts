@@ -2,7 +2,7 @@
 // Codes follow the 2026-07-28 table (-32020..-32022 are MCP's; never invent codes in that range).
 // Error objects are made by the factories below only; `JsonRpcErrorObject` is their wire form.
 
-import type { JsonRpcErrorObject } from "./wire.js";
+import { PROTOCOL_VERSION, type JsonRpcErrorObject } from "./wire.js";
 
 export const ErrorCode = {
   ParseError: -32700,
@@ -77,4 +77,31 @@ export const unsupportedVersion = (requested: string, supported: readonly string
     `Unsupported protocol version '${shown}' (supported: ${supported.join(", ")})`,
     { supported: [...supported], requested },
     400,
+  );
+
+/** The legacy door is turned off (legacy.enabled false): the client is told which version to speak. */
+export const legacyDoorClosed = (requested: string) =>
+  new RpcError(
+    ErrorCode.UnsupportedProtocolVersion,
+    `This server speaks MCP ${PROTOCOL_VERSION} only: legacy sessions (initialize, Mcp-Session-Id; ${requested}) are turned off here. Use a client that speaks ${PROTOCOL_VERSION}.`,
+    { supported: [PROTOCOL_VERSION], requested },
+    400,
+  );
+
+/** quotas.requestsPerMinute exceeded (HTTP 429; the caller also gets Retry-After). */
+export const tooManyRequests = (retryAfterSeconds: number) =>
+  new RpcError(
+    ErrorCode.InternalError,
+    `Too many requests: this identity is over its request rate (quotas.requestsPerMinute); retry in ${retryAfterSeconds} s`,
+    { reason: "rate_limited", retryAfterSeconds },
+    429,
+  );
+
+/** A count quota (quotas.maxRunningTasks, quotas.maxHeldCalls) is full: nothing was started (HTTP 429). */
+export const quotaExceeded = (quota: string, limit: number, what: string) =>
+  new RpcError(
+    ErrorCode.InternalError,
+    `Quota exceeded: this identity already has ${limit} ${what} (${quota}); wait for one to finish, or cancel one`,
+    { reason: "quota_exceeded", quota, limit },
+    429,
   );

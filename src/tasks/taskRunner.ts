@@ -34,6 +34,8 @@ export interface TaskRunnerOptions {
     inputKeys: Record<string, string>;
   };
   log: Logger;
+  /** Told of every task started, with its call and owner (quotas count it until the call ends). */
+  onStarted?(call: RunningCall, ownerHash: string): void;
 }
 
 /** A task whose upstream call this instance hosts. */
@@ -79,6 +81,7 @@ export class TaskRunner {
       chain: Promise.resolve(),
     };
     this.live.set(taskId, task);
+    this.options.onStarted?.(call, ownerHash);
     call.logTo(log, { taskId });
     requestLog.info({ event: "task.created", taskId, tool }, "task created");
 

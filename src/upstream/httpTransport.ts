@@ -23,8 +23,11 @@ export interface HttpTransportOptions {
    *  answers; `calls` for calls that may stream for minutes. Kept apart so a cancel or a ping never
    *  waits behind (or scans past) thousands of streaming calls. */
   dispatchers: UpstreamDispatchers;
-  /** Extra headers on every request (credentials towards the upstream). */
-  headers?: Record<string, string>;
+  /** Extra headers on every request (credentials towards the upstream), read per request so a
+   *  caller's refreshed token is used at once. */
+  headers?: () => Record<string, string>;
+  /** Whose credentials a 401/403 refused: taskgate's own (static headers) or the caller's (forwarded). */
+  credentialsOf?: "taskgate" | "caller";
   log: Logger;
   /** A notification or response POST gives up after this long (upstream.requestTimeoutMs). */
   sendTimeoutMs: number;
@@ -49,6 +52,19 @@ export function upstreamDispatchers(url: string, connectTimeoutMs: number): Upst
       await Promise.all([short.close(), calls.close()]);
     },
   };
+}
+
+/** An upstream 401/403. The caller's forwarded token refused: 403 to the caller (its token does not
+ *  reach that far); taskgate's own credentials refused: 502 (taskgate is misconfigured). */
+function refusedCredentials(status: number, what: string, whose: "taskgate" | "caller"): UpstreamFailure {
+  const hint =
+    whose === "caller"
+      ? "it did not accept the caller's token that taskgate forwards (upstream.forwardAuthorization)"
+      : "check upstream.headers";
+  return new UpstreamFailure("upstream_auth", `the upstream refused our credentials (HTTP ${status}) on ${what}: ${hint}`, {
+    httpStatus: whose === "caller" ? 403 : 502,
+    data: { upstreamStatus: status },
+  });
 }
 
 /** After a call's response, how long its stream may take to end before its connection is dropped. */
@@ -159,7 +175,7 @@ export class HttpTransport implements UpstreamTransport {
 
   private headers(extra: Record<string, string> = {}): Record<string, string> {
     return {
-      ...this.options.headers,
+      ...this.options.headers?.(),
       ...(this.session ? { "mcp-session-id": this.session } : {}),
       ...(this.protocolVersion ? { "mcp-protocol-version": this.protocolVersion } : {}),
       ...extra,
@@ -217,9 +233,7 @@ export class HttpTransport implements UpstreamTransport {
     if (this.session && (status === 404 || (status === 400 && SESSION_GONE_BODY.test(text)))) {
       throw new UpstreamFailure("session_gone", `the upstream no longer knows session ${this.session} (HTTP ${status})`);
     }
-    if (status === 401 || status === 403) {
-      throw new UpstreamFailure("upstream_auth", `Upstream refused taskgate's credentials: HTTP ${status} on ${what} (set upstream.headers)`);
-    }
+    if (status === 401 || status === 403) throw refusedCredentials(status, what, this.options.credentialsOf ?? "taskgate");
     if (what === "initialize") {
       throw new UpstreamFailure("upstream_not_mcp", `Upstream at ${this.options.url} is not an MCP endpoint: it answered HTTP ${status} to initialize${text ? `: ${text}` : ""}`);
     }

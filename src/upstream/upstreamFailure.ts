@@ -32,19 +32,22 @@ const STATUS: Record<FailureReason, number> = {
 
 export class UpstreamFailure extends Error {
   readonly httpStatus: number;
+  /** More for error.data besides the reason (e.g. the upstream's HTTP status). */
+  readonly data?: Record<string, unknown>;
 
   constructor(
     readonly reason: FailureReason,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; httpStatus?: number; data?: Record<string, unknown> },
   ) {
-    super(message, options);
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "UpstreamFailure";
-    this.httpStatus = STATUS[reason];
+    this.httpStatus = options?.httpStatus ?? STATUS[reason];
+    if (options?.data) this.data = options.data;
   }
 
   toRpcError(): RpcError {
-    return new RpcError(ErrorCode.InternalError, this.message, { reason: this.reason }, this.httpStatus);
+    return new RpcError(ErrorCode.InternalError, this.message, { reason: this.reason, ...this.data }, this.httpStatus);
   }
 }
 

@@ -21,8 +21,8 @@ import { UpstreamFailure, type FailureReason } from "./upstreamFailure.js";
 import { UpstreamSession, type SessionTimeouts, type UpstreamInfo } from "./upstreamSession.js";
 
 export interface UpstreamPoolOptions {
-  /** A fresh transport for one new session. */
-  connect(): UpstreamTransport;
+  /** A fresh transport for one new session of `owner` (its credentials towards the upstream). */
+  connect(owner: string): UpstreamTransport;
   log: Logger;
   clientInfo: { name: string; version: string };
   maxSessions: number;
@@ -261,7 +261,7 @@ export class UpstreamPool {
     let session: UpstreamSession;
     try {
       session = await UpstreamSession.open({
-        transport: this.options.connect(),
+        transport: this.options.connect(slot.owner),
         profile: slot.profile,
         clientInfo: this.options.clientInfo,
         timeouts: this.options.timeouts,

@@ -50,7 +50,7 @@ describe("loadConfig: layering", () => {
   it("fills every default when only the required options are given", () => {
     const config = loadConfig({ env: minimalEnv });
     assert.deepEqual(config, {
-      upstream: { url: "http://127.0.0.1:9000/mcp", maxSessions: 1000, sessionIdleMs: 300_000, connectTimeoutMs: 5_000, initializeTimeoutMs: 15_000, requestTimeoutMs: 30_000, pingIntervalMs: 15_000, pingTimeoutMs: 10_000 },
+      upstream: { url: "http://127.0.0.1:9000/mcp", maxSessions: 1000, sessionIdleMs: 300_000, connectTimeoutMs: 5_000, initializeTimeoutMs: 15_000, requestTimeoutMs: 30_000, pingIntervalMs: 15_000, pingTimeoutMs: 10_000, headers: {}, forwardAuthorization: false },
       host: "127.0.0.1",
       port: 3000,
       path: "/mcp",
@@ -58,6 +58,8 @@ describe("loadConfig: layering", () => {
       allowedOrigins: [],
       allowedHosts: [],
       auth: { mode: "demo", tokens: [], requiredScopes: [] },
+      legacy: { enabled: true, auth: "required" },
+      quotas: {},
       store: { kind: "memory", path: ".taskgate/tasks.json", url: "redis://127.0.0.1:6379", prefix: "taskgate", leaseMs: 15_000, commandTimeoutMs: 5_000 },
       tasks: { policy: "auto", autoAfterMs: 1000, ttlMs: 3_600_000, pollIntervalMs: 5000, tools: {}, inputKeys: {} },
       mrtr: { holdTimeoutMs: 300_000 },
@@ -167,6 +169,13 @@ describe("loadConfig: layering", () => {
         TASKGATE_HTTP_REQUEST_TIMEOUT_MS: "19",
         TASKGATE_HTTP_KEEP_ALIVE_TIMEOUT_MS: "20",
         TASKGATE_SHUTDOWN_GRACE_MS: "21",
+        TASKGATE_UPSTREAM_FORWARD_AUTHORIZATION: "true",
+        TASKGATE_UPSTREAM_SUBJECT_HEADER: "X-User",
+        TASKGATE_LEGACY_ENABLED: "FALSE",
+        TASKGATE_LEGACY_AUTH: "open",
+        TASKGATE_QUOTAS_MAX_RUNNING_TASKS: "23",
+        TASKGATE_QUOTAS_MAX_HELD_CALLS: "24",
+        TASKGATE_QUOTAS_REQUESTS_PER_MINUTE: "25",
       },
     });
     assert.deepEqual(config, {
@@ -179,7 +188,12 @@ describe("loadConfig: layering", () => {
         requestTimeoutMs: 15,
         pingIntervalMs: 16,
         pingTimeoutMs: 17,
+        headers: {},
+        forwardAuthorization: true,
+        subjectHeader: "X-User",
       },
+      legacy: { enabled: false, auth: "open" },
+      quotas: { maxRunningTasks: 23, maxHeldCalls: 24, requestsPerMinute: 25 },
       host: "::1",
       port: 1,
       path: "/gw",
@@ -197,7 +211,7 @@ describe("loadConfig: layering", () => {
       log: { level: "silent", format: "json" },
     });
     // These, and the 13 auth.jwt / resource metadata variables in the next test.
-    assert.equal(ENV_VARS.length, 51);
+    assert.equal(ENV_VARS.length, 58);
   });
 
   it("maps every auth.jwt and resource metadata variable", () => {
@@ -533,6 +547,66 @@ describe("loadConfig: errors name the option, its source and what is allowed", (
   it("a wrongly typed value says what was expected", () => {
     const file = write(".yaml", `${minimalYaml}port: "3000"\n`);
     assert.match(lineWith(problemsOf(() => loadConfig({ file })), "port"), /^port: .*expected number, received string/);
+  });
+});
+
+describe("loadConfig: upstream credentials, legacy door, quotas", () => {
+  const upstream = (extra: Record<string, unknown>) => ({ url: "http://127.0.0.1:9000/mcp", ...extra });
+
+  it("`${NAME}` in an upstream header value is read from the environment; several, and text around them", () => {
+    const config = loadConfig({
+      env: { ...minimalEnv, TG_KEY: "k-1", TG_TENANT: "acme" },
+      overrides: { upstream: upstream({ headers: { "X-Api-Key": "${TG_KEY}", "X-Tenant": "t=${TG_TENANT};k=${TG_KEY}", "X-Plain": "plain" } }) },
+    });
+    assert.deepEqual(config.upstream.headers, { "X-Api-Key": "k-1", "X-Tenant": "t=acme;k=k-1", "X-Plain": "plain" });
+  });
+
+  it("an unset or empty variable is one problem each, naming the header, the variable and the file line", () => {
+    const file = write(".yaml", "upstream:\n  url: http://127.0.0.1:9000/mcp\n  headers:\n    X-Api-Key: ${TG_NOPE}\n    X-Other: ${TG_EMPTY}\nauth:\n  mode: demo\n");
+    const problems = problemsOf(() => loadConfig({ file, env: { TG_EMPTY: "" } }));
+    assert.equal(problems.length, 2);
+    assert.match(lineWith(problems, "TG_NOPE"), /^upstream\.headers\.X-Api-Key: environment variable TG_NOPE is not set \(the value refers to \$\{TG_NOPE\}\) \(from config file .*, line 4\)$/);
+    assert.match(lineWith(problems, "TG_EMPTY"), /^upstream\.headers\.X-Other: environment variable TG_EMPTY is not set/);
+  });
+
+  it("a header value that is not printable ASCII (a line break from a variable) is refused without echoing it", () => {
+    const problems = problemsOf(() =>
+      loadConfig({ env: { ...minimalEnv, TG_BAD: "s3cret\r\nX-Evil: 1" }, overrides: { upstream: upstream({ headers: { "X-Api-Key": "${TG_BAD}" } }) } }),
+    );
+    assert.equal(problems.length, 1);
+    assert.match(problems[0] as string, /^upstream\.headers\.X-Api-Key: must be printable ASCII/);
+    assert.ok(!(problems[0] as string).includes("s3cret"), "the credential is never shown");
+  });
+
+  it("headers taskgate sets itself, a bad header name, and a subject header that clashes are refused", () => {
+    const reserved = problemsOf(() => loadConfig({ env: minimalEnv, overrides: { upstream: upstream({ headers: { "Mcp-Session-Id": "x" } }) } }));
+    assert.match(lineWith(reserved, "Mcp-Session-Id"), /'mcp-session-id' is set by taskgate itself/);
+    const badName = problemsOf(() => loadConfig({ env: minimalEnv, overrides: { upstream: upstream({ headers: { "X Api": "x" } }) } }));
+    assert.match(badName[0] as string, /must be an HTTP header name/);
+    const clash = problemsOf(() => loadConfig({ env: minimalEnv, overrides: { upstream: upstream({ headers: { "X-User": "svc" }, subjectHeader: "x-user" }) } }));
+    assert.match(lineWith(clash, "subjectHeader"), /also a static header in upstream\.headers/);
+    const authorization = problemsOf(() => loadConfig({ env: minimalEnv, overrides: { upstream: upstream({ subjectHeader: "Authorization" }) } }));
+    assert.match(lineWith(authorization, "subjectHeader"), /choose another name/);
+  });
+
+  it("forwarding the caller's Authorization and a static one: refused (never both by accident); forwarding with an API key is fine", () => {
+    const problems = problemsOf(() =>
+      loadConfig({ env: { ...minimalEnv, TASKGATE_UPSTREAM_FORWARD_AUTHORIZATION: "true" }, overrides: { upstream: upstream({ headers: { Authorization: "Bearer svc" } }) } }),
+    );
+    assert.equal(problems.length, 1);
+    assert.match(problems[0] as string, /^upstream\.forwardAuthorization: forwards the caller's Authorization, but upstream\.headers sets one too: choose one \(never both by accident\)/);
+    assert.ok(!(problems[0] as string).includes("svc"));
+    const fine = loadConfig({ env: { ...minimalEnv, TASKGATE_UPSTREAM_FORWARD_AUTHORIZATION: "true" }, overrides: { upstream: upstream({ headers: { "X-Api-Key": "k" } }) } });
+    assert.equal(fine.upstream.forwardAuthorization, true);
+  });
+
+  it("true/false variables, legacy.auth values and quota bounds name what is allowed", () => {
+    const bool = problemsOf(() => loadConfig({ env: { ...minimalEnv, TASKGATE_LEGACY_ENABLED: "yes" } }));
+    assert.match(bool[0] as string, /^TASKGATE_LEGACY_ENABLED: must be true or false \(option legacy\.enabled\), got "yes"/);
+    const mode = problemsOf(() => loadConfig({ env: { ...minimalEnv, TASKGATE_LEGACY_AUTH: "none" } }));
+    assert.match(mode[0] as string, /^legacy\.auth: must be one of required, open/);
+    const zero = problemsOf(() => loadConfig({ env: { ...minimalEnv, TASKGATE_QUOTAS_MAX_RUNNING_TASKS: "0" } }));
+    assert.match(zero[0] as string, /^quotas\.maxRunningTasks: .*(>0|positive|greater than 0)/i);
   });
 });
 

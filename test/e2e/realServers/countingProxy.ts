@@ -1,9 +1,11 @@
 // A plain HTTP proxy of ours in front of a real upstream that records the JSON-RPC method and params of
 // every POST it forwards (with the Mcp-Session-Id it carried), so a test can count what the upstream was
 // really asked (e.g. how many tools/list). Everything else, SSE streams included, passes through
-// unchanged (http-proxy-middleware, like taskgate's own pass-through).
+// unchanged (http-proxy-middleware, like taskgate's own pass-through). It also records the headers of
+// every HTTP request that reached it and, given `refuse`, answers some with 401/403 itself: an
+// upstream that checks credentials, to show what taskgate sends it.
 
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import { createProxyMiddleware, fixRequestBody } from "http-proxy-middleware";
@@ -12,6 +14,19 @@ export interface ForwardedRequest {
   method: string;
   params: Record<string, unknown> | undefined;
   sessionId: string | undefined;
+  headers: IncomingHttpHeaders;
+}
+
+/** One HTTP request that reached the proxy (POST, GET stream, DELETE), refused or not. */
+export interface SeenRequest {
+  httpMethod: string;
+  headers: IncomingHttpHeaders;
+  refused?: number;
+}
+
+export interface CountingProxyOptions {
+  /** A status (401/403) to answer a request with instead of forwarding it; undefined forwards it. */
+  refuse?(headers: IncomingHttpHeaders): 401 | 403 | undefined;
 }
 
 export interface CountingProxy {
@@ -19,22 +34,31 @@ export interface CountingProxy {
   url: string;
   /** Every JSON-RPC request (with a method) forwarded so far, in order. */
   readonly forwarded: readonly ForwardedRequest[];
+  /** Every HTTP request that reached the proxy, in order. */
+  readonly seen: readonly SeenRequest[];
   /** How many forwarded requests had this method. */
   count(method: string): number;
   close(): Promise<void>;
 }
 
-export async function startCountingProxy(upstreamUrl: string): Promise<CountingProxy> {
+export async function startCountingProxy(upstreamUrl: string, options: CountingProxyOptions = {}): Promise<CountingProxy> {
   const target = new URL(upstreamUrl);
   const forwarded: ForwardedRequest[] = [];
+  const seen: SeenRequest[] = [];
   const app = express();
+  app.use((req, res, next) => {
+    const refused = options.refuse?.(req.headers);
+    seen.push({ httpMethod: req.method, headers: { ...req.headers }, ...(refused ? { refused } : {}) });
+    if (!refused) return next();
+    res.status(refused).set("WWW-Authenticate", 'Bearer error="invalid_token"').json({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Unauthorized" } });
+  });
   app.use(express.json({ limit: "10mb", type: () => true }));
   app.use((req, _res, next) => {
     const messages: unknown[] = Array.isArray(req.body) ? req.body : [req.body];
     for (const message of messages) {
       const { method, params } = (message ?? {}) as { method?: unknown; params?: Record<string, unknown> };
       const session = req.headers["mcp-session-id"];
-      if (typeof method === "string") forwarded.push({ method, params, sessionId: typeof session === "string" ? session : undefined });
+      if (typeof method === "string") forwarded.push({ method, params, sessionId: typeof session === "string" ? session : undefined, headers: { ...req.headers } });
     }
     next();
   });
@@ -45,6 +69,7 @@ export async function startCountingProxy(upstreamUrl: string): Promise<CountingP
   return {
     url: `http://127.0.0.1:${port}${target.pathname}`,
     forwarded,
+    seen,
     count: (method) => forwarded.filter((request) => request.method === method).length,
     close: () =>
       new Promise((resolve) => {
