@@ -126,6 +126,39 @@ describe("legacy door, auth.mode jwt: the same resolver, the same metadata", () 
     assert.equal(metadata.resource, stack.url);
     assert.deepEqual(metadata.authorization_servers, [issuer.issuer]);
   });
+
+  test("the modern door: the same token works, no token gets a challenge without error pointing at the same metadata", async () => {
+    const token = await issuer.sign({ claims: { sub: "carol" } });
+    assert.equal((await rpc(stack.url, "tools/list", {}, { token })).status, 200);
+    const anonymous = await rpc(stack.url, "tools/list", {}, { token: null });
+    assert.equal(anonymous.status, 401);
+    const challenge = anonymous.headers.get("www-authenticate") ?? "";
+    assert.doesNotMatch(challenge, /error=/);
+    assert.match(challenge, /resource_metadata="http:\/\/[^"]+\/\.well-known\/oauth-protected-resource\/mcp"/);
+    const forged = await issuer.sign({ claims: { sub: "carol", aud: "http://127.0.0.1:9/someone-else" } });
+    const refused = await rpc(stack.url, "tools/list", {}, { token: forged });
+    assert.equal(refused.status, 401);
+    assert.match(refused.headers.get("www-authenticate") ?? "", /error="invalid_token"/);
+  });
+});
+
+describe("legacy door and quotas.requestsPerMinute: one bucket per identity across both doors", () => {
+  let stack: Stack;
+  before(async () => {
+    stack = await startStack({ config: { auth: { mode: "tokens", tokens: TOKENS }, quotas: { requestsPerMinute: 3 } } });
+  });
+  after(() => stack.close());
+
+  test("modern and legacy requests of one identity share the bucket; the refusal carries Retry-After", async () => {
+    assert.equal((await rpc(stack.url, "tools/list", {}, { token: "s3cret-alice" })).status, 200);
+    assert.equal((await legacyRequest(stack.url, { body: legacyInitialize(), token: "s3cret-alice" })).status, 200);
+    assert.equal((await rpc(stack.url, "tools/list", {}, { token: "s3cret-alice" })).status, 200);
+    const refused = await legacyRequest(stack.url, { body: legacyInitialize(), token: "s3cret-alice" });
+    assert.equal(refused.status, 429);
+    assert.equal(refused.headers.get("retry-after"), "20");
+    assert.equal((refused.message.error as { data: { reason: string } }).data.reason, "rate_limited");
+    assert.equal((await legacyRequest(stack.url, { body: legacyInitialize(), token: "s3cret-bob" })).status, 200, "Bob has his own");
+  });
 });
 
 describe("legacy.auth open: the legacy door is left unauthenticated on purpose", () => {
