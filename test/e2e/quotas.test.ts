@@ -127,3 +127,22 @@ describe("quotas.requestsPerMinute", () => {
     assert.match(textOf(done.result), /runs on/);
   });
 });
+
+describe("quotas: a call that becomes a task moves from the held count to the task count", () => {
+  let stack: Stack;
+  before(async () => {
+    stack = await startStack({ speed: SPEED, config: { tasks: { policy: "auto", autoAfterMs: 100 }, quotas: { maxHeldCalls: 1, maxRunningTasks: 1 } } });
+  });
+  after(() => stack.close());
+
+  test("policy auto: once the slow call is a task, an inline call has room again, and a second task has none", async () => {
+    const task = await createTask(stack.url, "slow_echo", { text: "long", ms: 10_000 }, { token: "alice" });
+    const inline = await callTool(stack.url, "slow_echo", { text: "quick", ms: 0 }, { token: "alice", capabilities: {} });
+    assert.equal(inline.status, 200, JSON.stringify(inline.message));
+    assert.match(textOf(resultOf(inline)), /quick/, "the held place was freed when the call became a task");
+    const second = await callTool(stack.url, "slow_echo", { text: "second task", ms: 100 }, { token: "alice" });
+    assert.match(assertRpcError(second, ErrorCode.InternalError, 429).message, /quotas\.maxRunningTasks/, "a call that may become a task needs task room");
+    const done = await waitForTask(stack.url, idOf(task), TERMINAL, { token: "alice", timeoutMs: 10_000 });
+    assert.equal(done.status, "completed");
+  });
+});
