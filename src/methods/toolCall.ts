@@ -20,6 +20,7 @@ import type { TaskRunner } from "../tasks/taskRunner.js";
 import { taskHandle } from "../tasks/taskView.js";
 import { profileOf } from "../upstream/capabilityProfile.js";
 import { UpstreamCall, type RunningCall } from "../upstream/upstreamCall.js";
+import { runsAsUpstreamTask, upstreamRunsToolTasks, upstreamTaskCall } from "../upstream/upstreamTaskCall.js";
 import type { UpstreamCatalog } from "../upstream/upstreamCatalog.js";
 import { toClientError } from "../upstream/upstreamFailure.js";
 import type { UpstreamPool } from "../upstream/upstreamPool.js";
@@ -97,8 +98,13 @@ export function toolCallHandler(deps: ToolCallDeps) {
 
     // Legacy `params.task`, MRTR fields and all modern _meta are deliberately not forwarded.
     const upstreamParams: JsonObject = { name, ...(args !== undefined ? { arguments: args } : {}) };
-    const relaysLogs = typeof request.meta[META.logLevel] === "string";
-    const call = new UpstreamCall({ pool: deps.pool, owner, profile, relaysLogs }, "tools/call", upstreamParams, request.log);
+    const target = { pool: deps.pool, owner, profile, relaysLogs: typeof request.meta[META.logLevel] === "string" };
+    // A 2025-11-25 task tool is run as a task upstream and followed, whichever way the client is answered.
+    const upstreamTask =
+      runsAsUpstreamTask(facts.taskSupport, declared && policy !== "never") && upstreamRunsToolTasks((await deps.pool.info(owner)).capabilities);
+    const call = upstreamTask
+      ? upstreamTaskCall(target, upstreamParams, request.log, deps.settings.ttlMs)
+      : new UpstreamCall(target, "tools/call", upstreamParams, request.log);
     if (declared && (policy === "always" || policy === "required")) return startTask(request, call, owner, name);
     const inline = new InlineCall(call, inlineRequestOf(request), { parked: deps.parked, live: deps.live, binding, ...(presetAnswers ? { presetAnswers } : {}) });
     if (declared && policy === "auto") return autoReply(request, inline, call, owner, name);
