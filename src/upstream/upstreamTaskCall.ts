@@ -124,7 +124,7 @@ class TaskFollower {
       if (endedAt !== undefined && Date.now() - endedAt >= this.limit.ms) {
         throw new UpstreamFailure(
           "upstream_timeout",
-          `Upstream timed out: its task ${task.taskId} ended (${task.status}) but no answer to tasks/result came within ${this.limit.ms} ms (${this.limit.option})`,
+          `Upstream timed out: no answer to tasks/result within ${this.limit.ms} ms of its task ${task.taskId} ending ${task.status} (${this.limit.option})`,
         );
       }
       await sleep(pollIntervalOf(task), undefined, { signal: stop });

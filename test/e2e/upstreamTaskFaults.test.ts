@@ -50,7 +50,7 @@ describe("a 2025-11-25 upstream whose tasks misbehave (fake server)", () => {
     assert.equal(done.status, "failed", JSON.stringify(done));
     assertErrorObject(
       done.error,
-      { reason: "upstream_timeout", message: /^Upstream timed out: its task task-\d+ ended \(completed\) but no answer to tasks\/result came within 1500 ms \(upstream\.requestTimeoutMs\)$/ },
+      { reason: "upstream_timeout", message: /^Upstream timed out: no answer to tasks\/result within 1500 ms of its task task-\d+ ending completed \(upstream\.requestTimeoutMs\)$/ },
       "stuck_result",
     );
   });
