@@ -52,6 +52,15 @@ export function toolCallHandler(deps: ToolCallDeps) {
     return resultReply({ ...taskHandle(record), resultType: "task" });
   };
 
+  /** Whether the call runs as a 2025-11-25 task upstream: a task tool, on an upstream that runs tool tasks. */
+  const runsUpstreamTask = async (owner: string, taskSupport: string | undefined, callerWantsTask: boolean): Promise<boolean> => {
+    if (!runsAsUpstreamTask(taskSupport, callerWantsTask)) return false;
+    const info = await deps.pool.info(owner).catch((error: unknown) => {
+      throw toClientError(error);
+    });
+    return upstreamRunsToolTasks(info.capabilities);
+  };
+
   /** Policy `auto`: inline if the call finishes (or asks) within autoAfterMs, else a task. */
   const autoReply = async (request: MethodRequest, inline: InlineCall, call: RunningCall, owner: string, name: string): Promise<Reply> => {
     if (await inline.finishesWithin(deps.settings.autoAfterMs)) return inline.reply(INLINE_JSON_WINDOW_MS);
@@ -100,9 +109,7 @@ export function toolCallHandler(deps: ToolCallDeps) {
     const upstreamParams: JsonObject = { name, ...(args !== undefined ? { arguments: args } : {}) };
     const target = { pool: deps.pool, owner, profile, relaysLogs: typeof request.meta[META.logLevel] === "string" };
     // A 2025-11-25 task tool is run as a task upstream and followed, whichever way the client is answered.
-    const upstreamTask =
-      runsAsUpstreamTask(facts.taskSupport, declared && policy !== "never") && upstreamRunsToolTasks((await deps.pool.info(owner)).capabilities);
-    const call = upstreamTask
+    const call = (await runsUpstreamTask(owner, facts.taskSupport, declared && policy !== "never"))
       ? upstreamTaskCall(target, upstreamParams, request.log, deps.settings.ttlMs)
       : new UpstreamCall(target, "tools/call", upstreamParams, request.log);
     if (declared && (policy === "always" || policy === "required")) return startTask(request, call, owner, name);

@@ -10,7 +10,8 @@
 //      the GET stream) reach the call too (UpstreamSession.followTask);
 //   3. meanwhile tasks/get every pollInterval (floor and cap below): its statusMessage becomes the
 //      call's status; a task the upstream no longer knows fails the call, and once the task ended
-//      tasks/result must answer within upstream.requestTimeoutMs;
+//      tasks/result must answer within upstream.requestTimeoutMs (a tasks/get that cannot connect
+//      is tried again at the next poll, for as long);
 //   4. a stopped call cancels the task upstream with tasks/cancel (never notifications/cancelled,
 //      which 2025-11-25 forbids for tasks); -32602 (it had ended already) is no failure.
 // All on one upstream session held while the task runs: the upstream task lives there. Progress
@@ -118,6 +119,7 @@ class TaskFollower {
     let task = first;
     let shown: string | undefined;
     let endedAt: number | undefined;
+    let unreachableSince: number | undefined;
     for (;;) {
       if (task.statusMessage && task.statusMessage !== shown) this.call.onstatus((shown = task.statusMessage));
       if (TERMINAL_STATUSES.has(task.status)) endedAt ??= Date.now();
@@ -128,7 +130,15 @@ class TaskFollower {
         );
       }
       await sleep(pollIntervalOf(task), undefined, { signal: stop });
-      task = await this.get(task.taskId);
+      try {
+        task = await this.get(task.taskId);
+        unreachableSince = undefined;
+      } catch (error) {
+        // A refused or reset connection may pass (the next poll, or tasks/result, tells); for long, it fails the call.
+        if (!(error instanceof UpstreamFailure && error.reason === "upstream_unreachable")) throw error;
+        unreachableSince ??= Date.now();
+        if (Date.now() - unreachableSince >= this.limit.ms) throw error;
+      }
     }
   }
 

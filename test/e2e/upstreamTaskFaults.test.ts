@@ -1,7 +1,9 @@
 // Issue 9, problem 4 (the error paths): a 2025-11-25 upstream task that misbehaves. A fake server
 // (faults/misbehavingTaskServer.ts: faults no real server shows on demand) whose task ends while
 // tasks/result never answers, whose tasks/get forgets the task, whose tasks/cancel refuses, or
-// which answers a task-augmented tools/call with a plain result. Limits are small (faults/limits.ts).
+// which answers a task-augmented tools/call with a plain result, or refuses connections for a
+// while; and an optional task tool, called
+// task-augmented only for a request that declared tasks. Limits are small (faults/limits.ts).
 // Run: node --import tsx --test test/e2e/upstreamTaskFaults.test.ts
 
 import assert from "node:assert/strict";
@@ -13,9 +15,9 @@ import { assertErrorObject } from "./faults/expectError.js";
 import { startFaultGateway, type FaultGateway } from "./faults/inProcessGateway.js";
 import { ANSWER_WITHIN_MS, UPSTREAM_LIMITS } from "./faults/limits.js";
 import { startMisbehavingTaskServer, type MisbehavingTaskServer } from "./faults/misbehavingTaskServer.js";
-import { TASKS_CAPS } from "./kit.js";
+import { resultOf, TASKS_CAPS } from "./kit.js";
 import { eventually } from "./listenKit.js";
-import { cancelTask, createTask, TERMINAL, waitForTask } from "./taskFlow.js";
+import { callTool, cancelTask, createTask, TERMINAL, waitForTask } from "./taskFlow.js";
 import { textOf } from "./taskShapes.js";
 
 failIfStillRunning();
@@ -82,6 +84,26 @@ describe("a 2025-11-25 upstream whose tasks misbehave (fake server)", () => {
     const [line] = gw.logs.mentioning("upstream.task.cancel_failed");
     assert.equal(line!.level, 40);
     assert.match(String(line!.err), /the task store is down/);
+  });
+
+  test("tasks/get cannot connect for less than upstream.requestTimeoutMs: the task goes on; for longer: failed, upstream_unreachable", async () => {
+    const taskId = await followed("blip");
+    const polls = count("tasks/get");
+    await upstream.outage(700);
+    await eventually(() => count("tasks/get") > polls, "tasks/get answered again after the outage", ANSWER_WITHIN_MS);
+    assert.equal((await waitForTask(gw.url, taskId, () => true)).status, "working");
+    await upstream.outage(2_500);
+    const done = await waitForTask(gw.url, taskId, TERMINAL, { timeoutMs: ANSWER_WITHIN_MS });
+    assert.equal(done.status, "failed", JSON.stringify(done));
+    assertErrorObject(done.error, { reason: "upstream_unreachable", message: /^Upstream unreachable at http:\/\/127\.0\.0\.1:\d+\/mcp: connect ECONNREFUSED/ }, "blip");
+  });
+
+  test("an optional task tool: task-augmented upstream for a request that declared tasks, a plain call for one that did not", async () => {
+    // Policy auto (from "optional"): the upstream task is done at once, so the answer is inline.
+    const viaTask = await callTool(gw.url, "optional_echo", {}, who);
+    assert.deepEqual(resultOf(viaTask), { content: [{ type: "text", text: "via task" }], resultType: "complete" }, "the related-task _meta is stripped");
+    const plain = await callTool(gw.url, "optional_echo", {}, { token: "alice", capabilities: {} });
+    assert.equal(textOf(resultOf(plain)), "plain", JSON.stringify(plain.message));
   });
 
   test("a task-augmented tools/call answered with a plain result: that result completes the task", async () => {
