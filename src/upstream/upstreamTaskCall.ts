@@ -12,19 +12,20 @@
 //      call's status; a task the upstream no longer knows fails the call, and once the task ended
 //      tasks/result must answer within upstream.requestTimeoutMs (a tasks/get that cannot connect
 //      is tried again at the next poll, for as long);
-//   4. a stopped call cancels the task upstream with tasks/cancel (never notifications/cancelled,
-//      which 2025-11-25 forbids for tasks); -32602 (it had ended already) is no failure.
+//   4. a stopped call, or one that failed following the task, cancels it upstream with tasks/cancel
+//      (never notifications/cancelled, which 2025-11-25 forbids for tasks); -32602 (it had ended
+//      already) is no failure.
 // All on one upstream session held while the task runs: the upstream task lives there. Progress
 // notifications of the upstream task are not relayed; its statusMessage is.
 
 import { setTimeout as sleep } from "node:timers/promises";
+import type { EventLog } from "../observability/requestLog.js";
 import { ErrorCode } from "../protocol/errors.js";
 import { TERMINAL_STATUSES, type JsonObject, type TaskStatus } from "../protocol/wire.js";
 import { isObject } from "../util/json.js";
 import { UpstreamCall, type CallRun, type RunningCall, type UpstreamCallTarget } from "./upstreamCall.js";
 import { CallStopped, UpstreamFailure, UpstreamRpcError } from "./upstreamFailure.js";
 import type { UpstreamSession } from "./upstreamSession.js";
-import type { EventLog } from "../observability/requestLog.js";
 
 /** tasks/get no more often than this, whatever pollInterval the upstream suggests… */
 const POLL_FLOOR_MS = 250;
@@ -84,14 +85,13 @@ class TaskFollower {
       if (signal.aborted) throw new CallStopped(String(signal.reason));
       return await this.follow(task);
     } catch (error) {
-      if (signal.aborted) {
-        await this.cancel();
-        throw new CallStopped(String(signal.reason));
-      }
       // The task exists upstream: never run the call again on a fresh session (UpstreamPool.run would).
       if (error instanceof UpstreamFailure && error.reason === "session_gone") {
         throw new UpstreamFailure("upstream_lost", `Upstream call lost: the upstream session holding task ${task.taskId} ended (${error.message})`);
       }
+      // Stopped, or given up on: nobody follows the task any more, so it should not run on.
+      await this.cancel();
+      if (signal.aborted) throw new CallStopped(String(signal.reason));
       throw error;
     }
   }
@@ -163,7 +163,7 @@ class TaskFollower {
       this.call.note("info", { event: "upstream.task.cancelled", upstreamTaskId: taskId }, "upstream task cancelled");
     } catch (error) {
       if (error instanceof UpstreamRpcError && error.error.code === ErrorCode.InvalidParams) {
-        this.call.note("info", { event: "upstream.task.cancelled", upstreamTaskId: taskId, alreadyEnded: true }, "upstream task had ended already");
+        this.call.note("info", { event: "upstream.task.cancelled", upstreamTaskId: taskId, alreadyEnded: true }, "upstream task needed no cancel: it had ended or is gone");
         return;
       }
       const why = error instanceof Error ? error.message : String(error);
