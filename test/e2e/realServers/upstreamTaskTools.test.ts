@@ -59,6 +59,10 @@ describe("server-everything: simulate-research-query (taskSupport required)", ()
   test("as a task it is called task-augmented upstream and completes with the research report", async () => {
     const who = { token: "alice", capabilities: TASKS_CAPS };
     const taskId = await startTask(gateway.url, "simulate-research-query", { topic: "rust" }, who);
+    // The upstream task's statusMessage (one per stage) is the task's while it works.
+    const STAGE = /^(Gathering sources|Analyzing content|Synthesizing findings|Generating report)\.\.\.$/;
+    const staged = await waitForTask(gateway.url, taskId, (t) => STAGE.test(String(t.statusMessage)) || TERMINAL(t), { token: who.token, timeoutMs: TASK_WAIT_MS });
+    assert.match(String(staged.statusMessage), STAGE, JSON.stringify(staged));
     const done = await finish(gateway.url, taskId, who.token);
     assert.equal(done.status, "completed", JSON.stringify(done));
     const result = done.result as JsonObject;
