@@ -9,6 +9,8 @@ import type { TaskPolicy } from "../config/schema.js";
 export interface TaskSettings {
   policy: TaskPolicy;
   autoAfterMs: number;
+  /** A task's time to live (also asked of a 2025-11-25 task the upstream runs for it). */
+  ttlMs: number;
   tools: Record<string, TaskPolicy>;
   inputKeys: Record<string, string>;
 }

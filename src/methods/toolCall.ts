@@ -22,6 +22,7 @@ import { declaresTasks, META, TASKS_EXTENSION, type JsonObject } from "../protoc
 import type { TaskRunner } from "../tasks/taskRunner.js";
 import { profileOf } from "../upstream/capabilityProfile.js";
 import { UpstreamCall, type RunningCall } from "../upstream/upstreamCall.js";
+import { runsAsUpstreamTask, upstreamRunsToolTasks, upstreamTaskCall } from "../upstream/upstreamTaskCall.js";
 import type { UpstreamCatalog } from "../upstream/upstreamCatalog.js";
 import { toClientError } from "../upstream/upstreamFailure.js";
 import type { UpstreamPool } from "../upstream/upstreamPool.js";
@@ -45,6 +46,15 @@ export function toolCallHandler(deps: ToolCallDeps) {
   /** Creates the task around `call` (stored before the handle is returned). */
   const startTaskFor = (request: MethodRequest, call: RunningCall, owner: string, name: string): Promise<Reply> =>
     startTask(deps.runner, call, { owner, name }, request);
+
+  /** Whether the call runs as a 2025-11-25 task upstream: a task tool, on an upstream that runs tool tasks. */
+  const runsUpstreamTask = async (owner: string, taskSupport: string | undefined, callerWantsTask: boolean): Promise<boolean> => {
+    if (!runsAsUpstreamTask(taskSupport, callerWantsTask)) return false;
+    const info = await deps.pool.info(owner).catch((error: unknown) => {
+      throw toClientError(error);
+    });
+    return upstreamRunsToolTasks(info.capabilities);
+  };
 
   /** Policy `auto`: inline if the call finishes (or asks) within autoAfterMs, else a task. */
   const autoReply = async (request: MethodRequest, inline: InlineCall, call: RunningCall, owner: string, name: string): Promise<Reply> => {
@@ -93,10 +103,13 @@ export function toolCallHandler(deps: ToolCallDeps) {
 
     // Legacy `params.task`, MRTR fields and all modern _meta are deliberately not forwarded.
     const upstreamParams: JsonObject = { name, ...(args !== undefined ? { arguments: args } : {}) };
-    const relaysLogs = typeof request.meta[META.logLevel] === "string";
+    const target = { pool: deps.pool, owner, profile, relaysLogs: typeof request.meta[META.logLevel] === "string" };
     const onlyTask = declared && (policy === "always" || policy === "required");
     deps.quotas.admit(owner, { task: declared && policy !== "never", held: !onlyTask });
-    const call = new UpstreamCall({ pool: deps.pool, owner, profile, relaysLogs }, "tools/call", upstreamParams, request.log);
+    // A 2025-11-25 task tool is run as a task upstream and followed, whichever way the client is answered.
+    const call = (await runsUpstreamTask(owner, facts.taskSupport, declared && policy !== "never"))
+      ? upstreamTaskCall(target, upstreamParams, request.log, deps.settings.ttlMs)
+      : new UpstreamCall(target, "tools/call", upstreamParams, request.log);
     if (onlyTask) return startTaskFor(request, call, owner, name);
     deps.quotas.track(call, owner, "held");
     const inline = new InlineCall(call, inlineRequestOf(request), { parked: deps.parked, live: deps.live, binding, ...(presetAnswers ? { presetAnswers } : {}) });

@@ -1,7 +1,8 @@
 // TaskRunner: the life of the tasks whose upstream call this instance hosts ("live tasks").
 // start() writes the record (durably, before the handle goes out) and then mirrors the call into
-// it, one write at a time in the order the call produced them: progress → statusMessage, open
-// questions → input_required + inputRequests, the outcome → completed / failed / cancelled.
+// it, one write at a time in the order the call produced them: progress (or the upstream task's
+// own status) → statusMessage, open questions → input_required + inputRequests, the outcome →
+// completed / failed / cancelled.
 // answer() and cancel() act on a live task for its holder (the owner was checked by TaskAccess).
 // A task whose ttl runs out stops its call; shutdown() and failOrphans() fail what can never finish.
 
@@ -87,6 +88,8 @@ export class TaskRunner {
 
     call.watch({
       progress: (p) => this.inBackground(taskId, task, () => this.writeProgress(taskId, p.message ?? progressText(p))),
+      // A 2025-11-25 upstream task's own statusMessage.
+      status: (message) => this.inBackground(taskId, task, () => this.writeProgress(taskId, message.slice(0, 500))),
       // Tasks carry no log messages (2026-07-28): an informative one becomes the statusMessage.
       log: (entry) => {
         const text = statusTextOf(entry);

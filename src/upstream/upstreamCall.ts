@@ -1,4 +1,5 @@
-// One request running upstream on a client's behalf (a tools/call, or a read that may ask).
+// One request running upstream on a client's behalf (a tools/call, or a read that may ask), run as
+// one request (the default) or another way (a 2025-11-25 task upstream: see upstreamTaskCall.ts).
 // It outlives the HTTP request that started it: whoever holds it (an inline reply, a parked MRTR
 // call, a task) follows its progress, questions and log messages and may abort it. Questions
 // asked before anyone watches are kept until someone does. The outcome is a result, a JSON-RPC
@@ -20,6 +21,8 @@ export type CallOutcome = { kind: "result"; result: JsonObject } | { kind: "erro
 
 export interface CallWatcher {
   progress?(progress: Progress): void;
+  /** The upstream's own words on how the call is going (a 2025-11-25 task's statusMessage). */
+  status?(message: string): void;
   question?(question: Question): void;
   log?(entry: LogEntry): void;
 }
@@ -46,6 +49,20 @@ export interface UpstreamCallTarget {
   relaysLogs?: boolean;
 }
 
+/** What a way of running a call gets: where its questions and logs go, what stops it, who hears of it. */
+export interface CallRun {
+  context: CallContext;
+  /** Aborted when a holder stops the call: end with CallStopped. */
+  signal: AbortSignal;
+  onprogress(progress: Progress): void;
+  onstatus(message: string): void;
+  /** Writes a line to the call's log (the holder's fields added). */
+  note(level: "info" | "warn", fields: Record<string, unknown>, message: string): void;
+}
+
+/** A way of running a call upstream: resolves with its result. */
+export type CallRunner = (run: CallRun) => Promise<JsonObject>;
+
 export class UpstreamCall implements RunningCall {
   readonly outcome: Promise<CallOutcome>;
   readonly asked: Promise<void>;
@@ -56,12 +73,13 @@ export class UpstreamCall implements RunningCall {
   private finished = false;
   private fields: Record<string, unknown> = {};
 
-  /** `log`: the log of the request that starts the call. */
+  /** `log`: the log of the request that starts the call. `runner`: how it runs (default: one request). */
   constructor(
     target: UpstreamCallTarget,
     readonly method: string,
     readonly params: JsonObject,
     private log: EventLog,
+    runner?: CallRunner,
   ) {
     this.asked = new Promise((resolve) => (this.markAsked = resolve));
     const context: CallContext = {
@@ -69,12 +87,15 @@ export class UpstreamCall implements RunningCall {
       onLog: (entry) => this.watchers.forEach((w) => w.log?.(entry)),
       relaysLogs: target.relaysLogs === true,
     };
-    this.outcome = target.pool
-      .call(target.owner, target.profile, method, params, {
-        context,
-        signal: this.controller.signal,
-        onprogress: (progress) => this.watchers.forEach((w) => w.progress?.(progress)),
-      })
+    const run: CallRun = {
+      context,
+      signal: this.controller.signal,
+      onprogress: (progress) => this.watchers.forEach((w) => w.progress?.(progress)),
+      onstatus: (message) => this.watchers.forEach((w) => w.status?.(message)),
+      note: (level, fields, message) => this.log[level]({ ...this.fields, method, ...fields }, message),
+    };
+    const running = runner ? runner(run) : target.pool.call(target.owner, target.profile, method, params, run);
+    this.outcome = running
       .then(
         (result): CallOutcome => ({ kind: "result", result }),
         (error: unknown): CallOutcome =>

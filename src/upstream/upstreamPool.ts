@@ -104,20 +104,32 @@ export class UpstreamPool {
     return this.onSession(() => this.primary(owner, profile), (session) => session.request(method, params, { timeout }));
   }
 
+  /** The limit of a short request, for those made on a session run() lends. */
+  get requestTimeout(): { ms: number; option: string } {
+    return { ms: this.options.requestTimeoutMs, option: "upstream.requestTimeoutMs" };
+  }
+
   /** A call (tools/call, prompts/get, resources/read): no time limit (the session pings while it
    *  runs); an asking call holds its session alone. */
   call(owner: string, profile: LegacyClientCapabilities, method: string, params: JsonObject, options: CallOptions): Promise<JsonObject> {
-    const asking = hasQuestions(profile);
-    return this.onSession(
-      () => (asking ? this.forAsker(owner, profile, options.context) : this.primary(owner, profile)),
-      (session) =>
-        session.request(method, params, {
-          context: options.context,
-          ...(options.signal ? { signal: options.signal } : {}),
-          ...(options.onprogress ? { onprogress: options.onprogress } : {}),
-        }),
-      asking ? options.context : undefined,
+    return this.run(owner, profile, options.context, (session) =>
+      session.request(method, params, {
+        context: options.context,
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.onprogress ? { onprogress: options.onprogress } : {}),
+      }),
     );
+  }
+
+  /**
+   * Runs `work` for the call `context` on one session of owner+profile, held while it runs (an
+   * asking call's alone, as call() does). A 2025-11-25 task call makes all its requests in one
+   * `work`: the upstream task lives on that session. `work` is run again on a fresh session if it
+   * fails with session_gone, so it must turn that into another failure once it is not safe to repeat.
+   */
+  run<T>(owner: string, profile: LegacyClientCapabilities, context: CallContext, work: (session: UpstreamSession) => Promise<T>): Promise<T> {
+    const asking = hasQuestions(profile);
+    return this.onSession(() => (asking ? this.forAsker(owner, profile, context) : this.primary(owner, profile)), work, asking ? context : undefined);
   }
 
   /** Keeps the owner's shared session of `profile` open (e.g. for a listen stream's notifications) until the returned release runs. */

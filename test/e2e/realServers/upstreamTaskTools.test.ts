@@ -15,7 +15,7 @@ import type { JsonObject } from "../../../src/protocol/wire.js";
 import { TASKS_CAPS } from "../kit.js";
 import { eventually } from "../listenKit.js";
 import { cancelTask, hasStatus, keysOf, TERMINAL, updateTask, waitForTask } from "../taskFlow.js";
-import { accept, callTool, expectError, expectTask, TASKS_AND_FORMS, textOf } from "./calls.js";
+import { accept, callTool, expectComplete, expectError, expectInputRequired, expectTask, FORMS, TASKS_AND_FORMS, textOf } from "./calls.js";
 import { startCountingProxy, type CountingProxy } from "./countingProxy.js";
 import { startGatewayInFront } from "./gatewayInFront.js";
 import type { ServerProcess } from "./serverProcess.js";
@@ -59,6 +59,10 @@ describe("server-everything: simulate-research-query (taskSupport required)", ()
   test("as a task it is called task-augmented upstream and completes with the research report", async () => {
     const who = { token: "alice", capabilities: TASKS_CAPS };
     const taskId = await startTask(gateway.url, "simulate-research-query", { topic: "rust" }, who);
+    // The upstream task's statusMessage (one per stage) is the task's while it works.
+    const STAGE = /^(Gathering sources|Analyzing content|Synthesizing findings|Generating report)\.\.\.$/;
+    const staged = await waitForTask(gateway.url, taskId, (t) => STAGE.test(String(t.statusMessage)) || TERMINAL(t), { token: who.token, timeoutMs: TASK_WAIT_MS });
+    assert.match(String(staged.statusMessage), STAGE, JSON.stringify(staged));
     const done = await finish(gateway.url, taskId, who.token);
     assert.equal(done.status, "completed", JSON.stringify(done));
     const result = done.result as JsonObject;
@@ -110,6 +114,20 @@ describe("server-everything: simulate-research-query (taskSupport required)", ()
     assert.match(error.message, /task/i);
     assert.equal(upstreamCallsOf("simulate-research-query").some((r) => (r.params?.arguments as JsonObject)?.topic === "x"), false, "nothing reached the upstream");
   });
+
+  test("configured inline (policy never): a client without tasks gets the report inline, taskgate following the upstream task", async () => {
+    const inline = await startGatewayInFront(proxy.url, { tasks: { tools: { "simulate-research-query": "never" } } });
+    try {
+      const done = expectComplete(await callTool(inline.url, "simulate-research-query", { topic: "inline topic" }, { token: "dave", capabilities: {} }));
+      assert.notEqual(done.isError, true, textOf(done));
+      assert.match(textOf(done), /^# Research Report: inline topic/);
+      const forwarded = upstreamCallsOf("simulate-research-query").filter((r) => (r.params?.arguments as JsonObject)?.topic === "inline topic");
+      assert.equal(forwarded.length, 1, "one upstream tools/call");
+      assert.ok(forwarded[0]!.params?.task, "called task-augmented upstream");
+    } finally {
+      await inline.close();
+    }
+  });
 });
 
 describe("simpleTaskInteractive (SDK 1.x): confirm_delete asks on the GET stream while tasks/result is open", () => {
@@ -143,5 +161,39 @@ describe("simpleTaskInteractive (SDK 1.x): confirm_delete asks on the GET stream
     const done = await finish(gateway.url, taskId, who.token);
     assert.equal(done.status, "completed", JSON.stringify(done));
     assert.equal(textOf(done.result), "Deleted 'notes.txt'");
+  });
+
+  test("configured inline (policy never): the question is an MRTR round, the retry answers it and gets the upstream's result", async () => {
+    const inline = await startGatewayInFront(server.url, { tasks: { tools: { confirm_delete: "never" } } });
+    try {
+      const who = { token: "bob", capabilities: FORMS };
+      const round = expectInputRequired(await callTool(inline.url, "confirm_delete", { filename: "old.log" }, who));
+      assert.equal((round.inputRequests[round.key]!.params as JsonObject).message, "Are you sure you want to delete 'old.log'?");
+      const done = expectComplete(
+        await callTool(inline.url, "confirm_delete", { filename: "old.log" }, who, { params: { requestState: round.requestState, inputResponses: { [round.key]: accept({ confirm: true }) } } }),
+      );
+      assert.equal(textOf(done), "Deleted 'old.log'");
+    } finally {
+      await inline.close();
+    }
+  });
+
+  test("the upstream restarts while its task waits for an answer: the task fails upstream_lost and is not run again", async () => {
+    const who = { token: "carol", capabilities: TASKS_AND_FORMS };
+    const taskId = await startTask(gateway.url, "confirm_delete", { filename: "lost.txt" }, who);
+    try {
+      const asking = await waitForTask(gateway.url, taskId, hasStatus("input_required", "completed", "failed", "cancelled"), { token: who.token, timeoutMs: TASK_WAIT_MS });
+      assert.equal(asking.status, "input_required", JSON.stringify(asking));
+      await server.restart();
+      const done = await waitForTask(gateway.url, taskId, TERMINAL, { token: who.token, timeoutMs: TASK_WAIT_MS });
+      assert.equal(done.status, "failed", JSON.stringify(done));
+      const error = done.error as { code: number; message: string; data?: JsonObject };
+      assert.equal(error.code, -32603);
+      assert.match(error.message, /^Upstream call lost: /);
+      assert.equal(error.data?.reason, "upstream_lost");
+    } catch (error) {
+      await cancelTask(gateway.url, taskId, who.token).catch(() => undefined);
+      throw error;
+    }
   });
 });
