@@ -84,9 +84,21 @@ export const ConfigSchema = z
   .object({
     upstream: z
       .object({
-        url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL of the legacy MCP endpoint" }),
+        /** The legacy server's Streamable HTTP endpoint. Exactly one of url / command. */
+        url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL of the legacy MCP endpoint" }).optional(),
+        /** A legacy server that speaks stdio, as an argv list (no shell): taskgate starts one process
+         *  per upstream session. Exactly one of url / command. */
+        command: z.array(z.string().min(1, "an argument must not be empty")).min(1, "must name the program to start").optional(),
+        /** Extra environment of the started server (it gets only HOME, LOGNAME, PATH, SHELL, TERM, USER of taskgate's own). */
+        env: z.record(z.string(), z.string()).default({}),
+        /** Working directory of the started server (default: taskgate's). */
+        cwd: z.string().min(1).optional(),
         /** Upstream sessions at most (each identity and capability profile has its own). */
         maxSessions: z.number().int().positive().default(1000),
+        /** upstream.command: server processes at most (one per upstream session, and one per legacy-door session). */
+        maxProcesses: z.number().int().positive().default(100),
+        /** upstream.command: stopping a process closes its stdin, waits this long, sends SIGTERM, waits again, then SIGKILL. */
+        stopGraceMs: timerMs.positive().default(2_000),
         /** A session with nothing in flight and no holder is closed (DELETE) after this long. */
         sessionIdleMs: timerMs.positive().default(300_000),
         /** TCP connect to the upstream. */
@@ -100,7 +112,26 @@ export const ConfigSchema = z
         /** A ping unanswered this long: the upstream stopped answering; its calls fail. */
         pingTimeoutMs: timerMs.positive().default(10_000),
       })
-      .strict(),
+      .strict()
+      .superRefine((upstream, ctx) => {
+        if (upstream.url === undefined && upstream.command === undefined) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["url"],
+            message: "is required but not set — set upstream.url (an http(s) endpoint) or upstream.command (a server started over stdio)",
+          });
+        }
+        if (upstream.url !== undefined && upstream.command !== undefined) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["command"],
+            message: "upstream.url and upstream.command are mutually exclusive: taskgate talks to one upstream, either over HTTP (url) or by starting it (command); remove one",
+          });
+        }
+        if (upstream.command === undefined && (Object.keys(upstream.env).length > 0 || upstream.cwd !== undefined)) {
+          ctx.addIssue({ code: "custom", path: [upstream.cwd !== undefined ? "cwd" : "env"], message: "is only used with upstream.command (a server taskgate starts)" });
+        }
+      }),
     host: z.string().min(1).default("127.0.0.1"),
     port: z.number().int().min(0).max(65535).default(3000),
     /** Path of the MCP endpoint on taskgate. */

@@ -13,6 +13,8 @@ export interface PassThrough {
   /** `requestId`: the request's id, for the lines logged about it. */
   handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, requestId: string): void;
   isKnownSession(id: string): boolean;
+  /** Ends what the door holds (the stdio bridge: its sessions and their processes). */
+  close(): Promise<void>;
 }
 
 /** A session nobody used for this long is forgotten (the upstream will have expired it too). */
@@ -70,6 +72,9 @@ export function createPassThrough(upstreamUrl: string, log: Logger): PassThrough
         return false;
       }
       return true;
+    },
+    async close() {
+      // Nothing held: proxied requests end with the server's connections.
     },
   };
 }

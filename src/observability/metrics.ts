@@ -42,6 +42,7 @@ const UPSTREAM_REASONS = [
   "upstream_timeout",
   "upstream_unresponsive",
   "upstream_lost",
+  "upstream_exited",
   "upstream_sessions_exhausted",
   "session_gone",
   "shutting_down",

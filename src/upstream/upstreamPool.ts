@@ -21,11 +21,13 @@ import { UpstreamFailure, type FailureReason } from "./upstreamFailure.js";
 import { UpstreamSession, type SessionTimeouts, type UpstreamInfo } from "./upstreamSession.js";
 
 export interface UpstreamPoolOptions {
-  /** A fresh transport for one new session. */
-  connect(): UpstreamTransport;
+  /** A fresh transport for one new session of capability profile `profileKey`. */
+  connect(profileKey: string): UpstreamTransport;
   log: Logger;
   clientInfo: { name: string; version: string };
   maxSessions: number;
+  /** The option that sets maxSessions, for the error at the bound (default upstream.maxSessions). */
+  maxSessionsOption?: string;
   sessionIdleMs: number;
   /** Short requests (lists, completion, subscribe, readiness pings) give up after this long. */
   requestTimeoutMs: number;
@@ -205,9 +207,10 @@ export class UpstreamPool {
   private newSlot(owner: string, key: string, profile: LegacyClientCapabilities): Slot {
     if (this.closed) throw new UpstreamFailure("shutting_down", "taskgate is shutting down");
     if (this.sessionCount() >= this.options.maxSessions && !this.evictIdle()) {
+      const option = this.options.maxSessionsOption ?? "upstream.maxSessions";
       throw new UpstreamFailure(
         "upstream_sessions_exhausted",
-        `taskgate holds upstream.maxSessions (${this.options.maxSessions}) upstream sessions, all in use; retry later or raise upstream.maxSessions`,
+        `taskgate holds ${option} (${this.options.maxSessions}) upstream sessions, all in use; retry later or raise ${option}`,
       );
     }
     const slot: Slot = { owner, key, profile, users: 0, lastUsed: Date.now(), closing: false };
@@ -246,7 +249,7 @@ export class UpstreamPool {
     let session: UpstreamSession;
     try {
       session = await UpstreamSession.open({
-        transport: this.options.connect(),
+        transport: this.options.connect(slot.key),
         profile: slot.profile,
         clientInfo: this.options.clientInfo,
         timeouts: this.options.timeouts,

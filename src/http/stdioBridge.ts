@@ -1,0 +1,165 @@
+// The legacy door for a stdio upstream: an old client's session (initialize, Mcp-Session-Id) gets
+// a server process of its own, and the SDK's Streamable HTTP server transport speaks to the
+// client while the process's stdin/stdout carry the same messages unchanged. What the process
+// sends goes back on:
+//   - a response: the stream of its request (the SDK transport matches the id);
+//   - progress: the stream of the request whose progressToken it names;
+//   - a request (elicitation, sampling, roots) or a log message: the stream of the client's latest
+//     request still open (it is the same client session, so any of its streams is right), else
+//     the session's GET stream;
+//   - other notifications (list changes, resource updates): the GET stream.
+// A session closes on DELETE, after upstream.sessionIdleMs without a message either way, when its
+// process exits (later requests get 404 and old clients initialize again), or at shutdown.
+// Processes count against upstream.maxProcesses; at the bound the initialize gets HTTP 503.
+
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { Logger } from "pino";
+import { internalError } from "../protocol/errors.js";
+import type { RequestId } from "../protocol/wire.js";
+import type { ServerProcess } from "../upstream/serverProcess.js";
+import type { StdioProcesses } from "../upstream/stdioProcesses.js";
+import type { JsonRpcMessage } from "../upstream/transport.js";
+import { UpstreamFailure } from "../upstream/upstreamFailure.js";
+import { sendError } from "./jsonResponse.js";
+import type { PassThrough } from "./passThrough.js";
+
+export interface StdioBridgeOptions {
+  processes: StdioProcesses;
+  /** A session with no message either way for this long is closed (upstream.sessionIdleMs). */
+  idleMs: number;
+  /** A message the process does not take within this long fails (upstream.requestTimeoutMs). */
+  sendTimeoutMs?: number;
+  log: Logger;
+}
+
+interface BridgedSession {
+  transport: StreamableHTTPServerTransport;
+  server: ServerProcess;
+  /** The client's requests still waiting for their response, oldest first. */
+  open: RequestId[];
+  progressTokens: Map<string | number, RequestId>;
+  lastUsed: number;
+}
+
+const SEND_TIMEOUT_MS = 30_000;
+
+export function createStdioBridge(options: StdioBridgeOptions): PassThrough {
+  const { processes, log } = options;
+  const sessions = new Map<string, BridgedSession>();
+
+  const sweeper = setInterval(() => {
+    const now = Date.now();
+    for (const [id, session] of sessions) {
+      if (now - session.lastUsed > options.idleMs) {
+        log.info({ event: "legacy.bridge.idle", session: id, pid: session.server.pid }, "idle legacy session closed");
+        void end(id, session);
+      }
+    }
+  }, Math.max(1_000, Math.min(options.idleMs, 60_000)));
+  sweeper.unref();
+
+  async function end(id: string, session: BridgedSession): Promise<void> {
+    if (sessions.get(id) !== session) return;
+    sessions.delete(id);
+    await Promise.allSettled([session.transport.close(), session.server.stop()]);
+  }
+
+  /** Delivers one message of the process to the old client, on the stream it belongs to. */
+  function deliver(session: BridgedSession, message: JsonRpcMessage): void {
+    session.lastUsed = Date.now();
+    let related: RequestId | undefined;
+    if (message.method === undefined && message.id !== undefined) {
+      session.open = session.open.filter((id) => id !== message.id);
+    } else if (message.method === "notifications/progress") {
+      related = session.progressTokens.get(message.params?.progressToken as string | number);
+    } else if (message.id !== undefined || message.method === "notifications/message") {
+      related = session.open[session.open.length - 1];
+    }
+    session.transport.send(message as JSONRPCMessage, related === undefined ? undefined : { relatedRequestId: related }).catch((error: unknown) => {
+      log.debug({ event: "legacy.bridge.undelivered", method: message.method, err: (error as Error).message }, "a message of the server process could not reach the old client");
+    });
+  }
+
+  async function open(req: IncomingMessage, res: ServerResponse, parsed: unknown, requestId: string): Promise<void> {
+    let server: ServerProcess;
+    try {
+      server = await processes.start("legacy-door");
+    } catch (error) {
+      const failure = error instanceof UpstreamFailure ? error : new UpstreamFailure("upstream_unreachable", String(error));
+      log.warn({ event: "legacy.bridge.refused", requestId, reason: failure.reason, err: failure.message }, "no server process for a legacy session");
+      return sendError(res, null, internalError(failure.message, { reason: failure.reason }, failure.httpStatus));
+    }
+    const session: BridgedSession = {
+      server,
+      transport: new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          sessions.set(id, session);
+          log.info({ event: "legacy.bridge.opened", requestId, session: id, pid: server.pid }, "legacy session opened on a server process of its own");
+        },
+        onsessionclosed: (id) => void end(id, session),
+      }),
+      open: [],
+      progressTokens: new Map(),
+      lastUsed: Date.now(),
+    };
+    session.transport.onmessage = (message) => {
+      const request = message as JsonRpcMessage;
+      session.lastUsed = Date.now();
+      if (request.method !== undefined && request.id !== undefined) {
+        session.open.push(request.id);
+        const token = (request.params?._meta as { progressToken?: string | number } | undefined)?.progressToken;
+        if (token !== undefined) session.progressTokens.set(token, request.id);
+      }
+      server.send(request, options.sendTimeoutMs ?? SEND_TIMEOUT_MS).catch((error: unknown) => {
+        log.warn({ event: "legacy.bridge.send.failed", pid: server.pid, err: (error as Error).message }, "a message of the old client could not reach the server process");
+      });
+    };
+    server.events = {
+      message: (message) => deliver(session, message),
+      exited: (failure) => {
+        log.warn({ event: "legacy.bridge.exited", session: session.transport.sessionId, pid: server.pid, err: failure.message }, "the server process of a legacy session ended");
+        if (session.transport.sessionId) void end(session.transport.sessionId, session);
+        else void session.transport.close();
+      },
+    };
+    await session.transport.handleRequest(req, res, parsed);
+    // initialize refused (malformed): nothing will use the process.
+    if (!session.transport.sessionId) void server.stop();
+  }
+
+  return {
+    handle(req, res, body, requestId) {
+      let parsed: unknown;
+      if (body && body.length > 0) {
+        try {
+          parsed = JSON.parse(body.toString("utf8"));
+        } catch {
+          parsed = undefined; // the SDK transport answers the parse error
+        }
+      }
+      const id = req.headers["mcp-session-id"];
+      const session = typeof id === "string" ? sessions.get(id) : undefined;
+      const done = (error: unknown) => {
+        log.warn({ event: "legacy.bridge.failed", requestId, err: String(error) }, "legacy request through the stdio bridge failed");
+        if (!res.headersSent) sendError(res, null, internalError("legacy session failed", undefined, 502));
+      };
+      if (session) {
+        session.lastUsed = Date.now();
+        session.transport.handleRequest(req, res, parsed).catch(done);
+      } else {
+        open(req, res, parsed, requestId).catch(done);
+      }
+    },
+    isKnownSession(id) {
+      return sessions.has(id);
+    },
+    async close() {
+      clearInterval(sweeper);
+      await Promise.allSettled([...sessions].map(([id, session]) => end(id, session)));
+    },
+  };
+}
