@@ -86,6 +86,7 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     clientInfo: { name: "taskgate", version: "0.1.0" },
     maxSessions: link.maxSessions,
     maxSessionsOption: link.maxSessionsOption,
+    sessionsAre: link.sessionsAre,
     sessionIdleMs: config.upstream.sessionIdleMs,
     requestTimeoutMs: config.upstream.requestTimeoutMs,
     timeouts: {

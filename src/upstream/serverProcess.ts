@@ -68,6 +68,11 @@ export class ServerProcess {
     return this.exit !== undefined;
   }
 
+  /** Ended, or being stopped: it no longer counts against upstream.maxProcesses. */
+  get isLeaving(): boolean {
+    return this.stopping || this.exit !== undefined;
+  }
+
   /** How the process ended, for messages: "exited with code 1" / "was killed by SIGKILL". */
   describeExit(): string {
     const how = this.exit?.signal ? `was killed by ${this.exit.signal}` : `exited with code ${this.exit?.code ?? "unknown"}`;

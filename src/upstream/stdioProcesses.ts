@@ -63,7 +63,10 @@ export class StdioProcesses {
     if (this.closed) throw new UpstreamFailure("shutting_down", "taskgate is shutting down");
     const wait = this.notBefore - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    if (this.running.size >= this.options.maxProcesses) {
+    // A process being stopped is leaving: it does not hold a place any more.
+    let staying = 0;
+    for (const server of this.running) if (!server.isLeaving) staying += 1;
+    if (staying >= this.options.maxProcesses) {
       throw new UpstreamFailure(
         "upstream_sessions_exhausted",
         `taskgate runs upstream.maxProcesses (${this.options.maxProcesses}) server processes, all in use; retry later or raise upstream.maxProcesses`,

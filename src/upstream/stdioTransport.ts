@@ -25,6 +25,7 @@ export class StdioTransport implements UpstreamTransport {
   receiver?: TransportReceiver;
   readonly sessionId = undefined;
   private server?: Promise<ServerProcess>;
+  private process?: ServerProcess;
   private closed = false;
 
   constructor(private readonly options: StdioTransportOptions) {}
@@ -50,6 +51,9 @@ export class StdioTransport implements UpstreamTransport {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // Stopped at once when running (it stops counting against upstream.maxProcesses right away:
+    // the session evicted to make room must not hold the place of the one that needs it).
+    if (this.process) return this.process.stop();
     const server = await this.server?.catch(() => undefined);
     await server?.stop();
   }
@@ -57,6 +61,7 @@ export class StdioTransport implements UpstreamTransport {
   private started(): Promise<ServerProcess> {
     if (this.closed) return Promise.reject(new UpstreamFailure("session_gone", "the upstream session was closed"));
     this.server ??= this.options.processes.start(this.options.profile).then((server) => {
+      this.process = server;
       server.events = {
         message: (message) => this.receiver?.message(message, STANDALONE),
         exited: (failure) => this.receiver?.closed(failure),

@@ -18,6 +18,8 @@ export interface UpstreamLink {
   /** Sessions at most, and the option that sets it. */
   readonly maxSessions: number;
   readonly maxSessionsOption: string;
+  /** What a session is, for that error. */
+  readonly sessionsAre: string;
   /** The started processes (upstream.command only). */
   readonly processes?: StdioProcesses;
   /** The HTTP upstream's URL (upstream.url only): the legacy door proxies to it. */
@@ -42,6 +44,7 @@ export function openUpstreamLink(upstream: Config["upstream"], log: Logger): Ups
       connect: (profile) => new StdioTransport({ processes, profile, sendTimeoutMs: upstream.requestTimeoutMs }),
       maxSessions: Math.min(upstream.maxSessions, upstream.maxProcesses),
       maxSessionsOption: upstream.maxProcesses <= upstream.maxSessions ? "upstream.maxProcesses" : "upstream.maxSessions",
+      sessionsAre: "server processes (one per upstream session)",
       processes,
       closeLeftovers: async () => 0,
       close: () => processes.close(),
@@ -55,6 +58,7 @@ export function openUpstreamLink(upstream: Config["upstream"], log: Logger): Ups
     connect: () => new HttpTransport({ url, dispatchers, log, sendTimeoutMs: upstream.requestTimeoutMs }),
     maxSessions: upstream.maxSessions,
     maxSessionsOption: "upstream.maxSessions",
+    sessionsAre: "upstream sessions",
     async closeLeftovers(sessionIds) {
       const closed = await Promise.all(sessionIds.map((sessionId) => closeLeftoverSession({ url, sessionId, dispatcher: dispatchers.short })));
       return closed.filter(Boolean).length;

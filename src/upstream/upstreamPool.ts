@@ -26,8 +26,10 @@ export interface UpstreamPoolOptions {
   log: Logger;
   clientInfo: { name: string; version: string };
   maxSessions: number;
-  /** The option that sets maxSessions, for the error at the bound (default upstream.maxSessions). */
+  /** The option that sets maxSessions and what it counts, for the error at the bound
+   *  (default upstream.maxSessions, "upstream sessions"). */
   maxSessionsOption?: string;
+  sessionsAre?: string;
   sessionIdleMs: number;
   /** Short requests (lists, completion, subscribe, readiness pings) give up after this long. */
   requestTimeoutMs: number;
@@ -210,7 +212,7 @@ export class UpstreamPool {
       const option = this.options.maxSessionsOption ?? "upstream.maxSessions";
       throw new UpstreamFailure(
         "upstream_sessions_exhausted",
-        `taskgate holds ${option} (${this.options.maxSessions}) upstream sessions, all in use; retry later or raise ${option}`,
+        `taskgate holds ${option} (${this.options.maxSessions}) ${this.options.sessionsAre ?? "upstream sessions"}, all in use; retry later or raise ${option}`,
       );
     }
     const slot: Slot = { owner, key, profile, users: 0, lastUsed: Date.now(), closing: false };
@@ -246,7 +248,7 @@ export class UpstreamPool {
 
   private async open(slot: Slot): Promise<UpstreamSession> {
     const { log } = this.options;
-    let session: UpstreamSession;
+    let session: UpstreamSession | undefined;
     try {
       session = await UpstreamSession.open({
         transport: this.options.connect(slot.key),
@@ -257,7 +259,8 @@ export class UpstreamPool {
         ...(slot.asker ? { asker: slot.asker } : {}),
         onNotification: (message) => this.options.onNotification?.(slot.owner, slot.key, message),
         onClosed: (failure) => {
-          if (slot.session !== session) return;
+          // Not yet (it ended while opening: open() reports that) or no longer this slot's session.
+          if (session === undefined || slot.session !== session) return;
           log.info({ event: "upstream.session.ended", profile: slot.key, reason: failure.reason, why: failure.message }, "upstream session ended");
           this.remove(slot);
           this.options.onSessionClosed?.(slot.owner, slot.key, session.sessionId);
