@@ -107,6 +107,8 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     },
     onFailure: (reason) => metrics.upstreamFailed(reason),
   });
+  // A legacy-door session at the process bound may take the place of an idle pool session.
+  if (link.processes) link.processes.makeRoom = () => pool.evictIdle();
   const catalog = new UpstreamCatalog(pool);
   upstreamEvents.onAnyListChanged((kind, profileKey) => {
     if (kind === "tools") catalog.invalidate(profileKey);

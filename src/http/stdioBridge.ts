@@ -9,7 +9,8 @@
 //     the session's GET stream;
 //   - other notifications (list changes, resource updates): the GET stream.
 // A session closes on DELETE, after upstream.sessionIdleMs without a message either way, when its
-// process exits (later requests get 404 and old clients initialize again), or at shutdown.
+// process exits, or at shutdown; later requests on it get 404 (old clients initialize again). A
+// process is started for an initialize only: anything else without a session is a 400.
 // Processes count against upstream.maxProcesses; at the bound the initialize gets HTTP 503.
 
 import { randomUUID } from "node:crypto";
@@ -17,7 +18,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "pino";
-import { internalError } from "../protocol/errors.js";
+import { internalError, invalidRequest } from "../protocol/errors.js";
 import type { RequestId } from "../protocol/wire.js";
 import type { ServerProcess } from "../upstream/serverProcess.js";
 import type { StdioProcesses } from "../upstream/stdioProcesses.js";
@@ -150,8 +151,14 @@ export function createStdioBridge(options: StdioBridgeOptions): PassThrough {
       if (session) {
         session.lastUsed = Date.now();
         session.transport.handleRequest(req, res, parsed).catch(done);
-      } else {
+      } else if (typeof id === "string") {
+        // Ended (DELETE, idle, its process exited) or never ours: 404 tells an old client to initialize again.
+        sendError(res, null, invalidRequest(`Session not found: legacy session ${id} has ended (closed, idle, or its server process exited); initialize again`, 404));
+      } else if (req.method === "POST" && isInitialize(parsed)) {
         open(req, res, parsed, requestId).catch(done);
+      } else {
+        // A process is started for an initialize only.
+        sendError(res, null, invalidRequest("Bad Request: no Mcp-Session-Id; a legacy session starts with initialize", 400));
       }
     },
     isKnownSession(id) {
@@ -162,4 +169,10 @@ export function createStdioBridge(options: StdioBridgeOptions): PassThrough {
       await Promise.allSettled([...sessions].map(([id, session]) => end(id, session)));
     },
   };
+}
+
+/** Whether a legacy POST body is (or, batched, holds) an initialize request. */
+function isInitialize(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((message) => (message as { method?: unknown } | null)?.method === "initialize");
 }

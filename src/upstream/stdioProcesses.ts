@@ -1,7 +1,8 @@
 // StdioProcesses: starts the configured stdio server (upstream.command), one process per upstream
 // session, and keeps count. It promises:
-// - at most maxProcesses run at once; one more is refused with upstream_sessions_exhausted (503)
-//   naming upstream.maxProcesses;
+// - at most maxProcesses run at once; at the bound an idle pool session is closed to make room
+//   (makeRoom), else the start is refused with upstream_sessions_exhausted (503) naming
+//   upstream.maxProcesses;
 // - restarts happen on demand (when a session needs a process), with back-off: after a process
 //   ended by itself before it said anything, the next start waits 250 ms, doubling up to 10 s, so a
 //   server that cannot start is not spawned in a tight loop (the wait counts against the caller's
@@ -63,10 +64,7 @@ export class StdioProcesses {
     if (this.closed) throw new UpstreamFailure("shutting_down", "taskgate is shutting down");
     const wait = this.notBefore - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    // A process being stopped is leaving: it does not hold a place any more.
-    let staying = 0;
-    for (const server of this.running) if (!server.isLeaving) staying += 1;
-    if (staying >= this.options.maxProcesses) {
+    if (this.staying() >= this.options.maxProcesses && !this.makeRoom?.()) {
       throw new UpstreamFailure(
         "upstream_sessions_exhausted",
         `taskgate runs upstream.maxProcesses (${this.options.maxProcesses}) server processes, all in use; retry later or raise upstream.maxProcesses`,
@@ -106,6 +104,17 @@ export class StdioProcesses {
       if (byItself && !spoke) this.startFailed();
     });
     return server;
+  }
+
+  /** At the bound, called once to free a place (the pool closes its least recently used idle
+   *  session); true when it did. */
+  makeRoom?: () => boolean;
+
+  /** Processes that hold a place: one being stopped is leaving and does not. */
+  private staying(): number {
+    let count = 0;
+    for (const server of this.running) if (!server.isLeaving) count += 1;
+    return count;
   }
 
   /** Stops every process still running; the guard exits. */

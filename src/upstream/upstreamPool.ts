@@ -224,7 +224,7 @@ export class UpstreamPool {
   }
 
   /** Closes the least recently used idle session; false when every session is in use. */
-  private evictIdle(): boolean {
+  evictIdle(): boolean {
     let oldest: Slot | undefined;
     for (const list of this.slots.values()) {
       for (const slot of list) {

@@ -15,27 +15,11 @@ import { hasStatus, waitForTask } from "../taskFlow.js";
 import { killHard, spawnGateway } from "../childGateway.js";
 import { callTool, expectComplete, expectTask, textOf } from "./calls.js";
 import { startGatewayOnCommand } from "./gatewayInFront.js";
+import { isRunning, waitUntil } from "./processes.js";
 import { STDIO_COMMANDS } from "./thirdPartyServers.js";
 
 const alice = { token: "alice", capabilities: TASKS_CAPS };
 const LONG = { tasks: { tools: { "trigger-long-running-operation": "always" as const } } };
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function waitUntil(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** Waits for /readyz: the readiness check's own process has started and answered. */
 async function ready(gateway: Gateway): Promise<void> {
