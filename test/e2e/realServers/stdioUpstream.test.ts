@@ -9,6 +9,7 @@ import { after, before, describe, test } from "node:test";
 import type { Gateway } from "../../../src/gateway.js";
 import type { JsonObject } from "../../../src/protocol/wire.js";
 import { resultOf, TASKS_CAPS } from "../kit.js";
+import { openListen } from "../listenKit.js";
 import { cancelTask, getTask, updateTask, waitForTask, hasStatus, keysOf } from "../taskFlow.js";
 import { call, callTool, expectComplete, expectInputRequired, expectTask, textOf } from "./calls.js";
 import { startGatewayOnCommand } from "./gatewayInFront.js";
@@ -99,6 +100,23 @@ describe("server-everything over stdio: taskgate starts it and speaks the sessio
     assert.equal(cancelled.status, "cancelled");
     const echo = expectComplete(await callTool(gateway.url, "echo", { message: "still here" }, { token: "alice", capabilities: TASKS_CAPS }));
     assert.match(textOf(echo), /still here/);
+  });
+
+  test("subscriptions/listen: a resource update the process sends on stdout reaches the listener", async () => {
+    const who = { token: "erin", capabilities: {} };
+    const listed = resultOf(await call(gateway.url, "resources/list", {}, who));
+    const uri = (listed?.resources as { uri: string }[])[0]?.uri as string;
+    assert.ok(uri, "server-everything lists resources");
+    const stream = await openListen(gateway.url, { resourceSubscriptions: [uri] }, { token: who.token, id: 5 });
+    try {
+      await stream.waitFor(() => true, 5_000, "the listen acknowledgement");
+      // toggle-subscriber-updates sends resources/updated for every subscribed uri at once, then every 5 s.
+      expectComplete(await callTool(gateway.url, "toggle-subscriber-updates", {}, who));
+      const updated = await stream.waitFor((frame) => frame.method === "notifications/resources/updated", 8_000, "resources/updated");
+      assert.equal((updated.params as JsonObject).uri, uri);
+    } finally {
+      stream.close();
+    }
   });
 
   test("two identities never share a process", async () => {
