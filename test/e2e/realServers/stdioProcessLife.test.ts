@@ -113,6 +113,11 @@ describe("stdio upstream: process life", () => {
     const pids = child.lines.filter((line) => line.event === "upstream.process.started").map((line) => line.pid as number);
     assert.ok(pids.length >= 2, `server processes were started (${pids.join(", ")})`);
     assert.ok(pids.every(isRunning));
+    // Each process's stderr is in taskgate's log, with its pid and session.
+    const stderr = child.lines.find((line) => line.event === "upstream.stderr" && pids.includes(line.pid as number));
+    assert.ok(stderr, "stderr lines are logged");
+    assert.equal(stderr.line, "Starting default (STDIO) server...");
+    assert.equal(typeof stderr.session, "string");
     await killHard(child.process);
     await waitUntil(`server processes ${pids.join(", ")} end after taskgate was killed`, () => !pids.some(isRunning), 5_000);
   });
