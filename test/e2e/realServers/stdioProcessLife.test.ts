@@ -8,6 +8,7 @@
 
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
+import { pathToFileURL } from "node:url";
 import { after, describe, test } from "node:test";
 import type { Gateway } from "../../../src/gateway.js";
 import { errorOf, TASKS_CAPS } from "../kit.js";
@@ -103,6 +104,19 @@ describe("stdio upstream: process life", () => {
     await gateway.close();
     assert.deepEqual(pids.filter(isRunning), [], "no server process is left");
     assert.ok(Date.now() - started < 5_000, `shutdown took ${Date.now() - started} ms`);
+  });
+
+  test("a line on stdout that is not JSON-RPC is logged and skipped; the session goes on", async () => {
+    // server-everything behind a line of junk on stdout, as servers that print a banner do.
+    const [node, everything, mode] = STDIO_COMMANDS.everything();
+    const script = `process.stdout.write("welcome to my server\\n"); process.argv.splice(1, 1); await import(${JSON.stringify(pathToFileURL(everything as string).href)});`;
+    const command = [node, "--input-type=module", "-e", script, everything, mode].map((word) => JSON.stringify(word)).join(" ");
+    const child = await spawnGateway(["--port", "0", "--auth", "demo", "--upstream-command", command, "--log-format", "json"], {}, children);
+    expectComplete(await callTool(child.url, "echo", { message: "after junk" }, alice));
+    const warned = child.lines.find((line) => line.event === "upstream.stdout.invalid");
+    assert.ok(warned, "the stray line is logged");
+    assert.equal(typeof warned.pid, "number");
+    await killHard(child.process);
   });
 
   test("after kill -9 of taskgate, its server processes are gone too", async () => {
