@@ -1,7 +1,8 @@
 // Issue 13: taskgate in front of a server that speaks only stdio. @modelcontextprotocol/server-everything
 // in stdio mode is started by taskgate itself (upstream.command), one process per upstream
-// session: a long-running call with progress becomes a task, elicitation and sampling become
-// input_required (in a task and inline), a cancel stops the call, and identities never share a process.
+// session: a long-running call with progress becomes a task, elicitation (form and URL), sampling
+// and roots become input_required (in a task and inline), a cancel stops the call, a resource
+// update reaches subscriptions/listen, and identities never share a process.
 // Run: node --import tsx --test test/e2e/realServers/stdioUpstream.test.ts
 
 import assert from "node:assert/strict";
@@ -13,6 +14,7 @@ import { openListen } from "../listenKit.js";
 import { cancelTask, getTask, updateTask, waitForTask, hasStatus, keysOf } from "../taskFlow.js";
 import { call, callTool, expectComplete, expectInputRequired, expectTask, textOf } from "./calls.js";
 import { startGatewayOnCommand } from "./gatewayInFront.js";
+import { answerRootsRounds } from "./roots.js";
 import { STDIO_COMMANDS } from "./thirdPartyServers.js";
 
 const TASKS_ONLY = { token: "alice", capabilities: TASKS_CAPS };
@@ -92,6 +94,23 @@ describe("server-everything over stdio: taskgate starts it and speaks the sessio
     assert.match(JSON.stringify(done.result), /sampled in a task/);
   });
 
+  test("roots/list, asked on the process's stdout outside any request stream, reaches the asking call (MRTR rounds)", async () => {
+    const who = { token: "frank", capabilities: { roots: {} } };
+    const done = await answerRootsRounds(gateway.url, "get-roots-list", {}, who, [{ uri: "file:///work/stdio", name: "Stdio" }]);
+    assert.match(textOf(done), /URI: file:\/\/\/work\/stdio/);
+  });
+
+  test("a URL elicitation is an inline input_required in URL mode; accepting it completes the call", async () => {
+    const who = { token: "grace", capabilities: { elicitation: { url: {} } } };
+    const args = { url: "https://example.com/authorize" };
+    const round = expectInputRequired(await callTool(gateway.url, "trigger-url-elicitation", args, who));
+    const question = round.inputRequests[round.key] as { method: string; params: JsonObject };
+    assert.equal(question.method, "elicitation/create");
+    assert.equal(question.params.mode, "url");
+    const done = expectComplete(await callTool(gateway.url, "trigger-url-elicitation", args, who, { params: { requestState: round.requestState, inputResponses: { [round.key]: { action: "accept" } } } }));
+    assert.match(textOf(done), /User completed the URL elicitation flow/);
+  });
+
   test("tasks/cancel stops the long-running call; the identity's process keeps serving", async () => {
     const task = expectTask(await callTool(gateway.url, "trigger-long-running-operation", { duration: 30, steps: 30 }, TASKS_ONLY));
     const taskId = task.taskId as string;
@@ -127,5 +146,31 @@ describe("server-everything over stdio: taskgate starts it and speaks the sessio
     const withDave = pidsOf(gateway).filter((pid) => !before.has(pid) && !withCarol.includes(pid));
     assert.equal(withCarol.length, 1, "carol's first call started one process");
     assert.equal(withDave.length, 1, "dave's first call started another");
+  });
+});
+
+describe("a stdio server whose tool list changes (SDK 1.x fixture)", () => {
+  let gateway: Gateway;
+
+  before(async () => {
+    gateway = await startGatewayOnCommand(STDIO_COMMANDS.listChanges());
+  });
+  after(async () => {
+    await gateway?.close();
+  });
+
+  test("tools/list_changed on the process's stdout reaches a toolsListChanged listener, and tools/list shows the new tool", async () => {
+    const who = { token: "heidi", capabilities: {} };
+    const stream = await openListen(gateway.url, { toolsListChanged: true }, { token: who.token, id: "tools" });
+    try {
+      await stream.waitFor(() => true, 5_000, "the listen acknowledgement");
+      expectComplete(await callTool(gateway.url, "add_tool", { name: "fresh_tool" }, who));
+      await stream.waitFor((frame) => frame.method === "notifications/tools/list_changed", 5_000, "tools/list_changed");
+      const tools = resultOf(await call(gateway.url, "tools/list", {}, who));
+      assert.ok((tools?.tools as { name: string }[]).some((tool) => tool.name === "fresh_tool"), JSON.stringify(tools));
+      assert.match(textOf(expectComplete(await callTool(gateway.url, "fresh_tool", {}, who))), /fresh_tool ran/);
+    } finally {
+      stream.close();
+    }
   });
 });

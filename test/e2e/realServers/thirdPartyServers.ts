@@ -75,4 +75,6 @@ export const STDIO_COMMANDS = {
   everything: () => [process.execPath, join(packageDir("@modelcontextprotocol/server-everything"), "dist", "index.js"), "stdio"],
   /** server-filesystem serving `dir` (read, write, list inside it only). */
   filesystem: (dir: string) => [process.execPath, join(packageDir("@modelcontextprotocol/server-filesystem"), "dist", "index.js"), dir],
+  /** Ours, on the SDK 1.x (test/fixtures/stdioListChangesServer.ts): add_tool changes its tool list. */
+  listChanges: () => [process.execPath, ...mainArgs("stdioListChangesServer")],
 } as const;
