@@ -24,6 +24,7 @@ export interface ServerProcessEvents {
 }
 
 export class ServerProcess {
+  readonly pid: number;
   events?: ServerProcessEvents;
   /** Called once, when the process sent its first message (it started well). */
   onFirstMessage?: () => void;
@@ -61,8 +62,6 @@ export class ServerProcess {
       });
     });
   }
-
-  readonly pid: number;
 
   get hasExited(): boolean {
     return this.exit !== undefined;

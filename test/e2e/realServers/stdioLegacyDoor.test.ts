@@ -137,3 +137,27 @@ describe("legacy door at upstream.maxProcesses", () => {
     assert.match(await response.text(), /upstream\.maxProcesses \(1\) server processes, all in use; retry later or raise upstream\.maxProcesses/);
   });
 });
+
+describe("legacy door: an old-client session idle for upstream.sessionIdleMs", () => {
+  let gateway: Gateway;
+
+  before(async () => {
+    gateway = await startGatewayOnCommand(STDIO_COMMANDS.everything(), { upstream: { sessionIdleMs: 500, stopGraceMs: 500 } });
+    await fetch(new URL("/readyz", gateway.url));
+  });
+  after(async () => {
+    await gateway?.close();
+  });
+
+  test("is closed with its process; its id then answers 404", async () => {
+    const before = gateway.upstreamProcesses?.() ?? [];
+    const client = new Client({ name: "old-client", version: "1.0.0" });
+    const transport = new StreamableHTTPClientTransport(new URL(gateway.url));
+    await client.connect(transport);
+    const [pid] = (gateway.upstreamProcesses?.() ?? []).filter((p) => !before.includes(p));
+    assert.ok(pid);
+    await waitUntil(`idle session's process ${pid} stopped`, () => !isRunning(pid), 5_000);
+    await assert.rejects(client.listTools(), /404|Session not found/);
+    await client.close().catch(() => undefined);
+  });
+});

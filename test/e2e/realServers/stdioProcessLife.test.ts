@@ -106,6 +106,34 @@ describe("stdio upstream: process life", () => {
     assert.ok(Date.now() - started < 5_000, `shutdown took ${Date.now() - started} ms`);
   });
 
+  test("a server process idle for upstream.sessionIdleMs is stopped; the identity's next call starts another", async () => {
+    const gateway = await startGatewayOnCommand(STDIO_COMMANDS.everything(), { upstream: { sessionIdleMs: 300, stopGraceMs: 500 } });
+    gateways.push(gateway);
+    await ready(gateway);
+    const before = gateway.upstreamProcesses?.() ?? [];
+    expectComplete(await callTool(gateway.url, "echo", { message: "x" }, alice));
+    const [pid] = newPids(gateway, before);
+    assert.ok(pid);
+    await waitUntil(`idle process ${pid} stopped`, () => !isRunning(pid), 5_000);
+    expectComplete(await callTool(gateway.url, "echo", { message: "again" }, alice));
+    assert.equal(newPids(gateway, [...before, pid]).length, 1);
+  });
+
+  test("a server that ignores stdin closing and SIGTERM is killed: shutdown is bounded by 2 × stopGraceMs", async () => {
+    const [node, everything] = STDIO_COMMANDS.everything();
+    // server-everything, made stubborn: SIGTERM ignored, a timer keeping it alive after stdin closes.
+    const script = `process.on("SIGTERM", () => {}); setInterval(() => {}, 1000); process.argv.splice(1, 1); await import(${JSON.stringify(pathToFileURL(everything as string).href)});`;
+    const gateway = await startGatewayOnCommand([node as string, "--input-type=module", "-e", script, everything as string, "stdio"], { upstream: { stopGraceMs: 300 } });
+    expectComplete(await callTool(gateway.url, "echo", { message: "x" }, alice));
+    const pids = gateway.upstreamProcesses?.() ?? [];
+    assert.ok(pids.length > 0);
+    const started = Date.now();
+    await gateway.close();
+    const took = Date.now() - started;
+    assert.deepEqual(pids.filter(isRunning), [], "SIGKILL ended them");
+    assert.ok(took >= 550 && took < 3_000, `stdin closed, 300 ms, SIGTERM, 300 ms, SIGKILL: took ${took} ms`);
+  });
+
   test("a line on stdout that is not JSON-RPC is logged and skipped; the session goes on", async () => {
     // server-everything behind a line of junk on stdout, as servers that print a banner do.
     const [node, everything, mode] = STDIO_COMMANDS.everything();
