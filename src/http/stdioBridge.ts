@@ -8,7 +8,8 @@
 //     request still open (it is the same client session, so any of its streams is right), else
 //     the session's GET stream;
 //   - other notifications (list changes, resource updates): the GET stream.
-// A session closes on DELETE, after upstream.sessionIdleMs without a message either way, when its
+// A session closes on DELETE, after upstream.sessionIdleMs without a message either way and with no
+// request waiting for its response, when its
 // process exits, or at shutdown; later requests on it get 404 (old clients initialize again). A
 // process is started for an initialize only: anything else without a session is a 400.
 // Processes count against upstream.maxProcesses; at the bound the initialize gets HTTP 503.
@@ -54,7 +55,8 @@ export function createStdioBridge(options: StdioBridgeOptions): PassThrough {
   const sweeper = setInterval(() => {
     const now = Date.now();
     for (const [id, session] of sessions) {
-      if (now - session.lastUsed > options.idleMs) {
+      // A session waiting for a response is not idle, however quiet (a long call without progress).
+      if (session.open.length === 0 && now - session.lastUsed > options.idleMs) {
         log.info({ event: "legacy.bridge.idle", session: id, pid: session.server.pid }, "idle legacy session closed");
         void end(id, session);
       }
@@ -74,6 +76,7 @@ export function createStdioBridge(options: StdioBridgeOptions): PassThrough {
     let related: RequestId | undefined;
     if (message.method === undefined && message.id !== undefined) {
       session.open = session.open.filter((id) => id !== message.id);
+      for (const [token, id] of session.progressTokens) if (id === message.id) session.progressTokens.delete(token);
     } else if (message.method === "notifications/progress") {
       related = session.progressTokens.get(message.params?.progressToken as string | number);
     } else if (message.id !== undefined || message.method === "notifications/message") {
@@ -114,6 +117,10 @@ export function createStdioBridge(options: StdioBridgeOptions): PassThrough {
         session.open.push(request.id);
         const token = (request.params?._meta as { progressToken?: string | number } | undefined)?.progressToken;
         if (token !== undefined) session.progressTokens.set(token, request.id);
+      } else if (request.method === "notifications/cancelled") {
+        // A cancelled request gets no response: it no longer keeps the session busy.
+        const cancelled = request.params?.requestId;
+        session.open = session.open.filter((id) => id !== cancelled);
       }
       server.send(request, options.sendTimeoutMs ?? SEND_TIMEOUT_MS).catch((error: unknown) => {
         log.warn({ event: "legacy.bridge.send.failed", pid: server.pid, err: (error as Error).message }, "a message of the old client could not reach the server process");
@@ -127,9 +134,12 @@ export function createStdioBridge(options: StdioBridgeOptions): PassThrough {
         else void session.transport.close();
       },
     };
-    await session.transport.handleRequest(req, res, parsed);
-    // initialize refused (malformed): nothing will use the process.
-    if (!session.transport.sessionId) void server.stop();
+    try {
+      await session.transport.handleRequest(req, res, parsed);
+    } finally {
+      // initialize refused (malformed) or failed: nothing will use the process.
+      if (!session.transport.sessionId) void server.stop();
+    }
   }
 
   return {

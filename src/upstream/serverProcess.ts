@@ -44,7 +44,11 @@ export class ServerProcess {
     private readonly log: Logger,
   ) {
     this.pid = child.pid as number;
+    // Errors of the process and its pipes are told through its exit (an unhandled one would end taskgate).
+    child.on("error", (error) => log.warn({ event: "upstream.process.error", pid: this.pid, session, err: error.message }, "server process error"));
     child.stdin?.on("error", (error) => log.debug({ event: "upstream.stdin.failed", pid: this.pid, session, err: error.message }, "writing to the server process failed"));
+    child.stdout?.on("error", () => undefined);
+    child.stderr?.on("error", () => undefined);
     child.stdout?.on("data", (chunk: Buffer) => this.read(chunk));
     if (child.stderr) {
       createInterface({ input: child.stderr, crlfDelay: Number.POSITIVE_INFINITY }).on("line", (line) => this.stderrLine(line));

@@ -149,6 +149,15 @@ describe("legacy door: an old-client session idle for upstream.sessionIdleMs", (
     await gateway?.close();
   });
 
+  test("is not idle while a call waits for its response, however quiet", async () => {
+    const client = new Client({ name: "old-client", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+    // Two quiet seconds (no progress token, so no progress) on a 500 ms idle limit.
+    const result = await client.callTool({ name: "trigger-long-running-operation", arguments: { duration: 2, steps: 1 } });
+    assert.match(textOf(result), /Long running operation completed/);
+    await client.close();
+  });
+
   test("is closed with its process; its id then answers 404", async () => {
     const before = gateway.upstreamProcesses?.() ?? [];
     const client = new Client({ name: "old-client", version: "1.0.0" });
