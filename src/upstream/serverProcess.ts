@@ -67,17 +67,13 @@ export class ServerProcess {
     });
   }
 
-  get hasExited(): boolean {
-    return this.exit !== undefined;
-  }
-
   /** Ended, or being stopped: it no longer counts against upstream.maxProcesses. */
   get isLeaving(): boolean {
     return this.stopping || this.exit !== undefined;
   }
 
   /** How the process ended, for messages: "exited with code 1" / "was killed by SIGKILL". */
-  describeExit(): string {
+  private describeExit(): string {
     const how = this.exit?.signal ? `was killed by ${this.exit.signal}` : `exited with code ${this.exit?.code ?? "unknown"}`;
     return `Upstream server process ${this.pid} ${how}${this.lastStderr ? `; its last stderr line: ${JSON.stringify(this.lastStderr)}` : " (it wrote nothing on stderr)"}`;
   }
@@ -100,7 +96,8 @@ export class ServerProcess {
       );
       stdin.write(serializeMessage(message as Parameters<typeof serializeMessage>[0]), (error) => {
         clearTimeout(timer);
-        if (error) reject(new UpstreamFailure("upstream_exited", `${this.describeExit()} (writing to it failed: ${error.message})`));
+        const gone = this.exit ? this.describeExit() : `Upstream server process ${this.pid} closed its stdin`;
+        if (error) reject(new UpstreamFailure("upstream_exited", `${gone} (writing to it failed: ${error.message})`));
         else resolve();
       });
     });
