@@ -162,7 +162,7 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
   };
   const router = new MethodRouter(handlers, async (request) => (await upstreamInfo(request)).capabilities);
   const passThrough = link.processes
-    ? createStdioBridge({ processes: link.processes, idleMs: config.upstream.sessionIdleMs, log })
+    ? createStdioBridge({ processes: link.processes, idleMs: config.upstream.sessionIdleMs, sendTimeoutMs: config.upstream.requestTimeoutMs, log })
     : createPassThrough(link.url as string, log);
   const identity = createIdentityResolver(config.auth);
   if (identity.mode === "demo") {

@@ -33,7 +33,7 @@ export interface StdioBridgeOptions {
   /** A session with no message either way for this long is closed (upstream.sessionIdleMs). */
   idleMs: number;
   /** A message the process does not take within this long fails (upstream.requestTimeoutMs). */
-  sendTimeoutMs?: number;
+  sendTimeoutMs: number;
   log: Logger;
 }
 
@@ -45,8 +45,6 @@ interface BridgedSession {
   progressTokens: Map<string | number, RequestId>;
   lastUsed: number;
 }
-
-const SEND_TIMEOUT_MS = 30_000;
 
 export function createStdioBridge(options: StdioBridgeOptions): PassThrough {
   const { processes, log } = options;
@@ -122,7 +120,7 @@ export function createStdioBridge(options: StdioBridgeOptions): PassThrough {
         const cancelled = request.params?.requestId;
         session.open = session.open.filter((id) => id !== cancelled);
       }
-      server.send(request, options.sendTimeoutMs ?? SEND_TIMEOUT_MS).catch((error: unknown) => {
+      server.send(request, options.sendTimeoutMs).catch((error: unknown) => {
         log.warn({ event: "legacy.bridge.send.failed", pid: server.pid, err: (error as Error).message }, "a message of the old client could not reach the server process");
       });
     };
