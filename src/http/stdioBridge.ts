@@ -19,7 +19,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "pino";
-import { internalError, invalidRequest } from "../protocol/errors.js";
+import { internalError, invalidRequest, parseError } from "../protocol/errors.js";
 import type { RequestId } from "../protocol/wire.js";
 import type { ServerProcess } from "../upstream/serverProcess.js";
 import type { StdioProcesses } from "../upstream/stdioProcesses.js";
@@ -147,9 +147,12 @@ export function createStdioBridge(options: StdioBridgeOptions): PassThrough {
         try {
           parsed = JSON.parse(body.toString("utf8"));
         } catch {
-          parsed = undefined; // the SDK transport answers the parse error
+          parsed = undefined;
         }
       }
+      // The front door has read the body already: the SDK transport must be given it parsed, never
+      // left to read the (consumed) request itself.
+      if (req.method === "POST" && parsed === undefined) return sendError(res, null, parseError("Parse error: the body is not JSON"));
       const id = req.headers["mcp-session-id"];
       const session = typeof id === "string" ? sessions.get(id) : undefined;
       const done = (error: unknown) => {

@@ -98,6 +98,19 @@ describe("legacy door in front of a stdio server: one process per old-client ses
     assert.equal(response.status, 404, await response.text());
   });
 
+  test("a legacy POST whose body is not JSON is a parse error, on a session or not", async () => {
+    const { transport } = await connect();
+    for (const session of [transport.sessionId as string, undefined]) {
+      const response = await fetch(gateway.url, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25", ...(session ? { "Mcp-Session-Id": session } : {}) },
+        body: "{not json",
+      });
+      assert.equal(response.status, 400);
+      assert.equal(((await response.json()) as { error: { code: number } }).error.code, -32700);
+    }
+  });
+
   test("without a session, only initialize starts a process: anything else is a 400 and starts none", async () => {
     const before = gateway.upstreamProcesses?.() ?? [];
     const response = await fetch(gateway.url, {
