@@ -178,6 +178,7 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     listenFollows: () => subscriptions.follows(),
     upstreamResourceSubscriptions: () => subscriptions.upstreamSubscriptionCount(),
     upstreamSessions: () => pool.sessionCount(),
+    upstreamProcesses: () => link.processes?.count ?? 0,
   });
 
   const app = express();

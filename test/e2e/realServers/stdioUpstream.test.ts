@@ -11,6 +11,7 @@ import type { Gateway } from "../../../src/gateway.js";
 import type { JsonObject } from "../../../src/protocol/wire.js";
 import { resultOf, TASKS_CAPS } from "../kit.js";
 import { openListen } from "../listenKit.js";
+import { scrape } from "../metricsKit.js";
 import { cancelTask, getTask, updateTask, waitForTask, hasStatus, keysOf } from "../taskFlow.js";
 import { call, callTool, expectComplete, expectInputRequired, expectTask, textOf } from "./calls.js";
 import { startGatewayOnCommand } from "./gatewayInFront.js";
@@ -146,6 +147,8 @@ describe("server-everything over stdio: taskgate starts it and speaks the sessio
     const withDave = pidsOf(gateway).filter((pid) => !before.has(pid) && !withCarol.includes(pid));
     assert.equal(withCarol.length, 1, "carol's first call started one process");
     assert.equal(withDave.length, 1, "dave's first call started another");
+    const metrics = await scrape(gateway.url);
+    assert.equal(metrics.value("taskgate_upstream_processes"), pidsOf(gateway).length, "the gauge counts the processes");
   });
 });
 
