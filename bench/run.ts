@@ -8,6 +8,7 @@
 //   scale      1k / 5k / 10k held tasks: create rate, tasks/get p50/p99, memory per task, cancel all,
 //              memory and upstream connections afterwards
 //   tasks      the task machinery per request: call→task and tasks/get vs server/discover
+//   stdio      a stdio upstream (upstream.command): process start-up, RSS per process, 50 identities at once
 //
 // Select scenarios by argument (npm run bench -- inline scale) or BENCH_SCENARIOS=inline,scale;
 // default: all, in the order above. Knobs: see README "Benchmarks".
@@ -23,6 +24,7 @@ import { armWatchdog, currentPhase, disarmWatchdog, setPhase } from "./lib/watch
 import { inlineScenario } from "./scenarios/inline.js";
 import { scaleScenario } from "./scenarios/scale.js";
 import { tasksScenario } from "./scenarios/tasks.js";
+import { stdioScenario } from "./scenarios/stdio.js";
 import { tasksGetScenario } from "./scenarios/tasksGet.js";
 import { out, type Scenario } from "./scenarios/scenario.js";
 
@@ -31,6 +33,7 @@ const ALL: Record<string, () => Scenario> = {
   "tasks-get": tasksGetScenario,
   scale: scaleScenario,
   tasks: tasksScenario,
+  stdio: stdioScenario,
 };
 
 /** The scenarios named by the arguments or BENCH_SCENARIOS (default all), with their knobs read. */

@@ -13,6 +13,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { Command, type CommanderError, InvalidArgumentError } from "commander";
 import type { Logger } from "pino";
 import { sha256Hex } from "./auth/identity.js";
+import { splitCommandLine } from "./config/commandLine.js";
 import { ConfigError, type ConfigOverrides, type ConfigReport, ENV_OPTIONS, loadConfigWithReport, PORT_VARIABLE } from "./config/loadConfig.js";
 import { type Config, ConfigSchema } from "./config/schema.js";
 import { startGateway } from "./gateway.js";
@@ -30,6 +31,7 @@ const STOP_MARGIN_MS = 15_000;
 
 const FLAG_NAMES = {
   "upstream.url": "--upstream",
+  "upstream.command": "--upstream-command",
   port: "--port",
   host: "--host",
   "auth.mode": "--auth",
@@ -100,6 +102,16 @@ function logReport(log: Logger, report: ConfigReport): void {
 interface CommonFlags {
   logLevel?: string;
   logFormat?: string;
+}
+
+/** --upstream-command's command line as the argv list upstream.command holds, or exit 2 saying why not. */
+function commandFlag(line: string): string[] {
+  try {
+    return splitCommandLine(line);
+  } catch (error) {
+    process.stderr.write(`taskgate: invalid configuration\nupstream.command: cannot be read as a command line: ${(error as Error).message} (from --upstream-command)\n`);
+    process.exit(EXIT_USAGE);
+  }
 }
 
 const logOverrides = (opts: CommonFlags): ConfigOverrides =>
@@ -191,13 +203,19 @@ function stopOnSignals(log: Logger, limitMs: number): Stopper {
 // Help text generated from the configuration's own tables
 
 /** Options without a default that taskgate cannot start without. */
-const REQUIRED = new Set(["upstream.url", "auth.mode"]);
-const DEFAULT_NOTES: Record<string, string> = { "mrtr.secret": "random per start" };
-const KIND_NOTES: Record<string, string> = { list: "comma-separated", tokens: "sha256hex:subject,…" };
+const REQUIRED = new Set(["auth.mode"]);
+const DEFAULT_NOTES: Record<string, string> = {
+  "mrtr.secret": "random per start",
+  "upstream.url": "required unless upstream.command is set",
+  "upstream.command": "required unless upstream.url is set",
+  "upstream.cwd": "taskgate's",
+};
+const KIND_NOTES: Record<string, string> = { list: "comma-separated", tokens: "sha256hex:subject,…", command: "a command line, split like a shell does (quotes, no variables)" };
 
 function defaultOf(defaults: unknown, option: string): string {
   if (REQUIRED.has(option)) return "required";
-  if (DEFAULT_NOTES[option]) return `default: ${DEFAULT_NOTES[option]}`;
+  const note = DEFAULT_NOTES[option];
+  if (note) return note.startsWith("required") ? note : `default: ${note}`;
   const value = option.split(".").reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], defaults);
   if (Array.isArray(value)) return value.length === 0 ? "default: none" : `default: ${value.join(",")}`;
   return `default: ${String(value)}`;
@@ -217,7 +235,8 @@ function environmentHelp(): string {
 }
 
 const SERVE_HELP = () => `
-Required: upstream.url and auth.mode, each from a flag, the config file or the environment.
+Required: auth.mode, and one of upstream.url (an HTTP server) or upstream.command (a server
+taskgate starts and speaks stdio to), each from a flag, the config file or the environment.
 Precedence: defaults < config file < environment variables < flags.
 
 Environment variables:
@@ -247,7 +266,8 @@ addLogFlags(
   program
     .command("serve")
     .description("run the gateway in front of a legacy MCP server")
-    .option("--upstream <url>", "(required) legacy MCP endpoint, e.g. http://127.0.0.1:8080/mcp")
+    .option("--upstream <url>", "legacy MCP endpoint, e.g. http://127.0.0.1:8080/mcp (this or --upstream-command)")
+    .option("--upstream-command <command line>", "start a stdio MCP server per upstream session, e.g. \"npx -y @modelcontextprotocol/server-filesystem /data\"")
     .option("--auth <mode>", "(required) identity mode: tokens (bearer tokens checked against auth.tokens) | demo (the token is the user name; development only)")
     .option("--port <port>", "port to listen on (default 3000; 0 = any free port)", portNumber)
     .option("--host <host>", "address to bind (default 127.0.0.1; 0.0.0.0 = every interface)")
@@ -257,10 +277,12 @@ addLogFlags(
     .option("--store-url <url>", "Redis of the redis store (default redis://127.0.0.1:6379)"),
 )
   .addHelpText("after", SERVE_HELP)
-  .action(async (opts: CommonFlags & { upstream?: string; port?: number; host?: string; config?: string; auth?: string; store?: string; storePath?: string; storeUrl?: string }) => {
+  .action(async (opts: CommonFlags & { upstream?: string; upstreamCommand?: string; port?: number; host?: string; config?: string; auth?: string; store?: string; storePath?: string; storeUrl?: string }) => {
     const { config, report } = configure(
       {
-        ...(opts.upstream ? { upstream: { url: opts.upstream } } : {}),
+        ...(opts.upstream || opts.upstreamCommand
+          ? { upstream: { url: opts.upstream, command: opts.upstreamCommand === undefined ? undefined : commandFlag(opts.upstreamCommand) } }
+          : {}),
         port: opts.port,
         host: opts.host,
         ...(opts.auth ? { auth: { mode: opts.auth as "demo" } } : {}),

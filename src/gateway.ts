@@ -34,6 +34,7 @@ import { mountHealth } from "./http/health.js";
 import { mountMetrics } from "./http/metricsEndpoint.js";
 import { createPassThrough } from "./http/passThrough.js";
 import { RequestRate } from "./http/requestRate.js";
+import { createStdioBridge } from "./http/stdioBridge.js";
 import { discoverResult } from "./methods/discover.js";
 import type { MethodHandler, MethodRequest } from "./methods/handler.js";
 import { listenHandler } from "./methods/listen.js";
@@ -54,12 +55,12 @@ import { TaskRecords } from "./tasks/taskRecords.js";
 import { TaskRunner } from "./tasks/taskRunner.js";
 import type { TaskStore } from "./tasks/taskStore.js";
 import { FileSessionLedger } from "./upstream/fileSessionLedger.js";
-import { closeLeftoverSession, HttpTransport, upstreamDispatchers } from "./upstream/httpTransport.js";
 import { RedisSessionLedger } from "./upstream/redisSessionLedger.js";
 import { NoSessionLedger, type SessionLedger } from "./upstream/sessionLedger.js";
 import { UpstreamCatalog } from "./upstream/upstreamCatalog.js";
 import { UpstreamCredentials } from "./upstream/upstreamCredentials.js";
 import { toClientError, UpstreamFailure } from "./upstream/upstreamFailure.js";
+import { openUpstreamLink } from "./upstream/upstreamLink.js";
 import { UpstreamPool } from "./upstream/upstreamPool.js";
 
 export interface Gateway {
@@ -68,6 +69,8 @@ export interface Gateway {
   port: number;
   server: Server;
   log: Logger;
+  /** Pids of the upstream server processes running now (upstream.command only). */
+  upstreamProcesses?: () => number[];
   close(): Promise<void>;
 }
 
@@ -81,25 +84,19 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
   const onRedisError = (error: Error) => log.warn({ event: "redis.error", err: error.message || String(error) }, "redis trouble");
   const { store, cluster, ledger } = await openTaskState(config.store, instanceId, onRedisError, log);
   const upstreamEvents = new UpstreamEvents();
-  const dispatchers = upstreamDispatchers(config.upstream.url, config.upstream.connectTimeoutMs);
   const credentials = new UpstreamCredentials({
     headers: config.upstream.headers,
     forwardAuthorization: config.upstream.forwardAuthorization,
     ...(config.upstream.subjectHeader ? { subjectHeader: config.upstream.subjectHeader } : {}),
   });
+  const link = openUpstreamLink(config.upstream, log, credentials, READINESS_OWNER);
   const pool = new UpstreamPool({
-    connect: (owner) =>
-      new HttpTransport({
-        url: config.upstream.url,
-        dispatchers,
-        log,
-        sendTimeoutMs: config.upstream.requestTimeoutMs,
-        headers: () => credentials.headersFor(owner),
-        credentialsOf: config.upstream.forwardAuthorization && owner !== READINESS_OWNER ? "caller" : "taskgate",
-      }),
+    connect: (owner, profileKey) => link.connect(owner, profileKey),
     log,
     clientInfo: { name: "taskgate", version: "0.1.0" },
-    maxSessions: config.upstream.maxSessions,
+    maxSessions: link.maxSessions,
+    maxSessionsOption: link.maxSessionsOption,
+    sessionsAre: link.sessionsAre,
     sessionIdleMs: config.upstream.sessionIdleMs,
     requestTimeoutMs: config.upstream.requestTimeoutMs,
     timeouts: {
@@ -120,6 +117,8 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     },
     onFailure: (reason) => metrics.upstreamFailed(reason),
   });
+  // A legacy-door session at the process bound may take the place of an idle pool session.
+  if (link.processes) link.processes.makeRoom = () => pool.evictIdle();
   const catalog = new UpstreamCatalog(pool);
   upstreamEvents.onAnyListChanged((kind, profileKey) => {
     if (kind === "tools") catalog.invalidate(profileKey);
@@ -146,8 +145,8 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     .takeLeftovers((id) => cluster.leases.isAlive(id))
     .then(async (leftovers) => {
       if (leftovers.length === 0) return;
-      const closed = await Promise.all(leftovers.map((sessionId) => closeLeftoverSession({ url: config.upstream.url, sessionId, dispatcher: dispatchers.short, headers: config.upstream.headers })));
-      log.warn({ event: "upstream.sessions.recovered", left: leftovers.length, closed: closed.filter(Boolean).length }, "closed the upstream sessions a previous process left");
+      const closed = await link.closeLeftovers(leftovers);
+      log.warn({ event: "upstream.sessions.recovered", left: leftovers.length, closed }, "closed the upstream sessions a previous process left");
     })
     .catch((error: unknown) => log.warn({ event: "upstream.ledger.failed", err: error instanceof Error ? error.message : String(error) }, "could not read the sessions a previous process left"));
 
@@ -186,7 +185,9 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
   if (config.legacy.enabled && !legacyAuthenticates && identity.mode !== "demo") {
     log.warn({ event: "auth.legacy_open" }, "legacy.auth 'open': legacy (2025-11-25) clients reach the upstream without authenticating");
   }
-  const passThrough = createPassThrough(config.upstream.url, log, { credentials, bindSessions: legacyAuthenticates });
+  const passThrough = link.processes
+    ? createStdioBridge({ processes: link.processes, idleMs: config.upstream.sessionIdleMs, sendTimeoutMs: config.upstream.requestTimeoutMs, bindSessions: legacyAuthenticates, log })
+    : createPassThrough(link.url as string, log, { credentials, bindSessions: legacyAuthenticates });
 
   metrics.observeLive({
     tasksByStatus: () => runner.countByStatus(),
@@ -197,6 +198,7 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     listenFollows: () => subscriptions.follows(),
     upstreamResourceSubscriptions: () => subscriptions.upstreamSubscriptionCount(),
     upstreamSessions: () => pool.sessionCount(),
+    upstreamProcesses: () => link.processes?.count ?? 0,
   });
 
   const app = express();
@@ -265,11 +267,11 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   const url = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}${config.path}`;
-  log.info({ event: "gateway.started", url, upstream: config.upstream.url, store: config.store.kind, instanceId, auth: identity.mode }, "taskgate listening");
+  log.info({ event: "gateway.started", url, upstream: link.target, store: config.store.kind, instanceId, auth: identity.mode }, "taskgate listening");
   // Say at once when the upstream cannot be reached (taskgate serves anyway; /readyz says 503).
   upstreamAnswers(pool.check(READINESS_OWNER), config.upstream.forwardAuthorization).catch((error: unknown) => {
     const failure = toClientError(error);
-    log.warn({ event: "upstream.unavailable", upstream: config.upstream.url, reason: (failure.data as { reason?: string } | undefined)?.reason, err: failure.message }, "upstream does not answer yet; /readyz is 503 until it does");
+    log.warn({ event: "upstream.unavailable", upstream: link.target, reason: (failure.data as { reason?: string } | undefined)?.reason, err: failure.message }, "upstream does not answer yet; /readyz is 503 until it does");
   });
 
   return {
@@ -277,6 +279,7 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     port,
     server,
     log,
+    ...(link.processes ? { upstreamProcesses: () => link.processes?.pids() ?? [] } : {}),
     async close() {
       log.info({ event: "gateway.draining", inlineCalls: live.count(), heldTasks: runner.count(), graceMs: config.shutdown.graceMs }, "draining: no new connections; inline calls get the grace period");
       const closed = new Promise<void>((resolve) => server.close(() => resolve())); // no new connections
@@ -289,7 +292,8 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
       await closed;
       // Each part closes even when another could not (a Redis that is gone, an upstream that hangs).
       await closeQuietly(log, "upstream sessions", () => pool.close());
-      await closeQuietly(log, "upstream connections", () => dispatchers.close());
+      await closeQuietly(log, "legacy door", () => passThrough.close());
+      await closeQuietly(log, "upstream connections", () => link.close());
       await closeQuietly(log, "cluster", () => cluster.close()); // this instance's lease goes at once: others see its tasks are gone
       await closeQuietly(log, "session ledger", () => ledger.close());
       await closeQuietly(log, "task store", () => store.close());

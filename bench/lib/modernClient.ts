@@ -20,6 +20,8 @@ export interface RpcOptions {
   capabilities?: Json;
   /** Mcp-Name header value; by default derived from params.name / params.taskId. */
   name?: string;
+  /** The demo-mode bearer token (= subject); default BENCH_SUBJECT. */
+  token?: string;
 }
 
 export async function rpc(url: string, method: string, params: Json, options: RpcOptions = {}): Promise<Json> {
@@ -49,7 +51,7 @@ function request(method: string, params: Json, options: RpcOptions): { headers: 
       "MCP-Protocol-Version": PROTOCOL_VERSION,
       "Mcp-Method": method,
       ...(name !== undefined ? { "Mcp-Name": name } : {}),
-      Authorization: `Bearer ${BENCH_SUBJECT}`,
+      Authorization: `Bearer ${options.token ?? BENCH_SUBJECT}`,
     },
     body: JSON.stringify({
       jsonrpc: "2.0",

@@ -1,6 +1,7 @@
 // Role "gateway": one taskgate, started exactly as the CLI does (startGateway(ConfigSchema.parse
 // (config))), in its own process so process.cpuUsage() and memoryUsage() are taskgate's alone.
-// Answers "held" with the number of tasks whose upstream call it holds (from its /healthz).
+// Answers "held" with the number of tasks whose upstream call it holds (from its /healthz), and
+// "upstreamProcesses" with the pids of its stdio server processes.
 
 import pino from "pino";
 import { ConfigSchema } from "../../src/config/schema.js";
@@ -15,6 +16,8 @@ await serveRole("taskgate", async () => {
     info: { url: gateway.url, port: gateway.port },
     handlers: {
       held: async () => ((await (await fetch(health)).json()) as { heldTasks: number }).heldTasks,
+      /** Pids of the stdio server processes taskgate runs (upstream.command). */
+      upstreamProcesses: async () => gateway.upstreamProcesses?.() ?? [],
     },
     close: () => gateway.close(),
   };

@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { extname } from "node:path";
 import { isMap, isSeq, LineCounter, parseDocument, type Document } from "yaml";
 import { z } from "zod";
+import { splitCommandLine } from "./commandLine.js";
 import { ConfigSchema, type Config, type ConfigInput } from "./schema.js";
 import { serviceLinkShape } from "./serviceLinks.js";
 
@@ -45,12 +46,16 @@ export interface ConfigSources {
   flagNames?: Readonly<Record<string, string>>;
 }
 
-type EnvKind = "string" | "int" | "bool" | "list" | "tokens";
+type EnvKind = "string" | "int" | "bool" | "list" | "tokens" | "command";
 type Segment = string | number;
 
 const ENV_TABLE = {
   TASKGATE_UPSTREAM_URL: { path: ["upstream", "url"], kind: "string" },
+  TASKGATE_UPSTREAM_COMMAND: { path: ["upstream", "command"], kind: "command" },
+  TASKGATE_UPSTREAM_CWD: { path: ["upstream", "cwd"], kind: "string" },
   TASKGATE_UPSTREAM_MAX_SESSIONS: { path: ["upstream", "maxSessions"], kind: "int" },
+  TASKGATE_UPSTREAM_MAX_PROCESSES: { path: ["upstream", "maxProcesses"], kind: "int" },
+  TASKGATE_UPSTREAM_STOP_GRACE_MS: { path: ["upstream", "stopGraceMs"], kind: "int" },
   TASKGATE_UPSTREAM_SESSION_IDLE_MS: { path: ["upstream", "sessionIdleMs"], kind: "int" },
   TASKGATE_UPSTREAM_CONNECT_TIMEOUT_MS: { path: ["upstream", "connectTimeoutMs"], kind: "int" },
   TASKGATE_UPSTREAM_INITIALIZE_TIMEOUT_MS: { path: ["upstream", "initializeTimeoutMs"], kind: "int" },
@@ -320,6 +325,15 @@ function readEnv(
         break;
       case "list":
         value = splitList(text);
+        break;
+      case "command":
+        if (text.trim() === "") continue;
+        try {
+          value = splitCommandLine(text);
+        } catch (error) {
+          problems.push(`${name}: cannot be read as a command line (option ${formatPath(path)}): ${(error as Error).message}`);
+          continue;
+        }
         break;
       case "tokens": {
         const tokens: { sha256: string; subject: string }[] = [];

@@ -93,9 +93,21 @@ export const ConfigSchema = z
   .object({
     upstream: z
       .object({
-        url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL of the legacy MCP endpoint" }),
+        /** The legacy server's Streamable HTTP endpoint. Exactly one of url / command. */
+        url: z.url({ protocol: /^https?$/, error: "must be an http(s) URL of the legacy MCP endpoint" }).optional(),
+        /** A legacy server that speaks stdio, as an argv list (no shell): taskgate starts one process
+         *  per upstream session. Exactly one of url / command. */
+        command: z.array(z.string().min(1, "an argument must not be empty")).min(1, "must name the program to start").optional(),
+        /** Extra environment of the started server (it gets only HOME, LOGNAME, PATH, SHELL, TERM, USER of taskgate's own). */
+        env: z.record(z.string(), z.string()).default({}),
+        /** Working directory of the started server (default: taskgate's). */
+        cwd: z.string().min(1).optional(),
         /** Upstream sessions at most (each identity and capability profile has its own). */
         maxSessions: z.number().int().positive().default(1000),
+        /** upstream.command: server processes at most (one per upstream session, and one per legacy-door session). */
+        maxProcesses: z.number().int().positive().default(100),
+        /** upstream.command: stopping a process closes its stdin, waits this long, sends SIGTERM, waits again, then SIGKILL. */
+        stopGraceMs: timerMs.positive().default(2_000),
         /** A session with nothing in flight and no holder is closed (DELETE) after this long. */
         sessionIdleMs: timerMs.positive().default(300_000),
         /** TCP connect to the upstream. */
@@ -138,6 +150,32 @@ export const ConfigSchema = z
             path: ["subjectHeader"],
             message: `'${upstream.subjectHeader}' is ${names.includes(subject) ? "also a static header in upstream.headers" : "a header taskgate or the caller's credentials use"}: choose another name`,
           });
+        }
+        if (upstream.url === undefined && upstream.command === undefined) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["url"],
+            message: "is required but not set — set upstream.url (an http(s) endpoint) or upstream.command (a server started over stdio)",
+          });
+        }
+        if (upstream.url !== undefined && upstream.command !== undefined) {
+          ctx.addIssue({
+            code: "custom",
+            path: ["command"],
+            message: "upstream.url and upstream.command are mutually exclusive: taskgate talks to one upstream, either over HTTP (url) or by starting it (command); remove one",
+          });
+        }
+        if (upstream.command === undefined && (Object.keys(upstream.env).length > 0 || upstream.cwd !== undefined)) {
+          ctx.addIssue({ code: "custom", path: [upstream.cwd !== undefined ? "cwd" : "env"], message: "is only used with upstream.command (a server taskgate starts)" });
+        }
+        const credentialOptions = [
+          Object.keys(upstream.headers).length > 0 ? "headers" : undefined,
+          upstream.forwardAuthorization ? "forwardAuthorization" : undefined,
+          upstream.subjectHeader !== undefined ? "subjectHeader" : undefined,
+        ].filter((name) => name !== undefined);
+        if (upstream.command !== undefined && credentialOptions.length > 0) {
+          // A server taskgate starts over stdio sees no HTTP headers: these would silently do nothing.
+          ctx.addIssue({ code: "custom", path: [credentialOptions[0] as string], message: "is only used with upstream.url (HTTP headers towards the upstream); a stdio server gets its secrets through upstream.env" });
         }
       }),
     host: z.string().min(1).default("127.0.0.1"),

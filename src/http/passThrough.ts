@@ -27,6 +27,8 @@ export interface PassThrough {
    *  identity (undefined when the legacy door is open). */
   handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, requestId: string, caller?: LegacyCaller): void;
   isKnownSession(id: string): boolean;
+  /** Ends what the door holds (the stdio bridge: its sessions and their processes). */
+  close(): Promise<void>;
 }
 
 export interface PassThroughOptions {
@@ -110,6 +112,9 @@ export function createPassThrough(upstreamUrl: string, log: Logger, options: Pas
         return false;
       }
       return true;
+    },
+    async close() {
+      // Nothing held: proxied requests end with the server's connections.
     },
   };
 }

@@ -28,6 +28,8 @@ export interface LiveSources {
   /** Resource subscriptions taskgate holds upstream. */
   upstreamResourceSubscriptions(): number;
   upstreamSessions(): number;
+  /** stdio server processes running (upstream.command; 0 with an HTTP upstream). */
+  upstreamProcesses(): number;
 }
 
 /** Seconds: a tasks/get on loopback takes about a millisecond, an inline tool call may take a minute. */
@@ -42,6 +44,7 @@ const UPSTREAM_REASONS = [
   "upstream_timeout",
   "upstream_unresponsive",
   "upstream_lost",
+  "upstream_exited",
   "upstream_sessions_exhausted",
   "session_gone",
   "shutting_down",
@@ -170,6 +173,7 @@ export class GatewayMetrics {
     });
     gauge("upstream_resource_subscriptions", "Resource subscriptions taskgate holds upstream for listen streams", () => sources.upstreamResourceSubscriptions());
     gauge("upstream_sessions", "Upstream sessions open or opening", () => sources.upstreamSessions());
+    gauge("upstream_processes", "stdio server processes running (upstream sessions and legacy-door sessions; 0 with an HTTP upstream)", () => sources.upstreamProcesses());
   }
 
   /** One request to the MCP endpoint ended. `method` must come from a fixed set (see requests_total). */

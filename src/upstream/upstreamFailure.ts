@@ -14,6 +14,7 @@ export type FailureReason =
   | "upstream_timeout"
   | "upstream_unresponsive"
   | "upstream_lost"
+  | "upstream_exited"
   | "upstream_sessions_exhausted"
   | "session_gone"
   | "shutting_down";
@@ -25,6 +26,7 @@ const STATUS: Record<FailureReason, number> = {
   upstream_timeout: 504,
   upstream_unresponsive: 504,
   upstream_lost: 502,
+  upstream_exited: 502,
   upstream_sessions_exhausted: 503,
   session_gone: 502,
   shutting_down: 503,

@@ -21,11 +21,15 @@ import { UpstreamFailure, type FailureReason } from "./upstreamFailure.js";
 import { UpstreamSession, type SessionTimeouts, type UpstreamInfo } from "./upstreamSession.js";
 
 export interface UpstreamPoolOptions {
-  /** A fresh transport for one new session of `owner` (its credentials towards the upstream). */
-  connect(owner: string): UpstreamTransport;
+  /** A fresh transport for one new session of `owner` (its credentials towards the upstream) and capability profile `profileKey`. */
+  connect(owner: string, profileKey: string): UpstreamTransport;
   log: Logger;
   clientInfo: { name: string; version: string };
   maxSessions: number;
+  /** The option that sets maxSessions and what it counts, for the error at the bound
+   *  (default upstream.maxSessions, "upstream sessions"). */
+  maxSessionsOption?: string;
+  sessionsAre?: string;
   sessionIdleMs: number;
   /** Short requests (lists, completion, subscribe, readiness pings) give up after this long. */
   requestTimeoutMs: number;
@@ -232,9 +236,10 @@ export class UpstreamPool {
   private newSlot(owner: string, key: string, profile: LegacyClientCapabilities): Slot {
     if (this.closed) throw new UpstreamFailure("shutting_down", "taskgate is shutting down");
     if (this.sessionCount() >= this.options.maxSessions && !this.evictIdle()) {
+      const option = this.options.maxSessionsOption ?? "upstream.maxSessions";
       throw new UpstreamFailure(
         "upstream_sessions_exhausted",
-        `taskgate holds upstream.maxSessions (${this.options.maxSessions}) upstream sessions, all in use; retry later or raise upstream.maxSessions`,
+        `taskgate holds ${option} (${this.options.maxSessions}) ${this.options.sessionsAre ?? "upstream sessions"}, all in use; retry later or raise ${option}`,
       );
     }
     const slot: Slot = { owner, key, profile, users: 0, lastUsed: Date.now(), closing: false };
@@ -246,7 +251,7 @@ export class UpstreamPool {
   }
 
   /** Closes the least recently used idle session; false when every session is in use. */
-  private evictIdle(): boolean {
+  evictIdle(): boolean {
     let oldest: Slot | undefined;
     for (const list of this.slots.values()) {
       for (const slot of list) {
@@ -270,10 +275,10 @@ export class UpstreamPool {
 
   private async open(slot: Slot): Promise<UpstreamSession> {
     const { log } = this.options;
-    let session: UpstreamSession;
+    let session: UpstreamSession | undefined;
     try {
       session = await UpstreamSession.open({
-        transport: this.options.connect(slot.owner),
+        transport: this.options.connect(slot.owner, slot.key),
         profile: slot.profile,
         clientInfo: this.options.clientInfo,
         timeouts: this.options.timeouts,
@@ -281,7 +286,8 @@ export class UpstreamPool {
         ...(slot.asker ? { asker: slot.asker } : {}),
         onNotification: (message) => this.options.onNotification?.(slot.owner, slot.key, message),
         onClosed: (failure) => {
-          if (slot.session !== session) return;
+          // Not yet (it ended while opening: open() reports that) or no longer this slot's session.
+          if (session === undefined || slot.session !== session) return;
           log.info({ event: "upstream.session.ended", profile: slot.key, reason: failure.reason, why: failure.message }, "upstream session ended");
           this.remove(slot);
           this.options.onSessionClosed?.(slot.owner, slot.key, session.sessionId);

@@ -64,9 +64,21 @@ describe("taskgate command: configuration errors exit 2", () => {
   test("serve without upstream or auth mode stops with exit 2, naming both options and how to set them", () => {
     const result = run(["serve"]);
     assert.equal(result.status, 2);
-    assert.match(result.stderr, /upstream\.url: is required but not set/);
+    assert.match(result.stderr, /upstream\.url: is required but not set — set upstream\.url .* or upstream\.command/);
     assert.match(result.stderr, /TASKGATE_UPSTREAM_URL/);
     assert.match(result.stderr, /auth\.mode: is required but not set.*'demo'.*'tokens'/);
+  });
+
+  test("--upstream with --upstream-command is refused: one upstream, over HTTP or started by taskgate", () => {
+    const result = run(["serve", "--upstream", UNREACHABLE_UPSTREAM, "--upstream-command", "node server.js", "--auth", "demo"]);
+    assert.equal(result.status, 2);
+    assert.match(result.stderr, /upstream\.command: upstream\.url and upstream\.command are mutually exclusive.*\(from flag --upstream-command\)/);
+  });
+
+  test("an --upstream-command with an unclosed quote says so", () => {
+    const result = run(["serve", "--upstream-command", "node 'my server.js", "--auth", "demo"]);
+    assert.equal(result.status, 2);
+    assert.match(result.stderr, /upstream\.command: cannot be read as a command line: the single quote opened in it is never closed \(from --upstream-command\)/);
   });
 
   test("a bad value names the option, its source and what is allowed", () => {
@@ -125,16 +137,18 @@ describe("taskgate command: version and help", () => {
     }
   });
 
-  test("serve --help marks --upstream and --auth required and lists every environment variable", () => {
+  test("serve --help marks --auth required, --upstream or --upstream-command, and lists every environment variable", () => {
     const result = run(["serve", "--help"]);
     assert.equal(result.status, 0);
-    assert.match(result.stdout, /--upstream <url>\s+\(required\)/);
+    assert.match(result.stdout, /--upstream <url>\s+legacy MCP endpoint[\s\S]*?\(this or\s+--upstream-command\)/);
+    assert.match(result.stdout, /--upstream-command <command line>\s+start a stdio MCP server per upstream\s+session/);
     assert.match(result.stdout, /--auth <mode>\s+\(required\)/);
     assert.match(result.stdout, /--log-level <level>/);
     assert.match(result.stdout, /--log-format <format>/);
     for (const name of [...ENV_VARS, "TASKGATE_CONFIG"]) assert.match(result.stdout, new RegExp(`^  ${name} +\\S`, "m"), `${name} listed`);
     assert.match(result.stdout, /^ {2}TASKGATE_PORT +port \(default: 3000\)$/m);
-    assert.match(result.stdout, /^ {2}TASKGATE_UPSTREAM_URL +upstream\.url \(required\)$/m);
+    assert.match(result.stdout, /^ {2}TASKGATE_UPSTREAM_URL +upstream\.url \(required unless upstream\.command is set\)$/m);
+    assert.match(result.stdout, /^ {2}TASKGATE_UPSTREAM_COMMAND +upstream\.command \(a command line, split like a shell does \(quotes, no variables\); required unless upstream\.url is set\)$/m);
     assert.match(result.stdout, /^ {2}PORT +port, when TASKGATE_PORT is not set$/m);
     assert.match(result.stdout, /Exit status: 0 .* 2 for a usage or configuration error/);
   });

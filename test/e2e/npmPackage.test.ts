@@ -100,11 +100,26 @@ describe("the npm package", () => {
     const bin = join(prefix, "node_modules", ".bin", "taskgate");
     assert.equal(step("taskgate --version", bin, ["--version"], work).trim(), VERSION);
     const help = step("taskgate serve --help", bin, ["serve", "--help"], work);
-    assert.match(help, /--upstream <url>\s+\(required\)/);
+    assert.match(help, /--upstream <url>\s+legacy MCP endpoint/);
+    assert.match(help, /--upstream-command <command line>/);
     for (const name of ENV_VARS) assert.ok(help.includes(name), `${name} in serve --help`);
     for (const tool of ["tsx", "typescript", "esbuild"]) assert.ok(!existsSync(join(prefix, "node_modules", tool)), `${tool} is not installed with the package`);
   });
 });
+
+/** server/discover through the gateway whose "taskgate listening" line is `listening`: the upstream's serverInfo name. */
+async function upstreamName(listening: string): Promise<string> {
+  const url = (JSON.parse(listening) as { url: string }).url;
+  const params = { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } };
+  const response = await fetch(url, {
+    method: "POST",
+    headers: modernHeaders("server/discover", params),
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "server/discover", params }),
+  });
+  assert.equal(response.status, 200);
+  const body = (await response.json()) as { result: { _meta: Record<string, { name: string }> } };
+  return body.result._meta["io.modelcontextprotocol/serverInfo"]?.name ?? "";
+}
 
 describe("the Docker runtime layout (unpacked package + npm ci --omit=dev)", () => {
   const app = join(work, "app");
@@ -139,18 +154,22 @@ describe("the Docker runtime layout (unpacked package + npm ci --omit=dev)", () 
       app,
       (line) => line.includes('"taskgate listening"'),
     );
-    const url = (JSON.parse(gateway.line) as { url: string }).url;
-    const params = { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } };
-    const response = await fetch(url, {
-      method: "POST",
-      headers: modernHeaders("server/discover", params),
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "server/discover", params }),
-    });
-    assert.equal(response.status, 200);
-    const body = (await response.json()) as { result: { _meta: Record<string, { name: string }> } };
-    assert.equal(body.result._meta["io.modelcontextprotocol/serverInfo"]?.name, "example-legacy-server");
+    assert.equal(await upstreamName(gateway.line), "example-legacy-server");
     await killHard(gateway.child);
     await killHard(legacy.child);
+  });
+
+  test("serve starts a stdio server (upstream.command) with the runtime dependencies only, and stops it", async () => {
+    const everything = join(REPO, "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
+    const command = `${JSON.stringify(process.execPath)} ${JSON.stringify(everything)} stdio`;
+    const gateway = await startUntil(
+      "taskgate serve --upstream-command",
+      ["bin/taskgate.js", "serve", "--upstream-command", command, "--auth", "demo", "--port", "0"],
+      app,
+      (line) => line.includes('"taskgate listening"'),
+    );
+    assert.match(await upstreamName(gateway.line), /everything/i);
+    await killHard(gateway.child);
   });
 
   test("demo runs from dist/examples; without it, the demo says what is missing and exits 1", async () => {

@@ -50,7 +50,7 @@ describe("loadConfig: layering", () => {
   it("fills every default when only the required options are given", () => {
     const config = loadConfig({ env: minimalEnv });
     assert.deepEqual(config, {
-      upstream: { url: "http://127.0.0.1:9000/mcp", maxSessions: 1000, sessionIdleMs: 300_000, connectTimeoutMs: 5_000, initializeTimeoutMs: 15_000, requestTimeoutMs: 30_000, pingIntervalMs: 15_000, pingTimeoutMs: 10_000, headers: {}, forwardAuthorization: false },
+      upstream: { url: "http://127.0.0.1:9000/mcp", env: {}, maxSessions: 1000, maxProcesses: 100, stopGraceMs: 2_000, sessionIdleMs: 300_000, connectTimeoutMs: 5_000, initializeTimeoutMs: 15_000, requestTimeoutMs: 30_000, pingIntervalMs: 15_000, pingTimeoutMs: 10_000, headers: {}, forwardAuthorization: false },
       host: "127.0.0.1",
       port: 3000,
       path: "/mcp",
@@ -139,6 +139,8 @@ describe("loadConfig: layering", () => {
         TASKGATE_UPSTREAM_REQUEST_TIMEOUT_MS: "15",
         TASKGATE_UPSTREAM_PING_INTERVAL_MS: "16",
         TASKGATE_UPSTREAM_PING_TIMEOUT_MS: "17",
+        TASKGATE_UPSTREAM_MAX_PROCESSES: "23",
+        TASKGATE_UPSTREAM_STOP_GRACE_MS: "24",
         TASKGATE_HOST: "::1",
         TASKGATE_PORT: "1",
         TASKGATE_PATH: "/gw",
@@ -181,7 +183,10 @@ describe("loadConfig: layering", () => {
     assert.deepEqual(config, {
       upstream: {
         url: "http://up:1/mcp",
+        env: {},
         maxSessions: 11,
+        maxProcesses: 23,
+        stopGraceMs: 24,
         sessionIdleMs: 12,
         connectTimeoutMs: 13,
         initializeTimeoutMs: 14,
@@ -210,8 +215,41 @@ describe("loadConfig: layering", () => {
       cache: { ttlMs: 8, cacheScope: "public" },
       log: { level: "silent", format: "json" },
     });
-    // These, and the 13 auth.jwt / resource metadata variables in the next test.
-    assert.equal(ENV_VARS.length, 58);
+    // These, the 2 upstream.command ones and the 13 auth.jwt / resource metadata variables in the next tests.
+    assert.equal(ENV_VARS.length, 62);
+  });
+
+  it("maps the stdio upstream's variables: the command line is split like a shell does, without one", () => {
+    const config = loadConfig({
+      env: { TASKGATE_AUTH_MODE: "demo", TASKGATE_UPSTREAM_COMMAND: `npx -y "@scope/my server" '/data dir' a\\ b`, TASKGATE_UPSTREAM_CWD: "/srv" },
+    });
+    assert.deepEqual(config.upstream.command, ["npx", "-y", "@scope/my server", "/data dir", "a b"]);
+    assert.equal(config.upstream.cwd, "/srv");
+    assert.equal(config.upstream.url, undefined);
+    const open = problemsOf(() => loadConfig({ env: { TASKGATE_AUTH_MODE: "demo", TASKGATE_UPSTREAM_COMMAND: "node 'server.js" } }));
+    assert.match(lineWith(open, "TASKGATE_UPSTREAM_COMMAND"), /cannot be read as a command line.*single quote opened in it is never closed/);
+  });
+
+  it("upstream.url and upstream.command together are refused, naming both and where each came from", () => {
+    const file = write(".yaml", "upstream:\n  url: http://u/mcp\nauth:\n  mode: demo\n");
+    const problems = problemsOf(() => loadConfig({ file, overrides: { upstream: { command: ["node", "server.js"] } }, flagNames: { "upstream.command": "--upstream-command" } }));
+    assert.equal(problems.length, 1);
+    assert.match(problems[0] as string, /^upstream\.command: upstream\.url and upstream\.command are mutually exclusive.*remove one \(from flag --upstream-command\)/);
+  });
+
+  it("upstream credentials (HTTP headers) with upstream.command are refused, pointing to upstream.env", () => {
+    const problems = problemsOf(() => loadConfig({ env: { TASKGATE_AUTH_MODE: "demo", TASKGATE_UPSTREAM_COMMAND: "node server.js" }, overrides: { upstream: { subjectHeader: "X-User" } } }));
+    assert.match(lineWith(problems, "upstream.subjectHeader"), /is only used with upstream\.url.*upstream\.env/);
+  });
+
+    it("upstream.env and upstream.cwd without upstream.command are refused", () => {
+    const problems = problemsOf(() => loadConfig({ env: { ...minimalEnv, TASKGATE_UPSTREAM_CWD: "/srv" } }));
+    assert.match(lineWith(problems, "upstream.cwd"), /is only used with upstream\.command/);
+  });
+
+  it("an empty command is refused", () => {
+    const problems = problemsOf(() => loadConfig({ env: { TASKGATE_AUTH_MODE: "demo" }, overrides: { upstream: { command: [] } } }));
+    assert.match(lineWith(problems, "upstream.command"), /must name the program to start/);
   });
 
   it("maps every auth.jwt and resource metadata variable", () => {
@@ -423,7 +461,7 @@ describe("loadConfig: errors name the option, its source and what is allowed", (
     const mode = lineWith(problems, "auth.mode");
     assert.match(mode, /^auth\.mode: is required but not set — must be chosen explicitly: 'demo' .*, 'tokens' .* or 'jwt'/);
     assert.match(mode, /TASKGATE_AUTH_MODE/);
-    assert.match(lineWith(problems, "upstream.url"), /^upstream\.url: is required but not set.*TASKGATE_UPSTREAM_URL/);
+    assert.match(lineWith(problems, "upstream.url"), /^upstream\.url: is required but not set — set upstream\.url .* or upstream\.command .*TASKGATE_UPSTREAM_URL/);
     // An auth block without mode is reported the same way.
     const inBlock = problemsOf(() => loadConfig({ file: write(".yaml", "upstream:\n  url: http://u/\nauth: {}\n") }));
     assert.match(lineWith(inBlock, "auth.mode"), /^auth\.mode: is required but not set/);

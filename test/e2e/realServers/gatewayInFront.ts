@@ -12,3 +12,10 @@ export function startGatewayInFront(upstreamUrl: string, options: GatewayOptions
   const config = ConfigSchema.parse({ port: 0, auth: { mode: "demo" }, ...options, upstream: { url: upstreamUrl } });
   return startGateway(config, { log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent") });
 }
+
+/** A taskgate that starts `command` (argv) as its stdio upstream, one process per upstream session. */
+export function startGatewayOnCommand(command: string[], options: GatewayOptions & { upstream?: Omit<NonNullable<ConfigInput["upstream"]>, "url" | "command"> } = {}): Promise<Gateway> {
+  const { upstream, ...rest } = options;
+  const config = ConfigSchema.parse({ port: 0, auth: { mode: "demo" }, ...rest, upstream: { ...upstream, command } });
+  return startGateway(config, { log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent") });
+}

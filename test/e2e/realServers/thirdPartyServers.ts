@@ -68,3 +68,13 @@ export type ServerName = keyof typeof LAUNCHES;
 export async function startThirdPartyServer(name: ServerName): Promise<ServerProcess> {
   return startServerProcess(LAUNCHES[name](), await freeLoopbackPort());
 }
+
+/** The stdio servers, as the argv upstream.command takes (node itself, no npx: nothing to fetch). */
+export const STDIO_COMMANDS = {
+  /** server-everything in stdio mode: the same tools as over HTTP, one client per process. */
+  everything: () => [process.execPath, join(packageDir("@modelcontextprotocol/server-everything"), "dist", "index.js"), "stdio"],
+  /** server-filesystem serving `dir` (read, write, list inside it only). */
+  filesystem: (dir: string) => [process.execPath, join(packageDir("@modelcontextprotocol/server-filesystem"), "dist", "index.js"), dir],
+  /** Ours, on the SDK 1.x (test/fixtures/stdioListChangesServer.ts): add_tool changes its tool list. */
+  listChanges: () => [process.execPath, ...mainArgs("stdioListChangesServer")],
+} as const;

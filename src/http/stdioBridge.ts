@@ -1,0 +1,197 @@
+// The legacy door for a stdio upstream: an old client's session (initialize, Mcp-Session-Id) gets
+// a server process of its own, and the SDK's Streamable HTTP server transport speaks to the
+// client while the process's stdin/stdout carry the same messages unchanged. What the process
+// sends goes back on:
+//   - a response: the stream of its request (the SDK transport matches the id);
+//   - progress: the stream of the request whose progressToken it names;
+//   - a request (elicitation, sampling, roots) or a log message: the stream of the client's latest
+//     request still open (it is the same client session, so any of its streams is right), else
+//     the session's GET stream;
+//   - other notifications (list changes, resource updates): the GET stream.
+// A session closes on DELETE, after upstream.sessionIdleMs without a message either way and with no
+// request waiting for its response, when its
+// process exits, or at shutdown; later requests on it get 404 (old clients initialize again). A
+// process is started for an initialize only: anything else without a session is a 400.
+// Processes count against upstream.maxProcesses; at the bound the initialize gets HTTP 503.
+
+import { randomUUID } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { Logger } from "pino";
+import { internalError, invalidRequest, parseError } from "../protocol/errors.js";
+import type { RequestId } from "../protocol/wire.js";
+import type { ServerProcess } from "../upstream/serverProcess.js";
+import type { StdioProcesses } from "../upstream/stdioProcesses.js";
+import type { JsonRpcMessage } from "../upstream/transport.js";
+import { UpstreamFailure } from "../upstream/upstreamFailure.js";
+import { sendError } from "./jsonResponse.js";
+import type { PassThrough } from "./passThrough.js";
+
+export interface StdioBridgeOptions {
+  processes: StdioProcesses;
+  /** A session with no message either way for this long is closed (upstream.sessionIdleMs). */
+  idleMs: number;
+  /** A message the process does not take within this long fails (upstream.requestTimeoutMs). */
+  sendTimeoutMs: number;
+  /** Sessions are bound to the identity that opened them (the door authenticates). */
+  bindSessions: boolean;
+  log: Logger;
+}
+
+interface BridgedSession {
+  transport: StreamableHTTPServerTransport;
+  server: ServerProcess;
+  /** The client's requests still waiting for their response, oldest first. */
+  open: RequestId[];
+  progressTokens: Map<string | number, RequestId>;
+  lastUsed: number;
+  /** The owner hash of the identity that opened it (when the door authenticates). */
+  owner?: string;
+}
+
+export function createStdioBridge(options: StdioBridgeOptions): PassThrough {
+  const { processes, log } = options;
+  const sessions = new Map<string, BridgedSession>();
+
+  const sweeper = setInterval(() => {
+    const now = Date.now();
+    for (const [id, session] of sessions) {
+      // A session waiting for a response is not idle, however quiet (a long call without progress).
+      if (session.open.length === 0 && now - session.lastUsed > options.idleMs) {
+        log.info({ event: "legacy.bridge.idle", session: id, pid: session.server.pid }, "idle legacy session closed");
+        void end(id, session);
+      }
+    }
+  }, Math.max(1_000, Math.min(options.idleMs, 60_000)));
+  sweeper.unref();
+
+  async function end(id: string, session: BridgedSession): Promise<void> {
+    if (sessions.get(id) !== session) return;
+    sessions.delete(id);
+    await Promise.allSettled([session.transport.close(), session.server.stop()]);
+  }
+
+  /** Delivers one message of the process to the old client, on the stream it belongs to. */
+  function deliver(session: BridgedSession, message: JsonRpcMessage): void {
+    session.lastUsed = Date.now();
+    let related: RequestId | undefined;
+    if (message.method === undefined && message.id !== undefined) {
+      session.open = session.open.filter((id) => id !== message.id);
+      for (const [token, id] of session.progressTokens) if (id === message.id) session.progressTokens.delete(token);
+    } else if (message.method === "notifications/progress") {
+      related = session.progressTokens.get(message.params?.progressToken as string | number);
+    } else if (message.id !== undefined || message.method === "notifications/message") {
+      related = session.open[session.open.length - 1];
+    }
+    session.transport.send(message as JSONRPCMessage, related === undefined ? undefined : { relatedRequestId: related }).catch((error: unknown) => {
+      log.debug({ event: "legacy.bridge.undelivered", method: message.method, err: (error as Error).message }, "a message of the server process could not reach the old client");
+    });
+  }
+
+  async function open(req: IncomingMessage, res: ServerResponse, parsed: unknown, requestId: string, owner: string | undefined): Promise<void> {
+    let server: ServerProcess;
+    try {
+      server = await processes.start("legacy-door");
+    } catch (error) {
+      const failure = error instanceof UpstreamFailure ? error : new UpstreamFailure("upstream_unreachable", String(error));
+      log.warn({ event: "legacy.bridge.refused", requestId, reason: failure.reason, err: failure.message }, "no server process for a legacy session");
+      return sendError(res, null, internalError(failure.message, { reason: failure.reason }, failure.httpStatus));
+    }
+    const session: BridgedSession = {
+      server,
+      transport: new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          sessions.set(id, session);
+          log.info({ event: "legacy.bridge.opened", requestId, session: id, pid: server.pid }, "legacy session opened on a server process of its own");
+        },
+        onsessionclosed: (id) => void end(id, session),
+      }),
+      open: [],
+      progressTokens: new Map(),
+      lastUsed: Date.now(),
+      ...(owner !== undefined ? { owner } : {}),
+    };
+    session.transport.onmessage = (message) => {
+      const request = message as JsonRpcMessage;
+      session.lastUsed = Date.now();
+      if (request.method !== undefined && request.id !== undefined) {
+        session.open.push(request.id);
+        const token = (request.params?._meta as { progressToken?: string | number } | undefined)?.progressToken;
+        if (token !== undefined) session.progressTokens.set(token, request.id);
+      } else if (request.method === "notifications/cancelled") {
+        // A cancelled request gets no response: it no longer keeps the session busy.
+        const cancelled = request.params?.requestId;
+        session.open = session.open.filter((id) => id !== cancelled);
+      }
+      server.send(request, options.sendTimeoutMs).catch((error: unknown) => {
+        log.warn({ event: "legacy.bridge.send.failed", pid: server.pid, err: (error as Error).message }, "a message of the old client could not reach the server process");
+      });
+    };
+    server.events = {
+      message: (message) => deliver(session, message),
+      exited: (failure) => {
+        log.warn({ event: "legacy.bridge.exited", session: session.transport.sessionId, pid: server.pid, err: failure.message }, "the server process of a legacy session ended");
+        if (session.transport.sessionId) void end(session.transport.sessionId, session);
+        else void session.transport.close();
+      },
+    };
+    try {
+      await session.transport.handleRequest(req, res, parsed);
+    } finally {
+      // initialize refused (malformed) or failed: nothing will use the process.
+      if (!session.transport.sessionId) void server.stop();
+    }
+  }
+
+  return {
+    handle(req, res, body, requestId, caller) {
+      let parsed: unknown;
+      if (body && body.length > 0) {
+        try {
+          parsed = JSON.parse(body.toString("utf8"));
+        } catch {
+          parsed = undefined;
+        }
+      }
+      // The front door has read the body already: the SDK transport must be given it parsed, never
+      // left to read the (consumed) request itself.
+      if (req.method === "POST" && parsed === undefined) return sendError(res, null, parseError("Parse error: the body is not JSON"));
+      const id = req.headers["mcp-session-id"];
+      const found = typeof id === "string" ? sessions.get(id) : undefined;
+      // Another identity's session looks exactly like an unknown one.
+      const session = options.bindSessions && found && found.owner !== caller?.owner ? undefined : found;
+      if (found && !session) log.info({ event: "legacy.session.refused", requestId, known: true }, "legacy session not bound to this identity");
+      const done = (error: unknown) => {
+        log.warn({ event: "legacy.bridge.failed", requestId, err: String(error) }, "legacy request through the stdio bridge failed");
+        if (!res.headersSent) sendError(res, null, internalError("legacy session failed", undefined, 502));
+      };
+      if (session) {
+        session.lastUsed = Date.now();
+        session.transport.handleRequest(req, res, parsed).catch(done);
+      } else if (typeof id === "string") {
+        // Ended (DELETE, idle, its process exited) or never ours: 404 tells an old client to initialize again.
+        sendError(res, null, invalidRequest(`Session not found: legacy session ${id} has ended (closed, idle, or its server process exited); initialize again`, 404));
+      } else if (req.method === "POST" && isInitialize(parsed)) {
+        open(req, res, parsed, requestId, caller?.owner).catch(done);
+      } else {
+        // A process is started for an initialize only.
+        sendError(res, null, invalidRequest("Bad Request: no Mcp-Session-Id; a legacy session starts with initialize", 400));
+      }
+    },
+    isKnownSession(id) {
+      return sessions.has(id);
+    },
+    async close() {
+      clearInterval(sweeper);
+      await Promise.allSettled([...sessions].map(([id, session]) => end(id, session)));
+    },
+  };
+}
+
+/** Whether a legacy POST body is (or, batched, holds) an initialize request. */
+function isInitialize(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((message) => (message as { method?: unknown } | null)?.method === "initialize");
+}
