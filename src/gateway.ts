@@ -236,7 +236,11 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     ...(metadata ? { resourceMetadataUrl: (req: IncomingMessage) => metadataUrlFor(resourceOf(req)) } : {}),
     router,
     passThrough,
-    legacy: { enabled: config.legacy.enabled, authenticate: legacyAuthenticates },
+    legacy: {
+      enabled: config.legacy.enabled,
+      authenticate: legacyAuthenticates,
+      ...(config.legacy.requiredScopes ? { requiredScopes: config.legacy.requiredScopes } : {}),
+    },
     ...(config.quotas.requestsPerMinute !== undefined ? { rate: new RequestRate(config.quotas.requestsPerMinute) } : {}),
     onIdentified: (who, owner, authorization) => credentials.remember(owner, who.subject, authorization),
     log,

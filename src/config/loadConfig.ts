@@ -78,6 +78,7 @@ const ENV_TABLE = {
   TASKGATE_AUTH_MODE: { path: ["auth", "mode"], kind: "string" },
   TASKGATE_AUTH_TOKENS: { path: ["auth", "tokens"], kind: "tokens" },
   TASKGATE_AUTH_REQUIRED_SCOPES: { path: ["auth", "requiredScopes"], kind: "list" },
+  TASKGATE_LEGACY_REQUIRED_SCOPES: { path: ["legacy", "requiredScopes"], kind: "list" },
   TASKGATE_AUTH_JWT_JWKS_URL: { path: ["auth", "jwt", "jwksUrl"], kind: "string" },
   TASKGATE_AUTH_JWT_PUBLIC_KEY: { path: ["auth", "jwt", "publicKey"], kind: "string" },
   TASKGATE_AUTH_JWT_ISSUER: { path: ["auth", "jwt", "issuer"], kind: "string" },

@@ -251,6 +251,8 @@ export const ConfigSchema = z
         enabled: z.boolean().default(true),
         /** required: legacy requests authenticate like modern ones (auth.mode tokens/jwt); open: they pass unauthenticated. Demo mode is always open. */
         auth: z.enum(["required", "open"]).default("required"),
+        /** Scopes a legacy request's token must carry; unset = auth.requiredScopes (the same as the modern door). */
+        requiredScopes: z.array(scopeToken).optional(),
       })
       .strict()
       .prefault({}),

@@ -41,7 +41,8 @@ export interface FrontDoorOptions {
   passThrough: PassThrough;
   /** The legacy door: `enabled` false refuses legacy requests; `authenticate` runs the same bearer
    *  check as the modern door (legacy.auth required, auth.mode not demo). */
-  legacy: { enabled: boolean; authenticate: boolean };
+  /** requiredScopes: the legacy door's own (legacy.requiredScopes); unset = the modern door's. */
+  legacy: { enabled: boolean; authenticate: boolean; requiredScopes?: readonly string[] };
   /** quotas.requestsPerMinute, per identity, on both doors. */
   rate?: RequestRate;
   /** Told who each authenticated request is from and the Authorization it carried (upstream credentials). */
@@ -120,11 +121,11 @@ export function frontDoor(options: FrontDoorOptions) {
       isKnownLegacySession: (id) => options.passThrough.isKnownSession(id),
     });
     /** The caller's identity (bearer check, then the request rate), or undefined once the refusal is sent. */
-    const identify = async (): Promise<{ identity: Identity; owner: string } | undefined> => {
+    const identify = async (requiredScopes: readonly string[]): Promise<{ identity: Identity; owner: string } | undefined> => {
       const auth = await authenticate({
         authorization: req.headersDistinct.authorization,
         resolver: options.identity,
-        requiredScopes: options.requiredScopes,
+        requiredScopes,
         ...(options.resourceMetadataUrl ? { resourceMetadataUrl: options.resourceMetadataUrl(req) } : {}),
       });
       if (!auth.ok) {
@@ -158,7 +159,7 @@ export function frontDoor(options: FrontDoorOptions) {
       }
       let caller: LegacyCaller | undefined;
       if (options.legacy.authenticate) {
-        const known = await identify();
+        const known = await identify(options.legacy.requiredScopes ?? options.requiredScopes);
         if (!known) return;
         caller = { owner: known.owner, subject: known.identity.subject };
       }
@@ -170,7 +171,7 @@ export function frontDoor(options: FrontDoorOptions) {
       return sendJson(res, 405, errorMessage(null, error), { Allow: "POST" });
     }
 
-    const known = await identify();
+    const known = await identify(options.requiredScopes);
     if (!known) return;
     const { identity } = known;
 

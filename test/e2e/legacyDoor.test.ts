@@ -200,3 +200,41 @@ describe("legacy.enabled false: the legacy door is closed", () => {
     assert.equal(modern.status, 200, JSON.stringify(modern.message));
   });
 });
+
+describe("legacy door with scopes of its own (legacy.requiredScopes)", () => {
+  let stack: Stack;
+  before(async () => {
+    stack = await startStack({
+      config: {
+        auth: {
+          mode: "tokens",
+          tokens: [
+            { sha256: sha256("s3cret-alice"), subject: "alice", scopes: ["mcp", "mcp:legacy"] },
+            { sha256: sha256("s3cret-bob"), subject: "bob", scopes: ["mcp"] },
+          ],
+          requiredScopes: ["mcp"],
+        },
+        legacy: { requiredScopes: ["mcp:legacy"] },
+      },
+    });
+    await ready(stack);
+  });
+  after(() => stack.close());
+
+  test("a token without the legacy door's scope: 403 insufficient_scope naming it on the legacy door, while the modern door serves it", async () => {
+    const before = stack.legacy.sessionCount();
+    const refused = await legacyRequest(stack.url, { body: legacyInitialize(), token: "s3cret-bob" });
+    assert.equal(refused.status, 403);
+    assert.match(refused.headers.get("www-authenticate") ?? "", /error="insufficient_scope"/);
+    assert.match(refused.headers.get("www-authenticate") ?? "", /scope="mcp:legacy"/);
+    assert.match(String((refused.message.error as { message: string }).message), /mcp:legacy/);
+    assert.equal(stack.legacy.sessionCount(), before, "nothing reached the upstream");
+    const modern = await rpc(stack.url, "tools/list", {}, { token: "s3cret-bob" });
+    assert.equal(modern.status, 200, JSON.stringify(modern.message));
+
+    const { client } = await connectLegacyClient(stack.url, "s3cret-alice");
+    const { tools } = await client.listTools();
+    assert.ok(tools.some((tool) => tool.name === "greet"));
+    await client.close();
+  });
+});

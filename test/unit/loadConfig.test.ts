@@ -216,7 +216,7 @@ describe("loadConfig: layering", () => {
       log: { level: "silent", format: "json" },
     });
     // These, the 2 upstream.command ones and the 13 auth.jwt / resource metadata variables in the next tests.
-    assert.equal(ENV_VARS.length, 62);
+    assert.equal(ENV_VARS.length, 63);
   });
 
   it("maps the stdio upstream's variables: the command line is split like a shell does, without one", () => {
