@@ -48,7 +48,12 @@ export function inlineScenario(): Scenario {
       setPhase("starting upstream and taskgate");
       const stack = await startStack();
       const client = new Client({ name: "taskgate-bench-direct", version: "1.0.0" });
-      const transport = new StreamableHTTPClientTransport(new URL(stack.upstreamUrl));
+      // The SDK 1.x transport gives every POST one session-wide abort signal, which piles up a
+      // listener per call (MaxListenersExceededWarning in this process); the floor never aborts,
+      // so its requests go without it.
+      const transport = new StreamableHTTPClientTransport(new URL(stack.upstreamUrl), {
+        fetch: (url, init) => fetch(url, { ...init, signal: null }),
+      });
       await client.connect(transport);
       try {
         const calls: Record<CaseName, () => Promise<unknown>> = {
