@@ -189,6 +189,11 @@ function report(
       ` (kept per cancelled task: RSS ${kib((after.mem.rss - before.mem.rss) / top.level)}, heap ${kib((after.mem.heapUsed - before.mem.heapUsed) / top.level)};` +
       ` the store still keeps each cancelled record until its ttl)`,
   );
+  // Where RSS beyond the live heap sits: pages the V8 heap keeps committed, or memory outside it.
+  out(
+    `  heap committed ${mib(after.mem.heapTotal)} vs ${mib(before.mem.heapTotal)}, external ${mib(after.mem.external)} vs ${mib(before.mem.external)}` +
+      ` (array buffers ${mib(after.mem.arrayBuffers)} vs ${mib(before.mem.arrayBuffers)})`,
+  );
   if (!before.mem.afterGc) out("note: taskgate ran without --expose-gc, so memory was read without a forced GC");
   if (rows.length > 1) {
     const rateShare = top.createRate / first.createRate;
