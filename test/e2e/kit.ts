@@ -18,7 +18,7 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-type StackOverrides = Omit<Partial<ConfigInput>, "upstream">;
+type StackOverrides = Omit<Partial<ConfigInput>, "upstream"> & { upstream?: Omit<NonNullable<ConfigInput["upstream"]>, "url" | "command"> };
 
 export async function startStack(options: { speed?: number; config?: StackOverrides; log?: Logger } = {}): Promise<Stack> {
   const legacy = await startLegacyServer({ port: 0, speed: options.speed ?? 20 });
@@ -28,7 +28,7 @@ export async function startStack(options: { speed?: number; config?: StackOverri
     // Tests close stacks with calls in flight: end them at once rather than after a grace period.
     shutdown: { graceMs: 0 },
     ...options.config,
-    upstream: { url: legacy.url },
+    upstream: { ...options.config?.upstream, url: legacy.url },
   });
   const gateway = await startGateway(config, { log: options.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? "silent") });
   return {
