@@ -6,7 +6,8 @@
 //   inline     tools/call greet through taskgate vs direct on the same upstream, and server/discover
 //   tasks-get  tasks/get CPU per request: taskgate vs a bare node:http floor vs a native v2-SDK peer
 //   scale      1k / 5k / 10k held tasks: create rate, tasks/get p50/p99, memory per task, cancel all,
-//              memory and upstream connections afterwards
+//              memory and upstream connections afterwards; RSS kept vs a bare Node process that
+//              held and aborted as many undici streams (the floor)
 //   tasks      the task machinery per request: call→task and tasks/get vs server/discover
 //   stdio      a stdio upstream (upstream.command): process start-up, RSS per process, 50 identities at once
 //
