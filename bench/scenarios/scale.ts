@@ -11,7 +11,7 @@
 // Then the floor, at the top level only: a bare Node process (role streamFloor, --expose-gc)
 // opens as many streaming GETs, one undici Client each, to an SSE server in another process
 // (role sseServer), aborts them all, and is read the same way — before, held, after settling.
-// Node and the allocator keep much of the RSS such a burst grew to; the RSS goal asks taskgate to
+// Node and the allocator keep part of the RSS such a burst grew to; the RSS goal asks taskgate to
 // keep no more than that floor does (plus a margin), not to return to where it started.
 
 import { positiveInt, positiveIntList } from "../lib/knobs.js";
