@@ -28,10 +28,13 @@ async function startTask(url: string, tool: string, args: JsonObject, who: { tok
   return expectTask(await callTool(url, tool, args, who)).taskId as string;
 }
 
-/** Waits for a terminal status; a task that does not get there is cancelled before the error. */
-async function finish(url: string, taskId: string, token: string): Promise<JsonObject> {
+/** The task's state once it asks or ends. */
+const ASKS_OR_ENDS = hasStatus("input_required", "completed", "failed", "cancelled");
+
+/** Waits until `until` (a terminal status by default); a task that does not get there is cancelled before the error. */
+async function finish(url: string, taskId: string, token: string, until = TERMINAL): Promise<JsonObject> {
   try {
-    return await waitForTask(url, taskId, TERMINAL, { token, timeoutMs: TASK_WAIT_MS });
+    return await waitForTask(url, taskId, until, { token, timeoutMs: TASK_WAIT_MS });
   } catch (error) {
     await cancelTask(url, taskId, token).catch(() => undefined);
     throw error;
@@ -76,13 +79,7 @@ describe("server-everything: simulate-research-query (taskSupport required)", ()
   test("ambiguous with elicitation declared: input_required asks the interpretation, tasks/update answers it, the report names it", async () => {
     const who = { token: "bob", capabilities: TASKS_AND_FORMS };
     const taskId = await startTask(gateway.url, "simulate-research-query", { topic: "python", ambiguous: true }, who);
-    let asking: JsonObject;
-    try {
-      asking = await waitForTask(gateway.url, taskId, hasStatus("input_required", "completed", "failed", "cancelled"), { token: who.token, timeoutMs: TASK_WAIT_MS });
-    } catch (error) {
-      await cancelTask(gateway.url, taskId, who.token).catch(() => undefined);
-      throw error;
-    }
+    const asking = await finish(gateway.url, taskId, who.token, ASKS_OR_ENDS);
     assert.equal(asking.status, "input_required", `expected the clarification question, got ${JSON.stringify(asking)}`);
     assert.deepEqual(keysOf(asking), ["interpretation"]);
     const question = (asking.inputRequests as Record<string, JsonObject>).interpretation!;
@@ -146,13 +143,7 @@ describe("simpleTaskInteractive (SDK 1.x): confirm_delete asks on the GET stream
   test("as a task: input_required asks to confirm, tasks/update answers, completed with the upstream's result", async () => {
     const who = { token: "alice", capabilities: TASKS_AND_FORMS };
     const taskId = await startTask(gateway.url, "confirm_delete", { filename: "notes.txt" }, who);
-    let asking: JsonObject;
-    try {
-      asking = await waitForTask(gateway.url, taskId, hasStatus("input_required", "completed", "failed", "cancelled"), { token: who.token, timeoutMs: TASK_WAIT_MS });
-    } catch (error) {
-      await cancelTask(gateway.url, taskId, who.token).catch(() => undefined);
-      throw error;
-    }
+    const asking = await finish(gateway.url, taskId, who.token, ASKS_OR_ENDS);
     assert.equal(asking.status, "input_required", `expected the confirmation question, got ${JSON.stringify(asking)}`);
     assert.deepEqual(keysOf(asking), ["confirm"]);
     const question = (asking.inputRequests as Record<string, JsonObject>).confirm!;
@@ -182,7 +173,7 @@ describe("simpleTaskInteractive (SDK 1.x): confirm_delete asks on the GET stream
     const who = { token: "carol", capabilities: TASKS_AND_FORMS };
     const taskId = await startTask(gateway.url, "confirm_delete", { filename: "lost.txt" }, who);
     try {
-      const asking = await waitForTask(gateway.url, taskId, hasStatus("input_required", "completed", "failed", "cancelled"), { token: who.token, timeoutMs: TASK_WAIT_MS });
+      const asking = await waitForTask(gateway.url, taskId, ASKS_OR_ENDS, { token: who.token, timeoutMs: TASK_WAIT_MS });
       assert.equal(asking.status, "input_required", JSON.stringify(asking));
       await server.restart();
       const done = await waitForTask(gateway.url, taskId, TERMINAL, { token: who.token, timeoutMs: TASK_WAIT_MS });
