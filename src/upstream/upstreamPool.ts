@@ -85,12 +85,11 @@ export class UpstreamPool {
   }
 
   private async openForInfo(owner: string): Promise<UpstreamInfo> {
-    // Any session opening or open (e.g. the readiness check's) tells the same initialize result.
-    const other = [...this.slots.values()].flat().find((slot) => !slot.closing && ((slot.session && !slot.session.isEnded) || slot.opening));
-    if (other) {
-      const session = await this.sessionOf(other).catch(() => undefined);
-      if (session) return session.info;
-    }
+    // A session already opening (e.g. the readiness check's) tells the same initialize result.
+    // (An open one would have set lastInfo.)
+    const opening = [...this.slots.values()].flat().find((slot) => !slot.closing && slot.opening)?.opening;
+    const session = await opening?.catch(() => undefined);
+    if (session) return session.info;
     const slot = this.primary(owner, {});
     this.use(slot);
     try {
