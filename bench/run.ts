@@ -24,10 +24,10 @@ import { describeError } from "./lib/modernClient.js";
 import { armWatchdog, currentPhase, disarmWatchdog, setPhase } from "./lib/watchdog.js";
 import { inlineScenario } from "./scenarios/inline.js";
 import { scaleScenario } from "./scenarios/scale.js";
-import { tasksScenario } from "./scenarios/tasks.js";
-import { stdioScenario } from "./scenarios/stdio.js";
-import { tasksGetScenario } from "./scenarios/tasksGet.js";
 import { out, type Scenario } from "./scenarios/scenario.js";
+import { stdioScenario } from "./scenarios/stdio.js";
+import { tasksScenario } from "./scenarios/tasks.js";
+import { tasksGetScenario } from "./scenarios/tasksGet.js";
 
 const ALL: Record<string, () => Scenario> = {
   inline: inlineScenario,
@@ -39,7 +39,10 @@ const ALL: Record<string, () => Scenario> = {
 
 /** The scenarios named by the arguments or BENCH_SCENARIOS (default all), with their knobs read. */
 function selected(): Scenario[] {
-  const args = process.argv.slice(2).flatMap((a) => a.split(",")).filter((a) => a !== "");
+  const args = process.argv
+    .slice(2)
+    .flatMap((a) => a.split(","))
+    .filter((a) => a !== "");
   const names = args.length > 0 ? args : (process.env.BENCH_SCENARIOS ?? "").split(",").filter((a) => a !== "");
   const chosen = names.length === 0 || names.includes("all") ? Object.keys(ALL) : names;
   return chosen.map((name) => {
@@ -52,7 +55,10 @@ function selected(): Scenario[] {
 function commit(): string {
   try {
     const rev = execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
-    const dirty = execFileSync("git", ["status", "--porcelain", "--", "src", "examples"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    const dirty = execFileSync("git", ["status", "--porcelain", "--", "src", "examples"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
     return dirty ? `${rev} (+ uncommitted changes in src/ or examples/)` : rev;
   } catch {
     return "unknown";
@@ -71,7 +77,11 @@ try {
   process.exit(2);
 }
 out(`taskgate bench — ${new Date().toISOString()}, commit ${commit()}`);
-out(`node ${process.version}, ${process.platform}, ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, load ${loadavg().map((l) => l.toFixed(2)).join(" ")}`);
+out(
+  `node ${process.version}, ${process.platform}, ${cpus().length} × ${cpus()[0]?.model ?? "cpu"}, load ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`,
+);
 out(header);
 for (const scenario of scenarios) out(`  ${scenario.name.padEnd(10)} ${scenario.sizes()}`);
 

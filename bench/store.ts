@@ -52,7 +52,10 @@ const watchdog = setTimeout(() => {
 watchdog.unref();
 
 function list(name: string, fallback: string): string[] {
-  return (process.env[name] || fallback).split(",").map((s) => s.trim()).filter(Boolean);
+  return (process.env[name] || fallback)
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 function positiveInt(name: string, fallback: number, raw = process.env[name]): number {
@@ -79,7 +82,11 @@ function newRecord(): TaskRecord {
   };
 }
 
-const finish = (record: TaskRecord): TaskRecord => ({ ...record, status: "completed", result: { content: [{ type: "text", text: "done" }] } });
+const finish = (record: TaskRecord): TaskRecord => ({
+  ...record,
+  status: "completed",
+  result: { content: [{ type: "text", text: "done" }] },
+});
 
 interface Backend {
   /** A new, empty store; `name` keeps the stores of one backend apart. */
@@ -181,7 +188,11 @@ async function measureRound(all: Samples[], n: number, burstSize: number): Promi
     for (const s of all) {
       const target = s.unfinished[Math.floor(Math.random() * s.unfinished.length)]!;
       const started = performance.now();
-      await s.store.update(target.taskId, (current) => ({ ...current, statusMessage: `Progress ${i}/${n}`, lastUpdatedAt: new Date().toISOString() }));
+      await s.store.update(target.taskId, (current) => ({
+        ...current,
+        statusMessage: `Progress ${i}/${n}`,
+        lastUpdatedAt: new Date().toISOString(),
+      }));
       s.updateMs.push(performance.now() - started);
     }
   }

@@ -4,8 +4,8 @@
 // this module only when the demo command runs.
 
 import type { Logger } from "pino";
-import { startGateway, type Gateway } from "../src/gateway.js";
 import type { Config } from "../src/config/schema.js";
+import { type Gateway, startGateway } from "../src/gateway.js";
 import { startLegacyServer } from "./legacy-server/server.js";
 
 export interface Demo {

@@ -14,7 +14,14 @@ import { Command, type CommanderError, InvalidArgumentError } from "commander";
 import type { Logger } from "pino";
 import { sha256Hex } from "./auth/identity.js";
 import { splitCommandLine } from "./config/commandLine.js";
-import { ConfigError, type ConfigOverrides, type ConfigReport, ENV_OPTIONS, loadConfigWithReport, PORT_VARIABLE } from "./config/loadConfig.js";
+import {
+  ConfigError,
+  type ConfigOverrides,
+  type ConfigReport,
+  ENV_OPTIONS,
+  loadConfigWithReport,
+  PORT_VARIABLE,
+} from "./config/loadConfig.js";
 import { type Config, ConfigSchema } from "./config/schema.js";
 import { startGateway } from "./gateway.js";
 import { createFormattedLogger, resolveLogFormat } from "./observability/logger.js";
@@ -109,7 +116,9 @@ function commandFlag(line: string): string[] {
   try {
     return splitCommandLine(line);
   } catch (error) {
-    process.stderr.write(`taskgate: invalid configuration\nupstream.command: cannot be read as a command line: ${(error as Error).message} (from --upstream-command)\n`);
+    process.stderr.write(
+      `taskgate: invalid configuration\nupstream.command: cannot be read as a command line: ${(error as Error).message} (from --upstream-command)\n`,
+    );
     process.exit(EXIT_USAGE);
   }
 }
@@ -210,7 +219,11 @@ const DEFAULT_NOTES: Record<string, string> = {
   "upstream.command": "required unless upstream.url is set",
   "upstream.cwd": "taskgate's",
 };
-const KIND_NOTES: Record<string, string> = { list: "comma-separated", tokens: "sha256hex:subject,…", command: "a command line, split like a shell does (quotes, no variables)" };
+const KIND_NOTES: Record<string, string> = {
+  list: "comma-separated",
+  tokens: "sha256hex:subject,…",
+  command: "a command line, split like a shell does (quotes, no variables)",
+};
 
 function defaultOf(defaults: unknown, option: string): string {
   if (REQUIRED.has(option)) return "required";
@@ -267,8 +280,14 @@ addLogFlags(
     .command("serve")
     .description("run the gateway in front of a legacy MCP server")
     .option("--upstream <url>", "legacy MCP endpoint, e.g. http://127.0.0.1:8080/mcp (this or --upstream-command)")
-    .option("--upstream-command <command line>", "start a stdio MCP server per upstream session, e.g. \"npx -y @modelcontextprotocol/server-filesystem /data\"")
-    .option("--auth <mode>", "(required) identity mode: tokens (bearer tokens checked against auth.tokens) | demo (the token is the user name; development only)")
+    .option(
+      "--upstream-command <command line>",
+      'start a stdio MCP server per upstream session, e.g. "npx -y @modelcontextprotocol/server-filesystem /data"',
+    )
+    .option(
+      "--auth <mode>",
+      "(required) identity mode: tokens (bearer tokens checked against auth.tokens) | demo (the token is the user name; development only)",
+    )
     .option("--port <port>", "port to listen on (default 3000; 0 = any free port)", portNumber)
     .option("--host <host>", "address to bind (default 127.0.0.1; 0.0.0.0 = every interface)")
     .option("--config <file>", "YAML or JSON config file (also TASKGATE_CONFIG)")
@@ -277,28 +296,49 @@ addLogFlags(
     .option("--store-url <url>", "Redis of the redis store (default redis://127.0.0.1:6379)"),
 )
   .addHelpText("after", SERVE_HELP)
-  .action(async (opts: CommonFlags & { upstream?: string; upstreamCommand?: string; port?: number; host?: string; config?: string; auth?: string; store?: string; storePath?: string; storeUrl?: string }) => {
-    const { config, report } = configure(
-      {
-        ...(opts.upstream || opts.upstreamCommand
-          ? { upstream: { url: opts.upstream, command: opts.upstreamCommand === undefined ? undefined : commandFlag(opts.upstreamCommand) } }
-          : {}),
-        port: opts.port,
-        host: opts.host,
-        ...(opts.auth ? { auth: { mode: opts.auth as "demo" } } : {}),
-        ...(opts.store || opts.storePath || opts.storeUrl ? { store: { kind: opts.store as "memory", path: opts.storePath, url: opts.storeUrl } } : {}),
-        ...logOverrides(opts),
+  .action(
+    async (
+      opts: CommonFlags & {
+        upstream?: string;
+        upstreamCommand?: string;
+        port?: number;
+        host?: string;
+        config?: string;
+        auth?: string;
+        store?: string;
+        storePath?: string;
+        storeUrl?: string;
       },
-      opts.config,
-    );
-    const log = loggerFor(config);
-    logReport(log, report);
-    const stopper = stopOnSignals(log, config.shutdown.graceMs + STOP_MARGIN_MS);
-    const gateway = await startGateway(config, { log }).catch((error: unknown) =>
-      failStart(error, () => "pass --port <n>, set TASKGATE_PORT, or set port in the config file (0 = any free port)"),
-    );
-    stopper.ready(() => gateway.close());
-  });
+    ) => {
+      const { config, report } = configure(
+        {
+          ...(opts.upstream || opts.upstreamCommand
+            ? {
+                upstream: {
+                  url: opts.upstream,
+                  command: opts.upstreamCommand === undefined ? undefined : commandFlag(opts.upstreamCommand),
+                },
+              }
+            : {}),
+          port: opts.port,
+          host: opts.host,
+          ...(opts.auth ? { auth: { mode: opts.auth as "demo" } } : {}),
+          ...(opts.store || opts.storePath || opts.storeUrl
+            ? { store: { kind: opts.store as "memory", path: opts.storePath, url: opts.storeUrl } }
+            : {}),
+          ...logOverrides(opts),
+        },
+        opts.config,
+      );
+      const log = loggerFor(config);
+      logReport(log, report);
+      const stopper = stopOnSignals(log, config.shutdown.graceMs + STOP_MARGIN_MS);
+      const gateway = await startGateway(config, { log }).catch((error: unknown) =>
+        failStart(error, () => "pass --port <n>, set TASKGATE_PORT, or set port in the config file (0 = any free port)"),
+      );
+      stopper.ready(() => gateway.close());
+    },
+  );
 
 addLogFlags(
   program
@@ -313,7 +353,10 @@ addLogFlags(
   const demo = await startDemo({
     legacyPort: opts.legacyPort,
     configure: (upstreamUrl) => {
-      const { config, report } = configure({ upstream: { url: upstreamUrl }, port: opts.port, ...logOverrides(opts) }, join(ROOT, "config", "demo.yaml"));
+      const { config, report } = configure(
+        { upstream: { url: upstreamUrl }, port: opts.port, ...logOverrides(opts) },
+        join(ROOT, "config", "demo.yaml"),
+      );
       log = loggerFor(config);
       logReport(log, report);
       stopper = stopOnSignals(log, config.shutdown.graceMs + STOP_MARGIN_MS);
@@ -321,7 +364,9 @@ addLogFlags(
     },
     logger: () => log as Logger,
   }).catch((error: unknown) =>
-    failStart(error, (port) => (port === opts.legacyPort ? "pass --legacy-port <n> (0 = any free port)" : "pass --port <n> (0 = any free port)")),
+    failStart(error, (port) =>
+      port === opts.legacyPort ? "pass --legacy-port <n> (0 = any free port)" : "pass --port <n> (0 = any free port)",
+    ),
   );
   stopper?.ready(() => demo.close());
   process.stdout.write(demo.banner);

@@ -25,7 +25,7 @@ import { LiveInlineCalls } from "./calls/liveInlineCalls.js";
 import { ParkedCalls } from "./calls/parkedCalls.js";
 import { RemoteRounds } from "./calls/remoteRounds.js";
 import { RequestStateCodec } from "./calls/requestStateCodec.js";
-import { createCluster, type Cluster } from "./cluster/createCluster.js";
+import { type Cluster, createCluster } from "./cluster/createCluster.js";
 import { isTaskCommand } from "./cluster/holderLink.js";
 import { connectRedis, describeRedisUrl } from "./cluster/redisConnection.js";
 import type { Config } from "./config/schema.js";
@@ -124,13 +124,20 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     if (kind === "tools") catalog.invalidate(profileKey);
   });
   /** The upstream's capabilities as the caller's session sees them; failures named for the client. */
-  const upstreamInfo = (request: MethodRequest) => pool.info(ownerHashOf(request.identity)).catch((error: unknown) => {
-    throw toClientError(error);
-  });
+  const upstreamInfo = (request: MethodRequest) =>
+    pool.info(ownerHashOf(request.identity)).catch((error: unknown) => {
+      throw toClientError(error);
+    });
   const records = new TaskRecords(store, cluster.bus, metrics);
   const quotas = new CallQuotas(config.quotas);
   // Every task started here (tools/call, a retry handing its call over, another instance's retry) counts toward quotas.maxRunningTasks.
-  const runner = new TaskRunner({ records, instanceId, settings: config.tasks, log, onStarted: (call, owner) => quotas.track(call, owner, "task") });
+  const runner = new TaskRunner({
+    records,
+    instanceId,
+    settings: config.tasks,
+    log,
+    onStarted: (call, owner) => quotas.track(call, owner, "task"),
+  });
   const access = new TaskAccess({ records, runner, instanceId, leases: cluster.leases, link: cluster.link, log });
   const parked = new ParkedCalls(new RequestStateCodec(config.mrtr.secret), config.mrtr.holdTimeoutMs, log, instanceId);
   const live = new LiveInlineCalls();
@@ -146,9 +153,17 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     .then(async (leftovers) => {
       if (leftovers.length === 0) return;
       const closed = await link.closeLeftovers(leftovers);
-      log.warn({ event: "upstream.sessions.recovered", left: leftovers.length, closed }, "closed the upstream sessions a previous process left");
+      log.warn(
+        { event: "upstream.sessions.recovered", left: leftovers.length, closed },
+        "closed the upstream sessions a previous process left",
+      );
     })
-    .catch((error: unknown) => log.warn({ event: "upstream.ledger.failed", err: error instanceof Error ? error.message : String(error) }, "could not read the sessions a previous process left"));
+    .catch((error: unknown) =>
+      log.warn(
+        { event: "upstream.ledger.failed", err: error instanceof Error ? error.message : String(error) },
+        "could not read the sessions a previous process left",
+      ),
+    );
 
   const subscriptions = new Subscriptions({
     access,
@@ -186,7 +201,13 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     log.warn({ event: "auth.legacy_open" }, "legacy.auth 'open': legacy (2025-11-25) clients reach the upstream without authenticating");
   }
   const passThrough = link.processes
-    ? createStdioBridge({ processes: link.processes, idleMs: config.upstream.sessionIdleMs, sendTimeoutMs: config.upstream.requestTimeoutMs, bindSessions: legacyAuthenticates, log })
+    ? createStdioBridge({
+        processes: link.processes,
+        idleMs: config.upstream.sessionIdleMs,
+        sendTimeoutMs: config.upstream.requestTimeoutMs,
+        bindSessions: legacyAuthenticates,
+        log,
+      })
     : createPassThrough(link.url as string, log, { credentials, bindSessions: legacyAuthenticates });
 
   metrics.observeLive({
@@ -271,11 +292,22 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(":") ? `[${config.host}]` : config.host;
   const url = `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}${config.path}`;
-  log.info({ event: "gateway.started", url, upstream: link.target, store: config.store.kind, instanceId, auth: identity.mode }, "taskgate listening");
+  log.info(
+    { event: "gateway.started", url, upstream: link.target, store: config.store.kind, instanceId, auth: identity.mode },
+    "taskgate listening",
+  );
   // Say at once when the upstream cannot be reached (taskgate serves anyway; /readyz says 503).
   upstreamAnswers(pool.check(READINESS_OWNER), config.upstream.forwardAuthorization).catch((error: unknown) => {
     const failure = toClientError(error);
-    log.warn({ event: "upstream.unavailable", upstream: link.target, reason: (failure.data as { reason?: string } | undefined)?.reason, err: failure.message }, "upstream does not answer yet; /readyz is 503 until it does");
+    log.warn(
+      {
+        event: "upstream.unavailable",
+        upstream: link.target,
+        reason: (failure.data as { reason?: string } | undefined)?.reason,
+        err: failure.message,
+      },
+      "upstream does not answer yet; /readyz is 503 until it does",
+    );
   });
 
   return {
@@ -285,7 +317,10 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
     log,
     ...(link.processes ? { upstreamProcesses: () => link.processes?.pids() ?? [] } : {}),
     async close() {
-      log.info({ event: "gateway.draining", inlineCalls: live.count(), heldTasks: runner.count(), graceMs: config.shutdown.graceMs }, "draining: no new connections; inline calls get the grace period");
+      log.info(
+        { event: "gateway.draining", inlineCalls: live.count(), heldTasks: runner.count(), graceMs: config.shutdown.graceMs },
+        "draining: no new connections; inline calls get the grace period",
+      );
       const closed = new Promise<void>((resolve) => server.close(() => resolve())); // no new connections
       server.closeIdleConnections();
       await live.drain(config.shutdown.graceMs); // inline calls finish, or end with a shutting_down error
@@ -321,7 +356,10 @@ async function closeQuietly(log: Logger, what: string, step: () => Promise<void>
   try {
     await step();
   } catch (error) {
-    log.warn({ event: "gateway.close.failed", what, err: error instanceof Error ? error.message : String(error) }, `closing the ${what} failed`);
+    log.warn(
+      { event: "gateway.close.failed", what, err: error instanceof Error ? error.message : String(error) },
+      `closing the ${what} failed`,
+    );
   }
 }
 
@@ -335,7 +373,10 @@ function isEndpoint(url: string | undefined, path: string): boolean {
 /** A request the front door could not answer (a bug): logged with its stack, answered 500. */
 function failedRequest(log: Logger, res: ServerResponse, error: unknown): void {
   log.error({ event: "request.crashed", err: error }, "front door crashed");
-  if (!res.headersSent) res.writeHead(500, { "Content-Type": "application/json" }).end('{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}');
+  if (!res.headersSent)
+    res
+      .writeHead(500, { "Content-Type": "application/json" })
+      .end('{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}');
   else res.destroy();
 }
 
@@ -362,13 +403,23 @@ async function openTaskState(
     commandTimeoutMs: options.commandTimeoutMs,
   });
   try {
-    const cluster = await createCluster<TaskRecord>({ kind: "redis", url: options.url, prefix: options.prefix, leaseMs: options.leaseMs, instanceId, onError });
-    const ledger = await RedisSessionLedger.open({ connect: () => connectRedis({ url: options.url, onError, commandTimeoutMs: options.commandTimeoutMs }), prefix: options.prefix, instanceId, log }).catch(
-      async (error: unknown) => {
-        await cluster.close();
-        throw error;
-      },
-    );
+    const cluster = await createCluster<TaskRecord>({
+      kind: "redis",
+      url: options.url,
+      prefix: options.prefix,
+      leaseMs: options.leaseMs,
+      instanceId,
+      onError,
+    });
+    const ledger = await RedisSessionLedger.open({
+      connect: () => connectRedis({ url: options.url, onError, commandTimeoutMs: options.commandTimeoutMs }),
+      prefix: options.prefix,
+      instanceId,
+      log,
+    }).catch(async (error: unknown) => {
+      await cluster.close();
+      throw error;
+    });
     return { store, cluster, ledger };
   } catch (error) {
     await store.close();

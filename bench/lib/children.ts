@@ -5,7 +5,7 @@
 // MaxListenersExceededWarning) to explain failures and distortions, and all of it in
 // BENCH_CHILD_LOG_DIR/<role>-<pid>.log when that is set. stopAll()/killAll() leave no child behind.
 
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -68,7 +68,8 @@ export class Child {
     });
     process.on("exit", (code, signal) => {
       this.exited = true;
-      if (!this.stopping) this.crash = `${this.name} (pid ${process.pid}) exited on its own (${signal ?? `code ${code}`}); its last output:\n${this.tail()}`;
+      if (!this.stopping)
+        this.crash = `${this.name} (pid ${process.pid}) exited on its own (${signal ?? `code ${code}`}); its last output:\n${this.tail()}`;
       for (const [id, waiting] of this.pending) {
         clearTimeout(waiting.timer);
         waiting.reject(new Error(`${this.name} exited (${signal ?? code}) before answering; its last output:\n${this.tail()}`));
@@ -163,7 +164,10 @@ export async function spawnRole(name: string, file: string, options: SpawnOption
   }
   child.process.once("exit", () => running.delete(child));
   const info = await new Promise<Record<string, unknown>>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} was not ready within ${READY_MS / 1000} s; its output:\n${child.tail()}`)), READY_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`${name} was not ready within ${READY_MS / 1000} s; its output:\n${child.tail()}`)),
+      READY_MS,
+    );
     child.process.on("message", (message: { kind?: string; info?: Record<string, unknown> }) => {
       if (message?.kind !== "ready") return;
       clearTimeout(timer);

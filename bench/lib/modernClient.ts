@@ -36,14 +36,17 @@ export async function rpc(url: string, method: string, params: Json, options: Rp
 export function describeError(error: unknown): string {
   const parts: string[] = [];
   for (let e: unknown = error; e !== undefined && parts.length < 4; e = (e as { cause?: unknown }).cause) {
-    parts.push(e instanceof Error ? `${e.message}${(e as { code?: string }).code ? ` (${(e as { code?: string }).code})` : ""}` : String(e));
+    parts.push(
+      e instanceof Error ? `${e.message}${(e as { code?: string }).code ? ` (${(e as { code?: string }).code})` : ""}` : String(e),
+    );
   }
   return parts.join(" ← ");
 }
 
 /** The headers and body a conforming client sends for this request. */
 function request(method: string, params: Json, options: RpcOptions): { headers: Record<string, string>; body: string } {
-  const name = options.name ?? (typeof params.name === "string" ? params.name : typeof params.taskId === "string" ? params.taskId : undefined);
+  const name =
+    options.name ?? (typeof params.name === "string" ? params.name : typeof params.taskId === "string" ? params.taskId : undefined);
   return {
     headers: {
       "Content-Type": "application/json",
@@ -108,7 +111,8 @@ export async function createSlowTask(url: string, ms: number): Promise<string> {
 
 export async function getWorkingTask(url: string, taskId: string): Promise<void> {
   const task = await rpc(url, "tasks/get", { taskId }, { capabilities: TASKS_CAPS });
-  if (task.status !== "working" || task.taskId !== taskId) throw new Error(`tasks/get: expected the working task ${taskId}, got ${JSON.stringify(task).slice(0, 200)}`);
+  if (task.status !== "working" || task.taskId !== taskId)
+    throw new Error(`tasks/get: expected the working task ${taskId}, got ${JSON.stringify(task).slice(0, 200)}`);
 }
 
 export async function cancelTask(url: string, taskId: string): Promise<void> {
@@ -121,7 +125,10 @@ export async function cancelTask(url: string, taskId: string): Promise<void> {
  * the bottleneck (and its per-request wake-up cost is shared, as on a busy server).
  */
 export async function leanGetWorkingTask(url: string, taskId: string): Promise<void> {
-  const { statusCode, body } = await undiciRequest(url, { method: "POST", ...request("tasks/get", { taskId }, { capabilities: TASKS_CAPS }) });
+  const { statusCode, body } = await undiciRequest(url, {
+    method: "POST",
+    ...request("tasks/get", { taskId }, { capabilities: TASKS_CAPS }),
+  });
   const message = (await body.json()) as { result?: Json };
   if (statusCode !== 200 || message.result?.status !== "working" || message.result.taskId !== taskId) {
     throw new Error(`tasks/get: expected the working task ${taskId}, got HTTP ${statusCode} ${JSON.stringify(message).slice(0, 200)}`);

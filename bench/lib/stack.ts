@@ -2,12 +2,12 @@
 // taskgate in front of it ("taskgate"), with the store chosen by BENCH_STORE. A file store gets a
 // fresh temp dir and a Redis store a fresh key prefix, both undone by runCleanups().
 
-import { createClient } from "@redis/client";
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { spawnRole, type Child } from "./children.js";
+import { createClient } from "@redis/client";
+import { type Child, spawnRole } from "./children.js";
 import { onCleanup } from "./cleanup.js";
 import { gatewayLogLevel, gatewayNodeFlags, redisUrl, storeKind } from "./knobs.js";
 

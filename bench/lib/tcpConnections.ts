@@ -3,7 +3,7 @@
 // is `port`. Returns counts by TCP state (ESTABLISHED, CLOSE_WAIT, …), so a connection the peer
 // closed but the process never did shows up as such.
 
-import { readFileSync, readdirSync, readlinkSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 
 const STATES: Record<string, string> = {
   "01": "ESTABLISHED",
@@ -64,11 +64,18 @@ export function connectionsTo(pid: number, port: number): Connections {
 }
 
 export const describeConnections = (c: Connections) =>
-  `${c.total}` + (Object.keys(c.byState).some((s) => s !== "ESTABLISHED") ? ` (${Object.entries(c.byState).map(([s, n]) => `${s} ${n}`).join(", ")})` : "");
+  `${c.total}` +
+  (Object.keys(c.byState).some((s) => s !== "ESTABLISHED")
+    ? ` (${Object.entries(c.byState)
+        .map(([s, n]) => `${s} ${n}`)
+        .join(", ")})`
+    : "");
 
 /** The soft limit on open files of a process (Max open files in /proc/<pid>/limits). */
 export function openFileLimit(pid: number | "self" = "self"): number {
-  const line = readFileSync(`/proc/${pid}/limits`, "utf8").split("\n").find((l) => l.startsWith("Max open files"));
+  const line = readFileSync(`/proc/${pid}/limits`, "utf8")
+    .split("\n")
+    .find((l) => l.startsWith("Max open files"));
   const soft = line?.split(/\s{2,}/)[1];
   return soft === undefined || soft === "unlimited" ? Infinity : Number(soft);
 }

@@ -10,14 +10,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
+  detailedTask,
   META_CLIENT_CAPABILITIES,
   META_PROTOCOL_VERSION,
-  PROTOCOL_VERSION,
-  TASKS_EXTENSION,
-  detailedTask,
   ownerHash,
-  workingTask,
+  PROTOCOL_VERSION,
   type StoredTask,
+  TASKS_EXTENSION,
+  workingTask,
 } from "../lib/taskShape.js";
 import { serveRole } from "./serveRole.js";
 

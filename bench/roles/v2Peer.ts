@@ -10,9 +10,9 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { toNodeHandler } from "@modelcontextprotocol/node";
-import { McpServer, ProtocolError, createMcpHandler } from "@modelcontextprotocol/server";
+import { createMcpHandler, McpServer, ProtocolError } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import { TASKS_EXTENSION, detailedTask, ownerHash, workingTask, type StoredTask } from "../lib/taskShape.js";
+import { detailedTask, ownerHash, type StoredTask, TASKS_EXTENSION, workingTask } from "../lib/taskShape.js";
 import { serveRole } from "./serveRole.js";
 
 const TaskIdParams = z.looseObject({ taskId: z.string().min(1) });
@@ -44,7 +44,9 @@ await serveRole("v2peer", async () => {
     const auth = req.headers.authorization;
     if (typeof auth !== "string" || !auth.startsWith("Bearer ") || auth.length === 7) {
       errors++;
-      res.writeHead(401, { "Content-Type": "application/json" }).end('{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Unauthenticated"}}');
+      res
+        .writeHead(401, { "Content-Type": "application/json" })
+        .end('{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Unauthenticated"}}');
       return;
     }
     const token = auth.slice(7);

@@ -14,7 +14,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { cpuMs } from "../lib/children.js";
 import { positiveInt } from "../lib/knobs.js";
-import { rotate, runBlock, type Block } from "../lib/load.js";
+import { type Block, rotate, runBlock } from "../lib/load.js";
 import { discover, greet } from "../lib/modernClient.js";
 import { startStack } from "../lib/stack.js";
 import { fixed, goalLine, median, ratio, summarise, table } from "../lib/stats.js";
@@ -58,9 +58,13 @@ export function inlineScenario(): Scenario {
       try {
         const calls: Record<CaseName, () => Promise<unknown>> = {
           direct: async () => {
-            const result = await client.request({ method: "tools/call", params: { name: "greet", arguments: { name: "bench" } } }, CallToolResultSchema);
+            const result = await client.request(
+              { method: "tools/call", params: { name: "greet", arguments: { name: "bench" } } },
+              CallToolResultSchema,
+            );
             const first = result.content[0];
-            if (first?.type !== "text" || first.text !== "Hello, bench!") throw new Error(`direct greet: unexpected ${JSON.stringify(result)}`);
+            if (first?.type !== "text" || first.text !== "Hello, bench!")
+              throw new Error(`direct greet: unexpected ${JSON.stringify(result)}`);
           },
           inline: () => greet(stack.url),
           discover: () => discover(stack.url),
@@ -130,7 +134,17 @@ function report(tally: (name: CaseName, mode: Mode) => Tally, cases: CaseName[],
     out(mode === "sequential" ? "sequential (one call at a time)" : `${concurrency} calls in flight`);
     out(
       table(
-        ["case", "p50 ms", "p95 ms", "mean ms", "calls/s", "p50/direct", "direct calls/s ÷ this", "taskgate CPU ms/call", "upstream CPU ms/call"],
+        [
+          "case",
+          "p50 ms",
+          "p95 ms",
+          "mean ms",
+          "calls/s",
+          "p50/direct",
+          "direct calls/s ÷ this",
+          "taskgate CPU ms/call",
+          "upstream CPU ms/call",
+        ],
         rows,
       ),
     );

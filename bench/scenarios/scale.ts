@@ -14,14 +14,14 @@
 // Node and the allocator keep part of the RSS such a burst grew to; the RSS goal asks taskgate to
 // keep no more than that floor does (plus a margin), not to return to where it started.
 
+import { type MemUsage, spawnRole } from "../lib/children.js";
 import { positiveInt, positiveIntList } from "../lib/knobs.js";
 import { runBlock, sleep } from "../lib/load.js";
 import { cancelTask, createSlowTask, describeError, discover, getWorkingTask } from "../lib/modernClient.js";
-import { startStack, type Stack } from "../lib/stack.js";
+import { type Stack, startStack } from "../lib/stack.js";
 import { fixed, goalLine, kib, mib, summarise, table } from "../lib/stats.js";
-import { connectionsTo, describeConnections, openFileLimit, type Connections } from "../lib/tcpConnections.js";
+import { type Connections, connectionsTo, describeConnections, openFileLimit } from "../lib/tcpConnections.js";
 import { setPhase } from "../lib/watchdog.js";
-import { spawnRole, type MemUsage } from "../lib/children.js";
 import { out, type Scenario } from "./scenario.js";
 
 const WARMUP_TASKS = 20;
@@ -69,7 +69,9 @@ export function scaleScenario(): Scenario {
     async run() {
       const limit = openFileLimit();
       if (limit < MAX + 1000) {
-        throw new Error(`open-file limit ${limit} is too low for ${MAX} held tasks (taskgate, the upstream, and the floor and its SSE server after them, each hold one socket per call): raise it (ulimit -n) or lower BENCH_SCALE`);
+        throw new Error(
+          `open-file limit ${limit} is too low for ${MAX} held tasks (taskgate, the upstream, and the floor and its SSE server after them, each hold one socket per call): raise it (ulimit -n) or lower BENCH_SCALE`,
+        );
       }
       setPhase("starting upstream and taskgate");
       const stack = await startStack({ exposeGc: true });
@@ -115,7 +117,15 @@ export function scaleScenario(): Scenario {
         const g = summarise(gets.latencies);
         setPhase(`reading memory with ${level} held`);
         const snap = await snapshot();
-        rows.push({ level, createRate: last.rate, createP50: last.p50, getP50: g.p50, getP99: g.p99, createLagMs: createLag.maxMs, snapshot: snap });
+        rows.push({
+          level,
+          createRate: last.rate,
+          createP50: last.p50,
+          getP50: g.p50,
+          getP99: g.p99,
+          createLagMs: createLag.maxMs,
+          snapshot: snap,
+        });
         const held = await stack.gateway.ask<number>("held");
         if (held !== level) throw new Error(`taskgate holds ${held} tasks, expected ${level}`);
       }
@@ -156,7 +166,8 @@ async function measureFloor(count: number, settleMs: number): Promise<Floor> {
     for (;;) {
       const open = await server.ask<number>("open");
       if (open === 0) return;
-      if (Date.now() > deadline) throw new Error(`the SSE server still holds ${open} streams ${UPSTREAM_WAIT_MS} ms after the floor released them`);
+      if (Date.now() > deadline)
+        throw new Error(`the SSE server still holds ${open} streams ${UPSTREAM_WAIT_MS} ms after the floor released them`);
       await sleep(100);
     }
   };
@@ -204,9 +215,33 @@ function report(
 ): void {
   out(
     table(
-      ["held", "creates/s", "create p50 ms", "loop stall ms", "get p50 ms", "get p99 ms", "RSS", "heap", "RSS/task", "heap/task", "conns to upstream"],
       [
-        ["0 (before)", "-", "-", "-", "-", "-", mib(before.mem.rss), mib(before.mem.heapUsed), "-", "-", describeConnections(before.connections)],
+        "held",
+        "creates/s",
+        "create p50 ms",
+        "loop stall ms",
+        "get p50 ms",
+        "get p99 ms",
+        "RSS",
+        "heap",
+        "RSS/task",
+        "heap/task",
+        "conns to upstream",
+      ],
+      [
+        [
+          "0 (before)",
+          "-",
+          "-",
+          "-",
+          "-",
+          "-",
+          mib(before.mem.rss),
+          mib(before.mem.heapUsed),
+          "-",
+          "-",
+          describeConnections(before.connections),
+        ],
         ...rows.map((r) => [
           String(r.level),
           r.createRate.toFixed(0),
@@ -220,7 +255,19 @@ function report(
           kib((r.snapshot.mem.heapUsed - before.mem.heapUsed) / r.level),
           describeConnections(r.snapshot.connections),
         ]),
-        ["0 (cancelled)", "-", "-", "-", "-", "-", mib(after.mem.rss), mib(after.mem.heapUsed), "-", "-", describeConnections(after.connections)],
+        [
+          "0 (cancelled)",
+          "-",
+          "-",
+          "-",
+          "-",
+          "-",
+          mib(after.mem.rss),
+          mib(after.mem.heapUsed),
+          "-",
+          "-",
+          describeConnections(after.connections),
+        ],
       ],
     ),
   );
@@ -253,9 +300,21 @@ function report(
   if (!before.mem.afterGc) out("note: taskgate ran without --expose-gc, so memory was read without a forced GC");
   if (rows.length > 1) {
     const rateShare = top.createRate / first.createRate;
-    out(goalLine(`create rate at ${top.level} / at ${first.level}`, rateShare * 100, `${Math.round(rateShare * 100)} %`, { kind: "atLeast", limit: 90, unit: " %" }));
+    out(
+      goalLine(`create rate at ${top.level} / at ${first.level}`, rateShare * 100, `${Math.round(rateShare * 100)} %`, {
+        kind: "atLeast",
+        limit: 90,
+        unit: " %",
+      }),
+    );
   }
-  out(goalLine(`time to cancel ${top.level} held tasks`, end.cancelMs / 1000, `${(end.cancelMs / 1000).toFixed(1)} s`, { kind: "atMost", limit: 15, unit: " s" }));
+  out(
+    goalLine(`time to cancel ${top.level} held tasks`, end.cancelMs / 1000, `${(end.cancelMs / 1000).toFixed(1)} s`, {
+      kind: "atMost",
+      limit: 15,
+      unit: " s",
+    }),
+  );
   // RSS: taskgate holds one upstream stream per task, so it may keep what a bare Node process
   // keeps after the same streams (the floor), 10 % more for noise between two processes, plus
   // 10 % of its RSS before for its own state (the old goal's margin: the memory store keeps each
@@ -264,8 +323,12 @@ function report(
   const allowed = 1.1 * Math.max(floorKept, 0) + 0.1 * before.mem.rss;
   // Taskgate grows more per held task than the floor (its heap), so its share of the growth kept is
   // shown too: the same share as the floor's means the same allocator behaviour at a larger peak.
-  out(`  taskgate kept ${signedMib(kept)} of RSS, ${keptShare(before.mem, top.snapshot.mem, after.mem)} of its growth while holding ${top.level}`);
-  out(`  RSS allowed to stay: 1.1 × the floor's ${signedMib(floorKept)} + 10 % of taskgate's ${mib(before.mem.rss)} before = ${mib(allowed)}`);
+  out(
+    `  taskgate kept ${signedMib(kept)} of RSS, ${keptShare(before.mem, top.snapshot.mem, after.mem)} of its growth while holding ${top.level}`,
+  );
+  out(
+    `  RSS allowed to stay: 1.1 × the floor's ${signedMib(floorKept)} + 10 % of taskgate's ${mib(before.mem.rss)} before = ${mib(allowed)}`,
+  );
   const heapChange = (after.mem.heapUsed - before.mem.heapUsed) / before.mem.heapUsed;
   out(
     goalLine(`RSS kept after cancelling ${top.level} (vs floor)`, kept / 1_048_576, signedMib(kept), {
@@ -276,12 +339,19 @@ function report(
   );
   out(goalLine(`heap after cancelling ${top.level} vs before`, heapChange, signedPercent(heapChange), { kind: "within", fraction: 0.1 }));
   const heapPerTask = (top.snapshot.mem.heapUsed - before.mem.heapUsed) / top.level / 1024;
-  out(goalLine(`heap per held task at ${top.level}`, heapPerTask, `${heapPerTask.toFixed(1)} KiB`, { kind: "atMost", limit: 25, unit: " KiB" }));
+  out(
+    goalLine(`heap per held task at ${top.level}`, heapPerTask, `${heapPerTask.toFixed(1)} KiB`, {
+      kind: "atMost",
+      limit: 25,
+      unit: " KiB",
+    }),
+  );
   const extra = after.connections.total - before.connections.total;
   out(goalLine("upstream connections after cancel - before", extra, `${extra}`, { kind: "atMost", limit: 0, unit: "" }));
 }
 
 /** How much of the RSS a process grew to while holding it still has after releasing. */
-const keptShare = (before: MemUsage, held: MemUsage, after: MemUsage) => `${(((after.rss - before.rss) / (held.rss - before.rss)) * 100).toFixed(0)} %`;
+const keptShare = (before: MemUsage, held: MemUsage, after: MemUsage) =>
+  `${(((after.rss - before.rss) / (held.rss - before.rss)) * 100).toFixed(0)} %`;
 const signedMib = (bytes: number) => `${bytes >= 0 ? "+" : ""}${mib(bytes)}`;
 const signedPercent = (fraction: number) => `${fraction >= 0 ? "+" : ""}${(fraction * 100).toFixed(1)} %`;

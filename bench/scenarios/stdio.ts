@@ -98,15 +98,41 @@ export function stdioScenario(): Scenario {
         table(
           ["case", "n", "p50", "p95", "max"],
           [
-            ["direct: spawn + initialize (SDK)", String(direct.length), fixed(s(direct).p50, 1), fixed(s(direct).p95, 1), fixed(Math.max(...direct), 1)],
-            ["taskgate: first call of an identity", String(first.length), fixed(s(first).p50, 1), fixed(s(first).p95, 1), fixed(Math.max(...first), 1)],
-            ["taskgate: next call (warm process)", String(warm.length), fixed(s(warm).p50, 1), fixed(s(warm).p95, 1), fixed(Math.max(...warm), 1)],
-            [`taskgate: ${IDENTITIES} identities at once, each`, String(together.length), fixed(s(together).p50, 1), fixed(s(together).p95, 1), fixed(Math.max(...together), 1)],
+            [
+              "direct: spawn + initialize (SDK)",
+              String(direct.length),
+              fixed(s(direct).p50, 1),
+              fixed(s(direct).p95, 1),
+              fixed(Math.max(...direct), 1),
+            ],
+            [
+              "taskgate: first call of an identity",
+              String(first.length),
+              fixed(s(first).p50, 1),
+              fixed(s(first).p95, 1),
+              fixed(Math.max(...first), 1),
+            ],
+            [
+              "taskgate: next call (warm process)",
+              String(warm.length),
+              fixed(s(warm).p50, 1),
+              fixed(s(warm).p95, 1),
+              fixed(Math.max(...warm), 1),
+            ],
+            [
+              `taskgate: ${IDENTITIES} identities at once, each`,
+              String(together.length),
+              fixed(s(together).p50, 1),
+              fixed(s(together).p95, 1),
+              fixed(Math.max(...together), 1),
+            ],
           ],
         ),
       );
       out(`start-up a new identity pays (first − warm, p50): ${fixed(s(first).p50 - s(warm).p50, 1)} ms`);
-      out(`RSS per server process: direct ${mib(s(directRss).p50)} (p50); through taskgate ${mib(s(rssSeq).p50)} p50, ${mib(Math.max(...rssSeq))} max (${rssSeq.length} processes)`);
+      out(
+        `RSS per server process: direct ${mib(s(directRss).p50)} (p50); through taskgate ${mib(s(rssSeq).p50)} p50, ${mib(Math.max(...rssSeq))} max (${rssSeq.length} processes)`,
+      );
       out(
         `${IDENTITIES} identities at once: all complete in ${fixed(wallMs, 0)} ms; ${pids.length} new processes, ` +
           `${mib(rssMany.reduce((a, b) => a + b, 0))} RSS together (${mib(s(rssMany).p50)} each, p50); taskgate itself ${mib(gatewayMem.rss)} RSS`,

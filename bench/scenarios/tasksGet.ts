@@ -12,7 +12,7 @@
 // with many in flight a busy server shares that cost, so that figure is the per-request work and
 // the one the goal is checked on.
 
-import { cpuMs, spawnRole, type Child } from "../lib/children.js";
+import { type Child, cpuMs, spawnRole } from "../lib/children.js";
 import { positiveInt } from "../lib/knobs.js";
 import { rotate, runBlock } from "../lib/load.js";
 import { BENCH_SUBJECT, cancelTask, createSlowTask, leanGetWorkingTask } from "../lib/modernClient.js";
@@ -60,8 +60,18 @@ export function tasksGetScenario(): Scenario {
       for (let i = 0; i < TASKS; i++) taskgateIds.push(await createSlowTask(stack.url, SLOW_MS));
       await stack.upstream.ask("waitStarted", { count: TASKS, ms: 30_000 });
       const servers: Server[] = [
-        { label: "floor (node:http)", child: floor, url: floor.info.url as string, ids: await floor.ask<string[]>("seed", { count: TASKS, subject: BENCH_SUBJECT }) },
-        { label: "v2 SDK peer", child: peer, url: peer.info.url as string, ids: await peer.ask<string[]>("seed", { count: TASKS, subject: BENCH_SUBJECT }) },
+        {
+          label: "floor (node:http)",
+          child: floor,
+          url: floor.info.url as string,
+          ids: await floor.ask<string[]>("seed", { count: TASKS, subject: BENCH_SUBJECT }),
+        },
+        {
+          label: "v2 SDK peer",
+          child: peer,
+          url: peer.info.url as string,
+          ids: await peer.ask<string[]>("seed", { count: TASKS, subject: BENCH_SUBJECT }),
+        },
         { label: "taskgate", child: stack.gateway, url: stack.url, ids: taskgateIds },
       ].map((s) => ({ ...s, latencies: [], cpuMs: 0, calls: 0, concCpuMs: 0, concCalls: 0, concRates: [] }));
 
@@ -95,7 +105,17 @@ export function tasksGetScenario(): Scenario {
       const floorP50 = summarise(floorServer.latencies).p50;
       out(
         table(
-          ["server", "CPU ms/req seq", "/floor", `CPU ms/req ${CONCURRENCY} in flight`, "/floor", "req/s", "p50 ms seq", "p95 ms", "p50/floor"],
+          [
+            "server",
+            "CPU ms/req seq",
+            "/floor",
+            `CPU ms/req ${CONCURRENCY} in flight`,
+            "/floor",
+            "req/s",
+            "p50 ms seq",
+            "p95 ms",
+            "p50/floor",
+          ],
           servers.map((s) => {
             const lat = summarise(s.latencies);
             const cpu = s.cpuMs / s.calls;

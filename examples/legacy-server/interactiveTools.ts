@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import type { SessionContext } from "./state.js";
-import { runTool, text, type AskOutcome } from "./toolkit.js";
+import { type AskOutcome, runTool, text } from "./toolkit.js";
 
 /** Why a question got no usable answer, for result texts. */
 function notAnswered(outcome: AskOutcome): string {
@@ -101,64 +101,56 @@ export function registerInteractiveTools(session: SessionContext): void {
       }),
   );
 
-  mcp.registerTool(
-    "list_roots",
-    { description: "Lists the client's roots (roots/list).", inputSchema: {} },
-    (_args, extra) =>
-      runTool(session, "list_roots", extra, async (run) => {
-        const roots = await run.listRoots();
-        if (!roots) return text("No roots.");
-        return text(`Roots: ${roots.length > 0 ? roots.join(", ") : "(none)"}`);
-      }),
+  mcp.registerTool("list_roots", { description: "Lists the client's roots (roots/list).", inputSchema: {} }, (_args, extra) =>
+    runTool(session, "list_roots", extra, async (run) => {
+      const roots = await run.listRoots();
+      if (!roots) return text("No roots.");
+      return text(`Roots: ${roots.length > 0 ? roots.join(", ") : "(none)"}`);
+    }),
   );
 
-  mcp.registerTool(
-    "two_questions",
-    { description: "Asks two questions at the same time.", inputSchema: {} },
-    (_args, extra) =>
-      runTool(session, "two_questions", extra, async (run) => {
-        const [colour, size] = await Promise.all([
-          run.askForm("Pick a colour", {
-            type: "object",
-            properties: { colour: { type: "string", title: "Colour" } },
-            required: ["colour"],
-          }),
-          run.askForm("Pick a size", {
-            type: "object",
-            properties: { size: { type: "string", title: "Size", enum: ["S", "M", "L"] } },
-            required: ["size"],
-          }),
-        ]);
-        const show = (o: AskOutcome, f: string) => String(answer(o, f) ?? "unknown");
-        return text(`colour=${show(colour, "colour")}, size=${show(size, "size")}`);
-      }),
+  mcp.registerTool("two_questions", { description: "Asks two questions at the same time.", inputSchema: {} }, (_args, extra) =>
+    runTool(session, "two_questions", extra, async (run) => {
+      const [colour, size] = await Promise.all([
+        run.askForm("Pick a colour", {
+          type: "object",
+          properties: { colour: { type: "string", title: "Colour" } },
+          required: ["colour"],
+        }),
+        run.askForm("Pick a size", {
+          type: "object",
+          properties: { size: { type: "string", title: "Size", enum: ["S", "M", "L"] } },
+          required: ["size"],
+        }),
+      ]);
+      const show = (o: AskOutcome, f: string) => String(answer(o, f) ?? "unknown");
+      return text(`colour=${show(colour, "colour")}, size=${show(size, "size")}`);
+    }),
   );
 
-  mcp.registerTool(
-    "two_rounds",
-    { description: "Asks for a first name, then for a last name.", inputSchema: {} },
-    (_args, extra) =>
-      runTool(session, "two_rounds", extra, async (run) => {
-        const first = await run.askForm("First name?", {
-          type: "object",
-          properties: { first: { type: "string", title: "First name" } },
-          required: ["first"],
-        });
-        if (first.action !== "accept") return text(`Hello, stranger! (${notAnswered(first)})`);
-        const last = await run.askForm("Last name?", {
-          type: "object",
-          properties: { last: { type: "string", title: "Last name" } },
-          required: ["last"],
-        });
-        const name = [answer(first, "first"), answer(last, "last")].filter((p) => p !== undefined).join(" ");
-        return text(`Hello, ${name}!`);
-      }),
+  mcp.registerTool("two_rounds", { description: "Asks for a first name, then for a last name.", inputSchema: {} }, (_args, extra) =>
+    runTool(session, "two_rounds", extra, async (run) => {
+      const first = await run.askForm("First name?", {
+        type: "object",
+        properties: { first: { type: "string", title: "First name" } },
+        required: ["first"],
+      });
+      if (first.action !== "accept") return text(`Hello, stranger! (${notAnswered(first)})`);
+      const last = await run.askForm("Last name?", {
+        type: "object",
+        properties: { last: { type: "string", title: "Last name" } },
+        required: ["last"],
+      });
+      const name = [answer(first, "first"), answer(last, "last")].filter((p) => p !== undefined).join(" ");
+      return text(`Hello, ${name}!`);
+    }),
   );
 
   mcp.registerTool(
     "ask_then_work",
     {
-      description: "Asks for a name at once, then works `ms` milliseconds (default 10000) before greeting: a question before any task exists.",
+      description:
+        "Asks for a name at once, then works `ms` milliseconds (default 10000) before greeting: a question before any task exists.",
       inputSchema: { ms: z.number().int().min(0).optional() },
     },
     (args, extra) =>

@@ -4,7 +4,7 @@
 // JsonRpcError: McpError's message carries an "MCP error <code>: " prefix onto the wire.
 
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { CallToolRequestSchema, type CallToolRequest, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolRequest, CallToolRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Extra } from "./toolkit.js";
 
 /** Protocol answers a thrown error with {code: error.code, message: error.message, data: error.data}. */

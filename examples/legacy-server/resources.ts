@@ -14,20 +14,14 @@ export const COUNTER_URI = "example://counter";
 export const MONTHS = ["2025-01", "2025-02", "2025-03", "2025-04", "2025-05", "2025-06"];
 export const TOPICS = ["billing", "deploys", "tests"];
 
-const startingWith = (options: string[]) => (value: string | undefined) =>
-  options.filter((o) => o.startsWith(value ?? ""));
+const startingWith = (options: string[]) => (value: string | undefined) => options.filter((o) => o.startsWith(value ?? ""));
 
 export function registerResources(session: SessionContext): void {
   const { mcp, state } = session;
 
-  mcp.registerResource(
-    "readme",
-    README_URI,
-    { title: "README", description: "What this server is.", mimeType: "text/plain" },
-    (uri) => ({
-      contents: [{ uri: uri.href, mimeType: "text/plain", text: "An example legacy MCP server for taskgate demos." }],
-    }),
-  );
+  mcp.registerResource("readme", README_URI, { title: "README", description: "What this server is.", mimeType: "text/plain" }, (uri) => ({
+    contents: [{ uri: uri.href, mimeType: "text/plain", text: "An example legacy MCP server for taskgate demos." }],
+  }));
 
   mcp.registerResource(
     "counter",

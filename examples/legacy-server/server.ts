@@ -125,7 +125,8 @@ export async function startLegacyServer(opts: LegacyServerOptions = {}): Promise
     port,
     events,
     sessionCount: () => state.sessions.size,
-    connectionCount: () => new Promise<number>((resolve, reject) => httpServer.getConnections((error, count) => (error ? reject(error) : resolve(count)))),
+    connectionCount: () =>
+      new Promise<number>((resolve, reject) => httpServer.getConnections((error, count) => (error ? reject(error) : resolve(count)))),
     expireAllSessions: async () => {
       const expired = [...state.sessions.values()];
       state.sessions.clear();

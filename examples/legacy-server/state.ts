@@ -36,13 +36,44 @@ export type ToolOutcome =
   | "cancelled" // client sent notifications/cancelled; no response is sent
   | "closed"; // session closed (DELETE, expiry, shutdown) while running
 
-export interface SessionEvent { sessionId: string; clientCapabilities: unknown }
-export interface ToolStartedEvent { tool: string; sessionId: string | undefined; requestId: string | number }
-export interface ToolFinishedEvent { tool: string; outcome: ToolOutcome; sessionId: string | undefined; requestId: string | number }
-export interface CancelledEvent { tool: string; requestId: string | number; reason: string | undefined; sessionId: string | undefined }
-export interface ElicitationAnsweredEvent { tool: string; action: string; content: unknown; sessionId: string | undefined }
-export interface SamplingAnsweredEvent { tool: string; text: string; model: string; sessionId: string | undefined }
-export interface RootsAnsweredEvent { tool: string; roots: string[]; sessionId: string | undefined }
+export interface SessionEvent {
+  sessionId: string;
+  clientCapabilities: unknown;
+}
+export interface ToolStartedEvent {
+  tool: string;
+  sessionId: string | undefined;
+  requestId: string | number;
+}
+export interface ToolFinishedEvent {
+  tool: string;
+  outcome: ToolOutcome;
+  sessionId: string | undefined;
+  requestId: string | number;
+}
+export interface CancelledEvent {
+  tool: string;
+  requestId: string | number;
+  reason: string | undefined;
+  sessionId: string | undefined;
+}
+export interface ElicitationAnsweredEvent {
+  tool: string;
+  action: string;
+  content: unknown;
+  sessionId: string | undefined;
+}
+export interface SamplingAnsweredEvent {
+  tool: string;
+  text: string;
+  model: string;
+  sessionId: string | undefined;
+}
+export interface RootsAnsweredEvent {
+  tool: string;
+  roots: string[];
+  sessionId: string | undefined;
+}
 
 export function scaledDelay(state: SharedState, ms: number): number {
   return Math.max(0, Math.round(ms / state.speed));

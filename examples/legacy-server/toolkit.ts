@@ -3,6 +3,7 @@
 // progressToken) and client requests (elicitation, sampling, roots) that are RELATED to the tool
 // call, i.e. they travel on the call's own SSE stream and are cancelled with it.
 
+import { setTimeout as sleep } from "node:timers/promises";
 import type { RequestHandlerExtra, RequestOptions } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type {
   CallToolResult,
@@ -12,8 +13,7 @@ import type {
   ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
 import { EmptyResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import { setTimeout as sleep } from "node:timers/promises";
-import { scaledDelay, type SessionContext, type ToolOutcome } from "./state.js";
+import { type SessionContext, scaledDelay, type ToolOutcome } from "./state.js";
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -107,10 +107,7 @@ export class ToolRun {
     let outcome: AskOutcome;
     try {
       const result = await this.session.mcp.server.elicitInput(params, this.related());
-      outcome =
-        result.action === "accept"
-          ? { action: "accept", content: result.content ?? {} }
-          : { action: result.action };
+      outcome = result.action === "accept" ? { action: "accept", content: result.content ?? {} } : { action: result.action };
     } catch (error) {
       if (this.signal.aborted) throw error;
       outcome = { action: "failed", error: error instanceof Error ? error.message : String(error) };
@@ -173,7 +170,12 @@ export async function runTool(
     // by the time we get here a closed session has already dropped its transport.
     if (!session.mcp.isConnected()) return finish("closed");
     const reason: unknown = extra.signal.reason;
-    events.emit("cancelled", { tool, requestId: extra.requestId, reason: typeof reason === "string" ? reason : undefined, sessionId: extra.sessionId });
+    events.emit("cancelled", {
+      tool,
+      requestId: extra.requestId,
+      reason: typeof reason === "string" ? reason : undefined,
+      sessionId: extra.sessionId,
+    });
     finish("cancelled");
   };
 

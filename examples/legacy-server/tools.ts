@@ -10,7 +10,7 @@ import { registerInteractiveTools } from "./interactiveTools.js";
 import { JsonRpcError, routeRawTools } from "./rawErrorTools.js";
 import { COUNTER_URI } from "./resources.js";
 import type { SessionContext, SharedState } from "./state.js";
-import { runTool, text, type Extra } from "./toolkit.js";
+import { type Extra, runTool, text } from "./toolkit.js";
 
 export function registerTools(session: SessionContext): void {
   const { mcp, state } = session;
@@ -30,13 +30,12 @@ export function registerTools(session: SessionContext): void {
         days: z.number().int().min(1).max(7).optional().meta({ "x-mcp-header": "Days" }),
       },
     },
-    (args, extra) => runTool(session, "forecast", extra, async () => text(`Forecast for ${args.region}: sunny for ${args.days ?? 1} day(s).`)),
+    (args, extra) =>
+      runTool(session, "forecast", extra, async () => text(`Forecast for ${args.region}: sunny for ${args.days ?? 1} day(s).`)),
   );
 
-  mcp.registerTool(
-    "fail_tool",
-    { description: "Always returns a tool error (isError: true).", inputSchema: {} },
-    (_args, extra) => runTool(session, "fail_tool", extra, async () => text("The tool failed on purpose", true)),
+  mcp.registerTool("fail_tool", { description: "Always returns a tool error (isError: true).", inputSchema: {} }, (_args, extra) =>
+    runTool(session, "fail_tool", extra, async () => text("The tool failed on purpose", true)),
   );
 
   const brokenTool = (extra: Extra) =>
@@ -68,7 +67,10 @@ export function registerTools(session: SessionContext): void {
     (_args, extra) =>
       runTool(session, "log_steps", extra, async () => {
         for (const level of ["debug", "info", "warning", "error"] as const) {
-          await extra.sendNotification({ method: "notifications/message", params: { level, logger: "log_steps", data: `step at ${level}` } });
+          await extra.sendNotification({
+            method: "notifications/message",
+            params: { level, logger: "log_steps", data: `step at ${level}` },
+          });
         }
         return text("logged 4 messages");
       }),
@@ -86,15 +88,12 @@ export function registerTools(session: SessionContext): void {
       }),
   );
 
-  mcp.registerTool(
-    "touch_resource",
-    { description: `Changes ${COUNTER_URI} and notifies subscribers.`, inputSchema: {} },
-    (_args, extra) =>
-      runTool(session, "touch_resource", extra, async () => {
-        state.counter += 1;
-        await notifyCounterSubscribers(state);
-        return text(`counter is now ${state.counter}`);
-      }),
+  mcp.registerTool("touch_resource", { description: `Changes ${COUNTER_URI} and notifies subscribers.`, inputSchema: {} }, (_args, extra) =>
+    runTool(session, "touch_resource", extra, async () => {
+      state.counter += 1;
+      await notifyCounterSubscribers(state);
+      return text(`counter is now ${state.counter}`);
+    }),
   );
 
   registerInteractiveTools(session);

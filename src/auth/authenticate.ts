@@ -64,13 +64,23 @@ export async function authenticate(input: AuthenticateInput): Promise<Authentica
   const { resolver, requiredScopes, resourceMetadataUrl } = input;
   const challenge = (error?: "invalid_request" | "invalid_token" | "insufficient_scope", errorDescription?: string) =>
     bearerChallenge({ resourceMetadata: resourceMetadataUrl, scope: requiredScopes, error, errorDescription });
-  const refuse = (status: 400 | 401 | 403, reason: AuthFailureReason, message: string, withError?: "invalid_request" | "invalid_token" | "insufficient_scope") =>
-    ({ ok: false, status, reason, message, wwwAuthenticate: challenge(withError, withError ? message : undefined) }) as const;
+  const refuse = (
+    status: 400 | 401 | 403,
+    reason: AuthFailureReason,
+    message: string,
+    withError?: "invalid_request" | "invalid_token" | "insufficient_scope",
+  ) => ({ ok: false, status, reason, message, wwwAuthenticate: challenge(withError, withError ? message : undefined) }) as const;
 
-  const values = input.authorization === undefined ? [] : typeof input.authorization === "string" ? [input.authorization] : [...input.authorization];
+  const values =
+    input.authorization === undefined ? [] : typeof input.authorization === "string" ? [input.authorization] : [...input.authorization];
   if (values.length === 0) return refuse(401, "missing_token", "Authorization: Bearer <token> is required");
   if (values.length > 1) {
-    return refuse(400, "duplicate_authorization", `the Authorization header was sent ${values.length} times: send it once`, "invalid_request");
+    return refuse(
+      400,
+      "duplicate_authorization",
+      `the Authorization header was sent ${values.length} times: send it once`,
+      "invalid_request",
+    );
   }
   const header = (values[0] as string).trim();
   if (header === "") return refuse(401, "missing_token", "Authorization: Bearer <token> is required (the header is empty)");
@@ -83,7 +93,12 @@ export async function authenticate(input: AuthenticateInput): Promise<Authentica
   const token = (match[2] ?? "").trim();
   if (token === "") return refuse(400, "empty_token", "the Bearer token is empty: use Authorization: Bearer <token>", "invalid_request");
   if (/\s/.test(token)) {
-    return refuse(400, "malformed_authorization", "the Authorization header must be 'Bearer <token>' with a token without spaces", "invalid_request");
+    return refuse(
+      400,
+      "malformed_authorization",
+      "the Authorization header must be 'Bearer <token>' with a token without spaces",
+      "invalid_request",
+    );
   }
 
   let resolved: Awaited<ReturnType<IdentityResolver["resolve"]>>;

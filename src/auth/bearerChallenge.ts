@@ -23,7 +23,10 @@ const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
 
 /** RFC 6750 error_description: %x20-21 / %x23-5B / %x5D-7E only. */
 function safeDescription(text: string): string {
-  const cleaned = text.replace(/"/g, "'").replace(/\\/g, "/").replace(/[^\x20-\x7E]/g, "?");
+  const cleaned = text
+    .replace(/"/g, "'")
+    .replace(/\\/g, "/")
+    .replace(/[^\x20-\x7E]/g, "?");
   return cleaned.length > DESCRIPTION_MAX ? `${cleaned.slice(0, DESCRIPTION_MAX - 3)}...` : cleaned;
 }
 

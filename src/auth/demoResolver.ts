@@ -3,7 +3,7 @@
 // tokens longer than 256 characters, and tokens containing control characters or line separators.
 // Demo identities carry no scopes.
 
-import { accepted, invalidToken, type IdentityResolver, type ResolveResult } from "./identity.js";
+import { accepted, type IdentityResolver, invalidToken, type ResolveResult } from "./identity.js";
 
 export const DEMO_TOKEN_MAX_LENGTH = 256;
 
@@ -13,7 +13,8 @@ const FORBIDDEN = /[\p{Cc}\p{Zl}\p{Zp}]/u;
 export function demoTokenProblem(token: string): string | undefined {
   if (typeof token !== "string" || token.trim() === "") return "the token is empty (demo mode: send your user name as the token)";
   if (token !== token.trim()) return "the token has leading or trailing whitespace (demo mode: the token is your user name, exactly)";
-  if (token.length > DEMO_TOKEN_MAX_LENGTH) return `the token is longer than ${DEMO_TOKEN_MAX_LENGTH} characters (demo mode: the token is your user name)`;
+  if (token.length > DEMO_TOKEN_MAX_LENGTH)
+    return `the token is longer than ${DEMO_TOKEN_MAX_LENGTH} characters (demo mode: the token is your user name)`;
   if (FORBIDDEN.test(token)) return "the token contains control characters or line separators (demo mode: the token is your user name)";
   return undefined;
 }

@@ -45,7 +45,8 @@ function remembered(memo: Map<string, string>, key: string, compute: () => strin
 }
 
 /** What a task stores about its owner: a hash, so the store never holds subjects in clear. */
-export const ownerHashOf = (identity: Identity) => remembered(ownerHashes, identity.subject, () => sha256Hex(`subject:${identity.subject}`));
+export const ownerHashOf = (identity: Identity) =>
+  remembered(ownerHashes, identity.subject, () => sha256Hex(`subject:${identity.subject}`));
 
 /** How a caller appears in logs. In demo mode the subject IS the bearer token, so only a hash is shown. */
 export const loggableSubject = (identity: Identity, mode: string) =>

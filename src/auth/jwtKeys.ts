@@ -104,7 +104,8 @@ function fixedKey(text: string, configured: readonly string[]): JwtKeySource {
     } catch {
       throw new Error("auth.jwt.publicKey: starts with '{' but is not valid JSON (expected one JWK, or a PEM public key)");
     }
-    if (jwk.kty === "oct") throw new Error("auth.jwt.publicKey: a symmetric key (kty 'oct') is not accepted: taskgate verifies with public keys only");
+    if (jwk.kty === "oct")
+      throw new Error("auth.jwt.publicKey: a symmetric key (kty 'oct') is not accepted: taskgate verifies with public keys only");
     if ("d" in jwk) throw new Error("auth.jwt.publicKey: this JWK is a private key (it has 'd'): configure the public key only");
     try {
       key = createPublicKey({ key: jwk as never, format: "jwk" });

@@ -6,9 +6,9 @@
 // Every refusal is invalid_token with a description a person can act on, naming claims and expected
 // values but never the token. Keys that cannot be fetched give temporarily_unavailable instead.
 
-import { decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type ProtectedHeaderParameters } from "jose";
-import { accepted, invalidToken, unavailable, type IdentityResolver, type ResolveResult } from "./identity.js";
-import { createJwtKeySource, KeySourceUnavailable, type JwtOptions } from "./jwtKeys.js";
+import { decodeProtectedHeader, errors, type JWTPayload, jwtVerify, type ProtectedHeaderParameters } from "jose";
+import { accepted, type IdentityResolver, invalidToken, type ResolveResult, unavailable } from "./identity.js";
+import { createJwtKeySource, type JwtOptions, KeySourceUnavailable } from "./jwtKeys.js";
 
 export function createJwtResolver(jwt: JwtOptions): IdentityResolver {
   const keys = createJwtKeySource(jwt);
@@ -59,8 +59,12 @@ function identityFrom(payload: JWTPayload, subjectClaim: string): ResolveResult 
     const value = payload[claim];
     if (value === undefined) continue;
     if (typeof value === "string") value.split(" ").forEach((scope) => scope && scopes.add(scope));
-    else if (claim === "scp" && Array.isArray(value) && value.every((scope) => typeof scope === "string")) value.forEach((scope) => scopes.add(scope));
-    else return invalidToken(`the token's '${claim}' claim must be ${claim === "scope" ? "a space-separated string" : "an array of strings or a space-separated string"}`);
+    else if (claim === "scp" && Array.isArray(value) && value.every((scope) => typeof scope === "string"))
+      value.forEach((scope) => scopes.add(scope));
+    else
+      return invalidToken(
+        `the token's '${claim}' claim must be ${claim === "scope" ? "a space-separated string" : "an array of strings or a space-separated string"}`,
+      );
   }
   return accepted({ subject, scopes: [...scopes] });
 }
@@ -68,7 +72,7 @@ function identityFrom(payload: JWTPayload, subjectClaim: string): ResolveResult 
 /** A claim value as shown in a description: quoted, truncated (it is the caller's input). */
 function shown(value: unknown): string {
   if (Array.isArray(value)) return `[${value.slice(0, 5).map(shown).join(", ")}${value.length > 5 ? ", ..." : ""}]`;
-  const text = typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
+  const text = typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
   return `'${text.length > 80 ? `${text.slice(0, 77)}...` : text}'`;
 }
 
@@ -92,7 +96,9 @@ function describeFailure(jwt: JwtOptions, algorithms: readonly string[]) {
     if (error instanceof errors.JWTClaimValidationFailed) {
       const { claim, reason, payload } = error;
       if (reason === "missing") {
-        return invalidToken(claim === "exp" ? "the token has no 'exp' claim: access tokens must expire" : `the token has no '${claim}' claim`);
+        return invalidToken(
+          claim === "exp" ? "the token has no 'exp' claim: access tokens must expire" : `the token has no '${claim}' claim`,
+        );
       }
       switch (claim) {
         case "nbf":

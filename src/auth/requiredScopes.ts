@@ -5,9 +5,7 @@
 
 import type { Identity } from "./identity.js";
 
-export type ScopeCheck =
-  | { ok: true }
-  | { ok: false; error: "insufficient_scope"; description: string; scope: string[]; missing: string[] };
+export type ScopeCheck = { ok: true } | { ok: false; error: "insufficient_scope"; description: string; scope: string[]; missing: string[] };
 
 export function checkRequiredScopes(identity: Identity, required: readonly string[]): ScopeCheck {
   if (required.length === 0) return { ok: true };

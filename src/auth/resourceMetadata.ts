@@ -31,10 +31,16 @@ export interface ProtectedResourceMetadata {
   resource_name?: string;
 }
 
-export function resourceMetadataOptions(auth: Pick<Config["auth"], "mode" | "jwt" | "resourceMetadata">): ResourceMetadataOptions | undefined {
+export function resourceMetadataOptions(
+  auth: Pick<Config["auth"], "mode" | "jwt" | "resourceMetadata">,
+): ResourceMetadataOptions | undefined {
   const configured = auth.resourceMetadata;
   if (auth.mode !== "jwt") return configured;
-  const authorizationServers = configured?.authorizationServers.length ? configured.authorizationServers : auth.jwt ? [auth.jwt.issuer] : [];
+  const authorizationServers = configured?.authorizationServers.length
+    ? configured.authorizationServers
+    : auth.jwt
+      ? [auth.jwt.issuer]
+      : [];
   return { ...configured, authorizationServers };
 }
 

@@ -5,7 +5,7 @@
 
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { Config } from "../config/schema.js";
-import { accepted, invalidToken, type Identity, type IdentityResolver, type ResolveResult } from "./identity.js";
+import { accepted, type Identity, type IdentityResolver, invalidToken, type ResolveResult } from "./identity.js";
 
 interface Entry {
   digest: Buffer;

@@ -13,8 +13,8 @@
 // (messages flow through `stream`); `finished` once the final message was produced or the client left.
 
 import { internalError, invalidRequest, missingCapability } from "../protocol/errors.js";
-import { errorMessage, errorReply, notificationMessage, resultMessage, resultReply, type Reply } from "../protocol/reply.js";
 import { shouldRelayLog } from "../protocol/logLevels.js";
+import { errorMessage, errorReply, notificationMessage, type Reply, resultMessage, resultReply } from "../protocol/reply.js";
 import type { ClientCapabilities, JsonObject, RequestId } from "../protocol/wire.js";
 import { missingCapabilityFor } from "../questions/declaredKinds.js";
 import { OpenQuestions } from "../questions/openQuestions.js";
@@ -83,7 +83,10 @@ export class InlineCall implements Drainable {
     this.stopWatching = call.watch({
       progress: (progress) => {
         if (request.progressToken === undefined || this.finished) return;
-        this.emit({ kind: "notification", message: notificationMessage("notifications/progress", { progressToken: request.progressToken, ...progress }) });
+        this.emit({
+          kind: "notification",
+          message: notificationMessage("notifications/progress", { progressToken: request.progressToken, ...progress }),
+        });
       },
       question: (question) => this.onQuestion(question),
       log: (entry) => {
@@ -202,7 +205,9 @@ export class InlineCall implements Drainable {
       question.refuse(invalidRequest("the client did not declare this capability").toJSON());
       this.call.abort("the upstream needs a capability the client did not declare");
       this.request.note.outcome = "missing_capability";
-      this.finish(errorReply(missingCapability(missing, `the upstream asked for ${question.request.method}, which this request did not declare`)));
+      this.finish(
+        errorReply(missingCapability(missing, `the upstream asked for ${question.request.method}, which this request did not declare`)),
+      );
       return;
     }
     this.parkedCall ??= this.options.parked.park(this.call, this.options.binding);

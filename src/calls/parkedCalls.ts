@@ -120,7 +120,10 @@ export class ParkedCalls {
     const exp = Date.now() + this.holdTimeoutMs;
     if (parked.timer) clearTimeout(parked.timer);
     parked.timer = setTimeout(() => {
-      this.log.info({ event: "mrtr.held.expired", method: parked.binding.method, name: parked.binding.name }, "parked call not resumed in time");
+      this.log.info(
+        { event: "mrtr.held.expired", method: parked.binding.method, name: parked.binding.name },
+        "parked call not resumed in time",
+      );
       parked.call.abort("no client resumed the held call in time");
       this.release(parked);
     }, this.holdTimeoutMs).unref();

@@ -14,13 +14,13 @@
 import type { Logger } from "pino";
 import type { HolderLink, HolderReply, LeaveCommand, ResumeCommand, RoundCommand } from "../cluster/holderLink.js";
 import { internalError, invalidParams, RpcError } from "../protocol/errors.js";
-import { errorMessage, errorReply, resultMessage, resultReply, type Reply } from "../protocol/reply.js";
+import { errorMessage, errorReply, type Reply, resultMessage, resultReply } from "../protocol/reply.js";
 import type { ClientCapabilities, JsonObject, JsonRpcErrorObject } from "../protocol/wire.js";
 import type { TaskRunner } from "../tasks/taskRunner.js";
 import type { InlineRequest } from "./inlineCall.js";
 import type { LiveInlineCalls } from "./liveInlineCalls.js";
 import type { CallBinding, ParkedCalls } from "./parkedCalls.js";
-import { resumeParkedCall, type RetryForwarder } from "./resumeParkedCall.js";
+import { type RetryForwarder, resumeParkedCall } from "./resumeParkedCall.js";
 import { startTask } from "./startTask.js";
 
 export interface RemoteRoundsOptions {
@@ -103,7 +103,13 @@ export class RemoteRounds implements RetryForwarder {
     // The same state sent twice at once: the second is refused as already used; it must not take the first's place.
     if (!this.serving.has(requestState)) this.serving.set(requestState, served);
     const note: Record<string, unknown> = {};
-    const request = { id: 0, capabilities: command.capabilities as ClientCapabilities, signal: leave.signal, note, params: { requestState, inputResponses } };
+    const request = {
+      id: 0,
+      capabilities: command.capabilities as ClientCapabilities,
+      signal: leave.signal,
+      note,
+      params: { requestState, inputResponses },
+    };
     const binding: CallBinding = { owner, method: command.method, name: command.name, args: command.args };
     const { parked, live, runner } = this.options;
     try {
@@ -146,14 +152,16 @@ function finalOf(reply: HolderReply | undefined, note: Record<string, unknown>, 
   }
   if (reply.result === undefined) return errorReply(internalError("the instance holding the call replied without a result"));
   const { resultType } = reply.result;
-  note.outcome = resultType === "input_required" || resultType === "task" ? resultType : reply.result.isError === true ? "tool_error" : "result";
+  note.outcome =
+    resultType === "input_required" || resultType === "task" ? resultType : reply.result.isError === true ? "tool_error" : "result";
   return resultReply(decorate && resultType !== "input_required" && resultType !== "task" ? decorate(reply.result) : reply.result);
 }
 
 /** The resumed call's final message as a HolderReply (a stream, when the retrying client left, has none). */
 async function holderReplyOf(reply: Reply): Promise<HolderReply> {
   if (reply.kind === "result") return { ok: true, result: reply.result };
-  if (reply.kind === "error") return { ok: false, error: reply.error.toJSON(), ...(reply.error.httpStatus !== 200 ? { httpStatus: reply.error.httpStatus } : {}) };
+  if (reply.kind === "error")
+    return { ok: false, error: reply.error.toJSON(), ...(reply.error.httpStatus !== 200 ? { httpStatus: reply.error.httpStatus } : {}) };
   let last: JsonObject | undefined;
   for await (const message of reply.messages) last = message;
   if (last && "result" in last) return { ok: true, result: last.result as JsonObject };

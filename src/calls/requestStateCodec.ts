@@ -39,9 +39,15 @@ export function argumentsDigest(value: unknown): string {
     Array.isArray(v)
       ? v.map(canonical)
       : v && typeof v === "object"
-        ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Record<string, unknown>)[k])]))
+        ? Object.fromEntries(
+            Object.keys(v)
+              .sort()
+              .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
+          )
         : v;
-  return createHash("sha256").update(JSON.stringify(canonical(value ?? {}))).digest("base64url");
+  return createHash("sha256")
+    .update(JSON.stringify(canonical(value ?? {})))
+    .digest("base64url");
 }
 
 const VERSION = 1;

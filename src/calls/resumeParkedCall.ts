@@ -5,7 +5,7 @@
 // (the requestState names its holder) is resumed there, through `elsewhere`.
 
 import { invalidParams, missingCapability } from "../protocol/errors.js";
-import { resultReply, type Reply } from "../protocol/reply.js";
+import { type Reply, resultReply } from "../protocol/reply.js";
 import type { JsonObject } from "../protocol/wire.js";
 import { missingCapabilityFor } from "../questions/declaredKinds.js";
 import { OpenQuestions } from "../questions/openQuestions.js";
@@ -57,21 +57,28 @@ export async function resumeParkedCall(
   options: ResumeOptions,
 ): Promise<Reply> {
   const inputResponses = presetAnswersOf(request.params) ?? {};
-  const located = options.elsewhere ? parked.locate(request.params.requestState, binding) : { here: parked.find(request.params.requestState, binding) };
+  const located = options.elsewhere
+    ? parked.locate(request.params.requestState, binding)
+    : { here: parked.find(request.params.requestState, binding) };
   if ("elsewhere" in located) return forward(located.elsewhere, request, binding, inputResponses, options);
   const parkedCall = located.here;
   const { questions } = parkedCall;
 
   const matched = questions.match(inputResponses);
   if (!matched.ok) {
-    throw invalidParams(`inputResponses.${matched.key}: ${matched.problem} (the question stays open; retry with a corrected answer and the same requestState)`);
+    throw invalidParams(
+      `inputResponses.${matched.key}: ${matched.problem} (the question stays open; retry with a corrected answer and the same requestState)`,
+    );
   }
   const stillOpen = questions.remainingAfter(matched.answers);
   // A question left open is shown again on this request: only if THIS request declared its kind.
   for (const [key, question] of stillOpen) {
     const missing = missingCapabilityFor(question.request, request.capabilities);
     if (missing) {
-      throw missingCapability(missing, `inputRequests.${key} (${question.request.method}) is still open and this request did not declare it`);
+      throw missingCapability(
+        missing,
+        `inputRequests.${key} (${question.request.method}) is still open and this request did not declare it`,
+      );
     }
   }
   parked.consume(parkedCall);
@@ -100,7 +107,13 @@ export async function resumeParkedCall(
   return inline.reply(options.jsonWindowMs);
 }
 
-function forward(holder: string, request: InlineRequest & { params: JsonObject }, binding: CallBinding, inputResponses: JsonObject, options: ResumeOptions): Promise<Reply> {
+function forward(
+  holder: string,
+  request: InlineRequest & { params: JsonObject },
+  binding: CallBinding,
+  inputResponses: JsonObject,
+  options: ResumeOptions,
+): Promise<Reply> {
   const { elsewhere, jsonWindowMs, decorate } = options;
   if (!elsewhere) throw new Error("a retry for a call held elsewhere needs options.elsewhere");
   return elsewhere.forward(holder, request, binding, inputResponses, {

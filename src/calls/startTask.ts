@@ -3,7 +3,7 @@
 // a retry forwarded to the instance holding the call (policy auto: the call goes on as a task there).
 
 import type { EventLog } from "../observability/requestLog.js";
-import { resultReply, type Reply } from "../protocol/reply.js";
+import { type Reply, resultReply } from "../protocol/reply.js";
 import type { TaskRunner } from "../tasks/taskRunner.js";
 import { taskHandle } from "../tasks/taskView.js";
 import type { RunningCall } from "../upstream/upstreamCall.js";

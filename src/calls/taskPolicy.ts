@@ -17,6 +17,14 @@ export interface TaskSettings {
 
 const fromTaskSupport: Record<string, TaskPolicy> = { required: "required", optional: "auto" };
 
-export function policyFor(tool: string, tasks: Pick<TaskSettings, "policy" | "tools">, upstreamTaskSupport: string | undefined): TaskPolicy {
-  return (Object.hasOwn(tasks.tools, tool) ? tasks.tools[tool] : undefined) ?? (upstreamTaskSupport ? fromTaskSupport[upstreamTaskSupport] : undefined) ?? tasks.policy;
+export function policyFor(
+  tool: string,
+  tasks: Pick<TaskSettings, "policy" | "tools">,
+  upstreamTaskSupport: string | undefined,
+): TaskPolicy {
+  return (
+    (Object.hasOwn(tasks.tools, tool) ? tasks.tools[tool] : undefined) ??
+    (upstreamTaskSupport ? fromTaskSupport[upstreamTaskSupport] : undefined) ??
+    tasks.policy
+  );
 }

@@ -3,12 +3,12 @@
 // keys and channels under `prefix`; an unreachable Redis rejects within a few seconds with an
 // error naming the url. close() closes all three, the lease last (a clean exit frees it at once).
 
-import { InProcessTaskBus, type Announced, type TaskBus } from "./taskBus.js";
-import { LocalHolderLink, type HolderLink } from "./holderLink.js";
-import { LocalLeases, type InstanceLeases } from "./instanceLeases.js";
+import { type HolderLink, LocalHolderLink } from "./holderLink.js";
+import { type InstanceLeases, LocalLeases } from "./instanceLeases.js";
 import { RedisHolderLink } from "./redisHolderLink.js";
 import { RedisLeases } from "./redisLeases.js";
 import { RedisTaskBus } from "./redisTaskBus.js";
+import { type Announced, InProcessTaskBus, type TaskBus } from "./taskBus.js";
 
 export type ClusterOptions =
   | { kind: "local"; instanceId: string }

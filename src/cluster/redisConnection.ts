@@ -52,8 +52,7 @@ export async function connectRedis(options: RedisConnectOptions): Promise<RedisC
   } catch (cause) {
     if (client.isOpen) client.destroy(); // destroy() throws on a client that already gave up
     const code = (cause as { code?: unknown } | null)?.code;
-    const reason =
-      cause instanceof Error ? cause.message || (typeof code === "string" ? code : cause.name) : String(cause);
+    const reason = cause instanceof Error ? cause.message || (typeof code === "string" ? code : cause.name) : String(cause);
     throw new Error(`cannot reach Redis at ${describeRedisUrl(options.url)}: ${reason}`, { cause });
   }
   everReady = true;

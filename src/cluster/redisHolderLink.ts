@@ -56,8 +56,13 @@ function isHolderCommand(value: unknown): value is HolderCommand {
 function isHolderReply(value: unknown): value is HolderReply {
   if (!isObject(value)) return false;
   if (value.ok === true) return value.result === undefined || isObject(value.result);
-  return value.ok === false && isObject(value.error) && typeof value.error.code === "number"
-    && typeof value.error.message === "string" && (value.httpStatus === undefined || typeof value.httpStatus === "number");
+  return (
+    value.ok === false &&
+    isObject(value.error) &&
+    typeof value.error.code === "number" &&
+    typeof value.error.message === "string" &&
+    (value.httpStatus === undefined || typeof value.httpStatus === "number")
+  );
 }
 
 /** A short name of a command for error messages. */
@@ -88,10 +93,17 @@ export class RedisHolderLink implements HolderLink {
     const { publisher, subscriber } = await connectPubSub({ url: options.url, onError }, (sub) =>
       sub.subscribe(replyChannelOf(options.prefix, replyTo), (message: string) => link?.onReply(message)),
     );
-    link = new RedisHolderLink(publisher, subscriber, options.prefix, options.instanceId, replyTo, onError, options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
+    link = new RedisHolderLink(
+      publisher,
+      subscriber,
+      options.prefix,
+      options.instanceId,
+      replyTo,
+      onError,
+      options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    );
     return link;
   }
-
 
   private instanceChannel(instanceId: string): string {
     return `${this.prefix}:instance:${instanceId}`;

@@ -47,11 +47,14 @@ export class RedisLeases implements InstanceLeases {
     this.started = true;
     await this.renew();
     if (this.closed) return; // close() ran meanwhile; its DEL was queued after this SET
-    this.timer = setInterval(() => {
-      this.renew().catch((error: unknown) => {
-        this.onError(new Error(`renewing the lease of ${this.instanceId} failed`, { cause: error }));
-      });
-    }, Math.max(10, Math.floor(this.leaseMs / 3)));
+    this.timer = setInterval(
+      () => {
+        this.renew().catch((error: unknown) => {
+          this.onError(new Error(`renewing the lease of ${this.instanceId} failed`, { cause: error }));
+        });
+      },
+      Math.max(10, Math.floor(this.leaseMs / 3)),
+    );
     this.timer.unref();
   }
 

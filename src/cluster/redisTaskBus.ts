@@ -4,8 +4,8 @@
 // task id through an InProcessTaskBus. One publishing connection + one subscriber connection keep per-publisher order.
 
 import { isObject } from "../util/json.js";
-import { InProcessTaskBus, type Announced, type TaskBus } from "./taskBus.js";
 import { closeRedis, connectPubSub, type RedisConnection } from "./redisConnection.js";
+import { type Announced, InProcessTaskBus, type TaskBus } from "./taskBus.js";
 
 export interface RedisTaskBusOptions {
   url: string;

@@ -8,10 +8,10 @@
 
 import { readFileSync } from "node:fs";
 import { extname } from "node:path";
-import { isMap, isSeq, LineCounter, parseDocument, type Document } from "yaml";
+import { type Document, isMap, isSeq, LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
 import { splitCommandLine } from "./commandLine.js";
-import { ConfigSchema, type Config, type ConfigInput } from "./schema.js";
+import { type Config, type ConfigInput, ConfigSchema } from "./schema.js";
 import { serviceLinkShape } from "./serviceLinks.js";
 
 /** Thrown for every configuration problem; `message` is `problems` joined by newlines. */
@@ -26,11 +26,7 @@ export class ConfigError extends Error {
   }
 }
 
-type DeepPartial<T> = T extends readonly unknown[]
-  ? T
-  : T extends object
-    ? { [K in keyof T]?: DeepPartial<T[K]> | undefined }
-    : T;
+type DeepPartial<T> = T extends readonly unknown[] ? T : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> | undefined } : T;
 
 /** What CLI flags may set: any part of the config input. `undefined` values are ignored. */
 export type ConfigOverrides = DeepPartial<ConfigInput>;
@@ -295,9 +291,7 @@ function readEnv(
     }
     if (!(name in ENV_TABLE)) {
       const guess = closest(name, ENV_VARS);
-      problems.push(
-        `${name}: unknown environment variable${guess ? ` (did you mean ${guess}?)` : ""}; known: ${ENV_VARS.join(", ")}`,
-      );
+      problems.push(`${name}: unknown environment variable${guess ? ` (did you mean ${guess}?)` : ""}; known: ${ENV_VARS.join(", ")}`);
       continue;
     }
     const { path, kind } = ENV_TABLE[name as EnvVarName];
@@ -498,7 +492,9 @@ function expandHeaderVariables(merged: Raw, env: NodeJS.ProcessEnv, problems: st
     headers[name] = value.replace(VARIABLE_REFERENCE, (reference, variable: string) => {
       const found = env[variable];
       if (found === undefined || found === "") {
-        problems.push(`${formatPath(["upstream", "headers", name])}: environment variable ${variable} is not set (the value refers to ${reference})${sourceOf(["upstream", "headers", name])}`);
+        problems.push(
+          `${formatPath(["upstream", "headers", name])}: environment variable ${variable} is not set (the value refers to ${reference})${sourceOf(["upstream", "headers", name])}`,
+        );
         return reference;
       }
       return found;

@@ -22,12 +22,34 @@ const headerName = z.string().regex(HEADER_NAME, HEADER_NAME_MESSAGE);
 /** A field value: visible ASCII, spaces and tabs (no CR/LF: no header injection). */
 const headerValue = z.string().regex(/^[\t\x20-\x7E]*$/, "must be printable ASCII (no line breaks)");
 /** Headers the upstream transport and the pass-through manage themselves. */
-const RESERVED_UPSTREAM_HEADERS = new Set(["host", "content-length", "content-type", "accept", "connection", "transfer-encoding", "mcp-session-id", "mcp-protocol-version", "last-event-id"]);
+const RESERVED_UPSTREAM_HEADERS = new Set([
+  "host",
+  "content-length",
+  "content-type",
+  "accept",
+  "connection",
+  "transfer-encoding",
+  "mcp-session-id",
+  "mcp-protocol-version",
+  "last-event-id",
+]);
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
 
 /** Asymmetric JWS algorithms taskgate verifies. HS* (shared secret) and "none" are never accepted. */
-export const JWT_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"] as const;
+export const JWT_ALGORITHMS = [
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512",
+  "ES256",
+  "ES384",
+  "ES512",
+  "EdDSA",
+  "Ed25519",
+] as const;
 export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
 
 export const JwtSchema = z
@@ -133,7 +155,11 @@ export const ConfigSchema = z
         for (const name of Object.keys(upstream.headers)) {
           if (!HEADER_NAME.test(name)) ctx.addIssue({ code: "custom", path: ["headers", name], message: HEADER_NAME_MESSAGE });
           else if (RESERVED_UPSTREAM_HEADERS.has(name.toLowerCase())) {
-            ctx.addIssue({ code: "custom", path: ["headers", name], message: `'${name.toLowerCase()}' is set by taskgate itself and cannot be configured` });
+            ctx.addIssue({
+              code: "custom",
+              path: ["headers", name],
+              message: `'${name.toLowerCase()}' is set by taskgate itself and cannot be configured`,
+            });
           }
         }
         if (upstream.forwardAuthorization && names.includes("authorization")) {
@@ -162,11 +188,16 @@ export const ConfigSchema = z
           ctx.addIssue({
             code: "custom",
             path: ["command"],
-            message: "upstream.url and upstream.command are mutually exclusive: taskgate talks to one upstream, either over HTTP (url) or by starting it (command); remove one",
+            message:
+              "upstream.url and upstream.command are mutually exclusive: taskgate talks to one upstream, either over HTTP (url) or by starting it (command); remove one",
           });
         }
         if (upstream.command === undefined && (Object.keys(upstream.env).length > 0 || upstream.cwd !== undefined)) {
-          ctx.addIssue({ code: "custom", path: [upstream.cwd !== undefined ? "cwd" : "env"], message: "is only used with upstream.command (a server taskgate starts)" });
+          ctx.addIssue({
+            code: "custom",
+            path: [upstream.cwd !== undefined ? "cwd" : "env"],
+            message: "is only used with upstream.command (a server taskgate starts)",
+          });
         }
         const credentialOptions = [
           Object.keys(upstream.headers).length > 0 ? "headers" : undefined,
@@ -175,7 +206,12 @@ export const ConfigSchema = z
         ].filter((name) => name !== undefined);
         if (upstream.command !== undefined && credentialOptions.length > 0) {
           // A server taskgate starts over stdio sees no HTTP headers: these would silently do nothing.
-          ctx.addIssue({ code: "custom", path: [credentialOptions[0] as string], message: "is only used with upstream.url (HTTP headers towards the upstream); a stdio server gets its secrets through upstream.env" });
+          ctx.addIssue({
+            code: "custom",
+            path: [credentialOptions[0] as string],
+            message:
+              "is only used with upstream.url (HTTP headers towards the upstream); a stdio server gets its secrets through upstream.env",
+          });
         }
       }),
     host: z.string().min(1).default("127.0.0.1"),
@@ -276,7 +312,10 @@ export const ConfigSchema = z
         /** Redis of the redis store (tasks, cross-instance events, instance leases). */
         url: z.url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" }).default("redis://127.0.0.1:6379"),
         /** Key and channel prefix in Redis: instances sharing tasks share the prefix. */
-        prefix: z.string().regex(/^[A-Za-z0-9_.:-]+$/, "letters, digits and _ . : - only").default("taskgate"),
+        prefix: z
+          .string()
+          .regex(/^[A-Za-z0-9_.:-]+$/, "letters, digits and _ . : - only")
+          .default("taskgate"),
         /** An instance that stopped renewing its lease this long ago is gone; its tasks fail. */
         leaseMs: timerMs.min(1000).default(15_000),
         /** A store command (Redis) or write (file) not done within this long fails, naming the store. */

@@ -4,19 +4,27 @@
 // whenever it could be read). Capability gating and params validation are left to the router.
 // classifyLegacy decides which requests go to the legacy (initialize + session) pass-through.
 
-import { headerMismatch, invalidParams, invalidRequest, methodNotFound, parseError, RpcError, unsupportedVersion } from "../protocol/errors.js";
+import {
+  headerMismatch,
+  invalidParams,
+  invalidRequest,
+  methodNotFound,
+  parseError,
+  RpcError,
+  unsupportedVersion,
+} from "../protocol/errors.js";
 import { clip, decodeHeaderValue, getHeader, type HeaderMap } from "../protocol/headerValue.js";
 import { isLogLevel, LOG_LEVELS } from "../protocol/logLevels.js";
 import {
+  type ClientCapabilities,
+  type JsonObject,
+  type JsonRpcRequest,
   META,
   MODERN_METHODS,
   NAME_PARAM,
   PROTOCOL_VERSION,
-  SUPPORTED_VERSIONS,
-  type ClientCapabilities,
-  type JsonObject,
-  type JsonRpcRequest,
   type RequestId,
+  SUPPORTED_VERSIONS,
 } from "../protocol/wire.js";
 import { isObject } from "../util/json.js";
 
@@ -162,13 +170,7 @@ function checkNameHeader(headers: HeaderMap, method: string, params: JsonObject)
   return compareHeader(headers, "Mcp-Name", params[paramName], required, `params.${paramName}`);
 }
 
-function compareHeader(
-  headers: HeaderMap,
-  name: string,
-  body: unknown,
-  required: boolean,
-  field?: string,
-): RpcError | undefined {
+function compareHeader(headers: HeaderMap, name: string, body: unknown, required: boolean, field?: string): RpcError | undefined {
   const raw = getHeader(headers, name);
   if (raw === undefined) {
     return required ? headerMismatch(`Missing required header ${name} (expected ${describe(body, field)})`) : undefined;

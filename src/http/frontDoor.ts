@@ -9,7 +9,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { authenticate } from "../auth/authenticate.js";
-import { loggableSubject, ownerHashOf, type Identity, type IdentityResolver } from "../auth/identity.js";
+import { type Identity, type IdentityResolver, loggableSubject, ownerHashOf } from "../auth/identity.js";
 import type { MethodRequest } from "../methods/handler.js";
 import type { MethodRouter } from "../methods/router.js";
 import { requestLog } from "../observability/requestLog.js";
@@ -23,8 +23,8 @@ import type { LegacyCaller, PassThrough } from "./passThrough.js";
 import { BodyTooLargeError, readBody } from "./readBody.js";
 import { writeReply } from "./replyWriter.js";
 import { requestIdOf } from "./requestId.js";
+import { methodLabel, type RequestOutcome, requestOutcome } from "./requestOutcome.js";
 import type { RequestRate } from "./requestRate.js";
-import { methodLabel, requestOutcome, type RequestOutcome } from "./requestOutcome.js";
 
 /** Told about every request once its response ended. */
 export interface RequestObserver {
@@ -86,7 +86,7 @@ export function frontDoor(options: FrontDoorOptions) {
         if (res.statusCode < 500 && !log.isLevelEnabled("info")) return;
         const line = { event: "request", requestId, httpMethod: req.method, status: res.statusCode, ms: Math.round(ms), ...note };
         // An expected failure (upstream or store trouble, named by its reason) is a warning; anything else at 5xx is an error.
-        if (res.statusCode >= 500) (note.reason ? log.warn(line, "request failed") : log.error(line, "request failed"));
+        if (res.statusCode >= 500) note.reason ? log.warn(line, "request failed") : log.error(line, "request failed");
         else log.info(line, "request");
       });
     });
@@ -132,9 +132,7 @@ export function frontDoor(options: FrontDoorOptions) {
         note.rejected = auth.reason;
         if (auth.detail) note.detail = auth.detail;
         const error =
-          auth.status === 503
-            ? internalError(auth.message, { reason: auth.reason }, 503)
-            : invalidRequest(auth.message, auth.status);
+          auth.status === 503 ? internalError(auth.message, { reason: auth.reason }, 503) : invalidRequest(auth.message, auth.status);
         sendError(res, idOf(json), error, auth.wwwAuthenticate ? { "WWW-Authenticate": auth.wwwAuthenticate } : {});
         return undefined;
       }
@@ -210,7 +208,8 @@ export function frontDoor(options: FrontDoorOptions) {
     try {
       reply = await options.router.dispatch(methodRequest);
     } catch (error) {
-      if (!(error instanceof RpcError)) log.error({ event: "request.crashed", requestId, rpcMethod: request.method, err: error }, "handler crashed");
+      if (!(error instanceof RpcError))
+        log.error({ event: "request.crashed", requestId, rpcMethod: request.method, err: error }, "handler crashed");
       const rpc = error instanceof RpcError ? error : internalError("Internal error");
       note.error = rpc.code;
       const reason = (rpc.data as { reason?: unknown } | undefined)?.reason;

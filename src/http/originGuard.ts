@@ -80,6 +80,9 @@ function parseHttpOrigin(origin: string): URL | undefined {
 
 function refusal(header: "Host" | "Origin", value: string | string[], option: string): Refusal {
   const shown = Array.isArray(value) ? `${value.length} values` : `'${clip(value)}'`;
-  const error = invalidRequest(`Forbidden: ${header} ${shown} is not allowed (DNS-rebinding protection); add it to ${option} to permit it`, 403);
+  const error = invalidRequest(
+    `Forbidden: ${header} ${shown} is not allowed (DNS-rebinding protection); add it to ${option} to permit it`,
+    403,
+  );
   return { header, value: clip(Array.isArray(value) ? value.join(", ") : value), error };
 }

@@ -75,11 +75,18 @@ export function createPassThrough(upstreamUrl: string, log: Logger, options: Pas
       proxyRes: (proxyRes, req) => {
         const request = known.get(req);
         const issued = proxyRes.headers["mcp-session-id"];
-        if (typeof issued === "string") sessions.set(issued, { lastSeen: Date.now(), ...(request?.caller ? { owner: request.caller.owner } : {}) });
+        if (typeof issued === "string")
+          sessions.set(issued, { lastSeen: Date.now(), ...(request?.caller ? { owner: request.caller.owner } : {}) });
         const used = req.headers["mcp-session-id"];
         if (typeof used === "string" && (req.method === "DELETE" || proxyRes.statusCode === 404)) sessions.delete(used);
         log.info(
-          { event: "legacy.proxied", requestId: request?.requestId, httpMethod: req.method, status: proxyRes.statusCode, newSession: typeof issued === "string" },
+          {
+            event: "legacy.proxied",
+            requestId: request?.requestId,
+            httpMethod: req.method,
+            status: proxyRes.statusCode,
+            newSession: typeof issued === "string",
+          },
           "legacy request passed through",
         );
       },

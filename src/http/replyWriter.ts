@@ -4,7 +4,7 @@
 // the client is gone; a client that goes away mid-stream triggers the stream's onClientGone.
 
 import type { ServerResponse } from "node:http";
-import { resultMessage, type Reply } from "../protocol/reply.js";
+import { type Reply, resultMessage } from "../protocol/reply.js";
 import type { RequestId } from "../protocol/wire.js";
 import { sendError, sendJson } from "./jsonResponse.js";
 import { SseWriter } from "./sseWriter.js";

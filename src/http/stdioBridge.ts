@@ -54,16 +54,19 @@ export function createStdioBridge(options: StdioBridgeOptions): PassThrough {
   const { processes, log } = options;
   const sessions = new Map<string, BridgedSession>();
 
-  const sweeper = setInterval(() => {
-    const now = Date.now();
-    for (const [id, session] of sessions) {
-      // A session waiting for a response is not idle, however quiet (a long call without progress).
-      if (session.open.length === 0 && now - session.lastUsed > options.idleMs) {
-        log.info({ event: "legacy.bridge.idle", session: id, pid: session.server.pid }, "idle legacy session closed");
-        void end(id, session);
+  const sweeper = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, session] of sessions) {
+        // A session waiting for a response is not idle, however quiet (a long call without progress).
+        if (session.open.length === 0 && now - session.lastUsed > options.idleMs) {
+          log.info({ event: "legacy.bridge.idle", session: id, pid: session.server.pid }, "idle legacy session closed");
+          void end(id, session);
+        }
       }
-    }
-  }, Math.max(1_000, Math.min(options.idleMs, 60_000)));
+    },
+    Math.max(1_000, Math.min(options.idleMs, 60_000)),
+  );
   sweeper.unref();
 
   async function end(id: string, session: BridgedSession): Promise<void> {
@@ -84,18 +87,32 @@ export function createStdioBridge(options: StdioBridgeOptions): PassThrough {
     } else if (message.id !== undefined || message.method === "notifications/message") {
       related = session.open[session.open.length - 1];
     }
-    session.transport.send(message as JSONRPCMessage, related === undefined ? undefined : { relatedRequestId: related }).catch((error: unknown) => {
-      log.debug({ event: "legacy.bridge.undelivered", method: message.method, err: (error as Error).message }, "a message of the server process could not reach the old client");
-    });
+    session.transport
+      .send(message as JSONRPCMessage, related === undefined ? undefined : { relatedRequestId: related })
+      .catch((error: unknown) => {
+        log.debug(
+          { event: "legacy.bridge.undelivered", method: message.method, err: (error as Error).message },
+          "a message of the server process could not reach the old client",
+        );
+      });
   }
 
-  async function open(req: IncomingMessage, res: ServerResponse, parsed: unknown, requestId: string, owner: string | undefined): Promise<void> {
+  async function open(
+    req: IncomingMessage,
+    res: ServerResponse,
+    parsed: unknown,
+    requestId: string,
+    owner: string | undefined,
+  ): Promise<void> {
     let server: ServerProcess;
     try {
       server = await processes.start("legacy-door");
     } catch (error) {
       const failure = error instanceof UpstreamFailure ? error : new UpstreamFailure("upstream_unreachable", String(error));
-      log.warn({ event: "legacy.bridge.refused", requestId, reason: failure.reason, err: failure.message }, "no server process for a legacy session");
+      log.warn(
+        { event: "legacy.bridge.refused", requestId, reason: failure.reason, err: failure.message },
+        "no server process for a legacy session",
+      );
       return sendError(res, null, internalError(failure.message, { reason: failure.reason }, failure.httpStatus));
     }
     const session: BridgedSession = {
@@ -104,7 +121,10 @@ export function createStdioBridge(options: StdioBridgeOptions): PassThrough {
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
           sessions.set(id, session);
-          log.info({ event: "legacy.bridge.opened", requestId, session: id, pid: server.pid }, "legacy session opened on a server process of its own");
+          log.info(
+            { event: "legacy.bridge.opened", requestId, session: id, pid: server.pid },
+            "legacy session opened on a server process of its own",
+          );
         },
         onsessionclosed: (id) => void end(id, session),
       }),
@@ -126,13 +146,19 @@ export function createStdioBridge(options: StdioBridgeOptions): PassThrough {
         session.open = session.open.filter((id) => id !== cancelled);
       }
       server.send(request, options.sendTimeoutMs).catch((error: unknown) => {
-        log.warn({ event: "legacy.bridge.send.failed", pid: server.pid, err: (error as Error).message }, "a message of the old client could not reach the server process");
+        log.warn(
+          { event: "legacy.bridge.send.failed", pid: server.pid, err: (error as Error).message },
+          "a message of the old client could not reach the server process",
+        );
       });
     };
     server.events = {
       message: (message) => deliver(session, message),
       exited: (failure) => {
-        log.warn({ event: "legacy.bridge.exited", session: session.transport.sessionId, pid: server.pid, err: failure.message }, "the server process of a legacy session ended");
+        log.warn(
+          { event: "legacy.bridge.exited", session: session.transport.sessionId, pid: server.pid, err: failure.message },
+          "the server process of a legacy session ended",
+        );
         if (session.transport.sessionId) void end(session.transport.sessionId, session);
         else void session.transport.close();
       },
@@ -162,7 +188,8 @@ export function createStdioBridge(options: StdioBridgeOptions): PassThrough {
       const found = typeof id === "string" ? sessions.get(id) : undefined;
       // Another identity's session looks exactly like an unknown one.
       const session = options.bindSessions && found && found.owner !== caller?.owner ? undefined : found;
-      if (found && !session) log.info({ event: "legacy.session.refused", requestId, known: true }, "legacy session not bound to this identity");
+      if (found && !session)
+        log.info({ event: "legacy.session.refused", requestId, known: true }, "legacy session not bound to this identity");
       const done = (error: unknown) => {
         log.warn({ event: "legacy.bridge.failed", requestId, err: String(error) }, "legacy request through the stdio bridge failed");
         if (!res.headersSent) sendError(res, null, internalError("legacy session failed", undefined, 502));
@@ -172,7 +199,14 @@ export function createStdioBridge(options: StdioBridgeOptions): PassThrough {
         session.transport.handleRequest(req, res, parsed).catch(done);
       } else if (typeof id === "string") {
         // Ended (DELETE, idle, its process exited) or never ours: 404 tells an old client to initialize again.
-        sendError(res, null, invalidRequest(`Session not found: legacy session ${id} has ended (closed, idle, or its server process exited); initialize again`, 404));
+        sendError(
+          res,
+          null,
+          invalidRequest(
+            `Session not found: legacy session ${id} has ended (closed, idle, or its server process exited); initialize again`,
+            404,
+          ),
+        );
       } else if (req.method === "POST" && isInitialize(parsed)) {
         open(req, res, parsed, requestId, caller?.owner).catch(done);
       } else {

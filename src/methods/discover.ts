@@ -3,7 +3,7 @@
 // them and its notification stream is open (subscriptions/listen serves them); legacy tasks and
 // logging are left out, so what is advertised always works.
 
-import { META, SUPPORTED_VERSIONS, TASKS_EXTENSION, type JsonObject } from "../protocol/wire.js";
+import { type JsonObject, META, SUPPORTED_VERSIONS, TASKS_EXTENSION } from "../protocol/wire.js";
 import type { UpstreamInfo } from "../upstream/upstreamSession.js";
 import { isObject } from "../util/json.js";
 import type { CacheHints } from "./relay.js";

@@ -11,15 +11,22 @@ import { argumentsDigest } from "../calls/requestStateCodec.js";
 import { isRetry, presetAnswersOf, resumeParkedCall } from "../calls/resumeParkedCall.js";
 import { invalidParams } from "../protocol/errors.js";
 import type { Reply } from "../protocol/reply.js";
-import { META, type JsonObject } from "../protocol/wire.js";
+import { type JsonObject, META } from "../protocol/wire.js";
 import { profileOf } from "../upstream/capabilityProfile.js";
 import { UpstreamCall } from "../upstream/upstreamCall.js";
 import type { UpstreamPool } from "../upstream/upstreamPool.js";
 import type { MethodRequest } from "./handler.js";
-import { inlineRequestOf, INLINE_JSON_WINDOW_MS } from "./inlineRequest.js";
+import { INLINE_JSON_WINDOW_MS, inlineRequestOf } from "./inlineRequest.js";
 import type { CacheHints } from "./relay.js";
 
-export function readHandler(pool: UpstreamPool, parked: ParkedCalls, live: LiveInlineCalls, rounds: RemoteRounds, quotas: CallQuotas, cache: CacheHints) {
+export function readHandler(
+  pool: UpstreamPool,
+  parked: ParkedCalls,
+  live: LiveInlineCalls,
+  rounds: RemoteRounds,
+  quotas: CallQuotas,
+  cache: CacheHints,
+) {
   return async (request: MethodRequest): Promise<Reply> => {
     const nameKey = request.method === "resources/read" ? "uri" : "name";
     const name = request.params[nameKey];
@@ -40,7 +47,12 @@ export function readHandler(pool: UpstreamPool, parked: ParkedCalls, live: LiveI
     }
     const presetAnswers = presetAnswersOf(request.params);
     const upstreamParams: JsonObject = { [nameKey]: name, ...(args !== undefined ? { arguments: args } : {}) };
-    const target = { pool, owner: binding.owner, profile: profileOf(request.capabilities), relaysLogs: typeof request.meta[META.logLevel] === "string" };
+    const target = {
+      pool,
+      owner: binding.owner,
+      profile: profileOf(request.capabilities),
+      relaysLogs: typeof request.meta[META.logLevel] === "string",
+    };
     quotas.admit(binding.owner, { task: false, held: true });
     const call = new UpstreamCall(target, request.method, upstreamParams, request.log);
     quotas.track(call, binding.owner, "held");

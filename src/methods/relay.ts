@@ -3,7 +3,7 @@
 // on tools, legacy error codes translated.
 
 import { ownerHashOf } from "../auth/identity.js";
-import { resultReply, type Reply } from "../protocol/reply.js";
+import { type Reply, resultReply } from "../protocol/reply.js";
 import type { JsonObject } from "../protocol/wire.js";
 import { profileOf } from "../upstream/capabilityProfile.js";
 import { toClientError } from "../upstream/upstreamFailure.js";

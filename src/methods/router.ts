@@ -4,7 +4,7 @@
 
 import { methodNotFound, missingCapability } from "../protocol/errors.js";
 import type { Reply } from "../protocol/reply.js";
-import { declaresTasks, TASKS_EXTENSION, type JsonObject } from "../protocol/wire.js";
+import { declaresTasks, type JsonObject, TASKS_EXTENSION } from "../protocol/wire.js";
 import type { MethodHandler, MethodRequest } from "./handler.js";
 
 /** Which upstream capability each relayed method needs. */
@@ -28,7 +28,10 @@ export class MethodRouter {
 
   async dispatch(request: MethodRequest): Promise<Reply> {
     if (request.method.startsWith("tasks/") && !declaresTasks(request.capabilities)) {
-      throw missingCapability({ extensions: { [TASKS_EXTENSION]: {} } }, `${request.method} needs the ${TASKS_EXTENSION} extension declared in this request's _meta`);
+      throw missingCapability(
+        { extensions: { [TASKS_EXTENSION]: {} } },
+        `${request.method} needs the ${TASKS_EXTENSION} extension declared in this request's _meta`,
+      );
     }
     const needed = NEEDS_UPSTREAM[request.method];
     if (needed && !(await this.upstreamCapabilities(request))[needed]) {

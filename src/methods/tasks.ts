@@ -3,7 +3,7 @@
 
 import { ownerHashOf } from "../auth/identity.js";
 import { invalidParams } from "../protocol/errors.js";
-import { resultReply, type Reply } from "../protocol/reply.js";
+import { type Reply, resultReply } from "../protocol/reply.js";
 import type { TaskAccess } from "../tasks/taskAccess.js";
 import { detailedTask } from "../tasks/taskView.js";
 import { isObject } from "../util/json.js";

@@ -10,25 +10,25 @@ import type { CallQuotas } from "../calls/callQuotas.js";
 import { InlineCall } from "../calls/inlineCall.js";
 import type { LiveInlineCalls } from "../calls/liveInlineCalls.js";
 import type { CallBinding, ParkedCalls } from "../calls/parkedCalls.js";
+import type { RemoteRounds } from "../calls/remoteRounds.js";
 import { argumentsDigest } from "../calls/requestStateCodec.js";
 import { isRetry, presetAnswersOf, resumeParkedCall } from "../calls/resumeParkedCall.js";
-import type { RemoteRounds } from "../calls/remoteRounds.js";
 import { startTask } from "../calls/startTask.js";
 import { policyFor, type TaskSettings } from "../calls/taskPolicy.js";
 import { invalidParams, missingCapability } from "../protocol/errors.js";
 import { checkParamHeaders } from "../protocol/paramHeaders.js";
 import type { Reply } from "../protocol/reply.js";
-import { declaresTasks, META, TASKS_EXTENSION, type JsonObject } from "../protocol/wire.js";
+import { declaresTasks, type JsonObject, META, TASKS_EXTENSION } from "../protocol/wire.js";
 import type { TaskRunner } from "../tasks/taskRunner.js";
 import { profileOf } from "../upstream/capabilityProfile.js";
-import { UpstreamCall, type RunningCall } from "../upstream/upstreamCall.js";
-import { runsAsUpstreamTask, upstreamRunsToolTasks, upstreamTaskCall } from "../upstream/upstreamTaskCall.js";
+import { type RunningCall, UpstreamCall } from "../upstream/upstreamCall.js";
 import type { UpstreamCatalog } from "../upstream/upstreamCatalog.js";
 import { toClientError } from "../upstream/upstreamFailure.js";
 import type { UpstreamPool } from "../upstream/upstreamPool.js";
+import { runsAsUpstreamTask, upstreamRunsToolTasks, upstreamTaskCall } from "../upstream/upstreamTaskCall.js";
 import { isObject } from "../util/json.js";
 import type { MethodRequest } from "./handler.js";
-import { inlineRequestOf, INLINE_JSON_WINDOW_MS } from "./inlineRequest.js";
+import { INLINE_JSON_WINDOW_MS, inlineRequestOf } from "./inlineRequest.js";
 
 export interface ToolCallDeps {
   pool: UpstreamPool;
@@ -69,7 +69,13 @@ export function toolCallHandler(deps: ToolCallDeps) {
     request.note.tool = name;
     const configuredKey = deps.settings.inputKeys[name];
     const owner = ownerHashOf(request.identity);
-    const binding: CallBinding = { owner, method: "tools/call", name, args: argumentsDigest(args), ...(configuredKey ? { configuredKey } : {}) };
+    const binding: CallBinding = {
+      owner,
+      method: "tools/call",
+      name,
+      args: argumentsDigest(args),
+      ...(configuredKey ? { configuredKey } : {}),
+    };
     const profile = profileOf(request.capabilities);
     const facts = await deps.catalog.describe(owner, profile, name).catch((error: unknown) => {
       throw toClientError(error);
@@ -112,7 +118,12 @@ export function toolCallHandler(deps: ToolCallDeps) {
       : new UpstreamCall(target, "tools/call", upstreamParams, request.log);
     if (onlyTask) return startTaskFor(request, call, owner, name);
     deps.quotas.track(call, owner, "held");
-    const inline = new InlineCall(call, inlineRequestOf(request), { parked: deps.parked, live: deps.live, binding, ...(presetAnswers ? { presetAnswers } : {}) });
+    const inline = new InlineCall(call, inlineRequestOf(request), {
+      parked: deps.parked,
+      live: deps.live,
+      binding,
+      ...(presetAnswers ? { presetAnswers } : {}),
+    });
     if (declared && policy === "auto") return autoReply(request, inline, call, owner, name);
     return inline.reply(INLINE_JSON_WINDOW_MS);
   };

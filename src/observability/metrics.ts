@@ -8,7 +8,7 @@
 // bound. What is held right now (tasks, calls, streams, sessions) is read from the parts that hold
 // it when /metrics is scraped, not counted up and down alongside them.
 
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
 const PREFIX = "taskgate_";
 
@@ -171,9 +171,15 @@ export class GatewayMetrics {
         this.set({ kind: "resource" }, follows.resource);
       },
     });
-    gauge("upstream_resource_subscriptions", "Resource subscriptions taskgate holds upstream for listen streams", () => sources.upstreamResourceSubscriptions());
+    gauge("upstream_resource_subscriptions", "Resource subscriptions taskgate holds upstream for listen streams", () =>
+      sources.upstreamResourceSubscriptions(),
+    );
     gauge("upstream_sessions", "Upstream sessions open or opening", () => sources.upstreamSessions());
-    gauge("upstream_processes", "stdio server processes running (upstream sessions and legacy-door sessions; 0 with an HTTP upstream)", () => sources.upstreamProcesses());
+    gauge(
+      "upstream_processes",
+      "stdio server processes running (upstream sessions and legacy-door sessions; 0 with an HTTP upstream)",
+      () => sources.upstreamProcesses(),
+    );
   }
 
   /** One request to the MCP endpoint ended. `method` must come from a fixed set (see requests_total). */

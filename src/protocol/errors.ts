@@ -2,7 +2,7 @@
 // Codes follow the 2026-07-28 table (-32020..-32022 are MCP's; never invent codes in that range).
 // Error objects are made by the factories below only; `JsonRpcErrorObject` is their wire form.
 
-import { PROTOCOL_VERSION, type JsonRpcErrorObject } from "./wire.js";
+import { type JsonRpcErrorObject, PROTOCOL_VERSION } from "./wire.js";
 
 export const ErrorCode = {
   ParseError: -32700,
@@ -46,8 +46,7 @@ export class RpcError extends Error {
 
 export const parseError = (message: string) => new RpcError(ErrorCode.ParseError, message, undefined, 400);
 
-export const invalidRequest = (message: string, httpStatus = 400) =>
-  new RpcError(ErrorCode.InvalidRequest, message, undefined, httpStatus);
+export const invalidRequest = (message: string, httpStatus = 400) => new RpcError(ErrorCode.InvalidRequest, message, undefined, httpStatus);
 
 export const invalidParams = (message: string, data?: unknown, httpStatus = 200) =>
   new RpcError(ErrorCode.InvalidParams, message, data, httpStatus);
@@ -64,12 +63,7 @@ export const methodNotFound = (method: string, why = "is not a 2026-07-28 method
   new RpcError(ErrorCode.MethodNotFound, `Method not found: ${method}${why ? ` ${why}` : ""}`, undefined, 404);
 
 export const missingCapability = (requiredCapabilities: Record<string, unknown>, what: string) =>
-  new RpcError(
-    ErrorCode.MissingRequiredClientCapability,
-    `Missing required client capability: ${what}`,
-    { requiredCapabilities },
-    400,
-  );
+  new RpcError(ErrorCode.MissingRequiredClientCapability, `Missing required client capability: ${what}`, { requiredCapabilities }, 400);
 
 export const unsupportedVersion = (requested: string, supported: readonly string[], shown = requested) =>
   new RpcError(

@@ -5,7 +5,8 @@
 export const LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-export const isLogLevel = (value: unknown): value is LogLevel => typeof value === "string" && (LOG_LEVELS as readonly string[]).includes(value);
+export const isLogLevel = (value: unknown): value is LogLevel =>
+  typeof value === "string" && (LOG_LEVELS as readonly string[]).includes(value);
 
 /** Whether a message of `level` goes to a request that asked for `threshold` (none asked: never). */
 export function shouldRelayLog(level: string, threshold: string | undefined): boolean {

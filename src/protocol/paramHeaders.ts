@@ -4,8 +4,8 @@
 // null argument must not have one. Any failure is -32020 / HTTP 400, like the standard headers.
 
 import { headerMismatch, type RpcError } from "./errors.js";
-import type { JsonObject } from "./wire.js";
 import { clip, decodeHeaderValue, getHeader, type HeaderMap } from "./headerValue.js";
+import type { JsonObject } from "./wire.js";
 
 /** Header name → argument name, for one tool. */
 export type ParamHeaders = Record<string, string>;
@@ -35,12 +35,15 @@ export function checkParamHeaders(headers: HeaderMap, params: ParamHeaders, args
       if (raw !== undefined) return headerMismatch(`Header mismatch: ${header} is set but argument '${argument}' is absent`);
       continue;
     }
-    if (raw === undefined) return headerMismatch(`Missing required header ${header} (expected '${clip(String(value))}', the value of argument '${argument}')`);
+    if (raw === undefined)
+      return headerMismatch(`Missing required header ${header} (expected '${clip(String(value))}', the value of argument '${argument}')`);
     if (Array.isArray(raw)) return headerMismatch(`Header mismatch: ${header} appears more than once`);
     const decoded = decodeHeaderValue(raw);
     if (!decoded.ok) return headerMismatch(`Header mismatch: ${header} is malformed: ${decoded.reason}`);
     if (!matches(decoded.value, value)) {
-      return headerMismatch(`Header mismatch: ${header} header value '${clip(decoded.value)}' does not match argument '${argument}' value '${clip(String(value))}'`);
+      return headerMismatch(
+        `Header mismatch: ${header} header value '${clip(decoded.value)}' does not match argument '${argument}' value '${clip(String(value))}'`,
+      );
     }
   }
   return undefined;

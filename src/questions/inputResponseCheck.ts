@@ -9,11 +9,7 @@
 // - roots/list: the SDK's ListRootsResult schema (roots with file:// URIs).
 // Returns undefined when the answer fits, otherwise one sentence naming the property and the rule.
 
-import {
-  CreateMessageResultSchema,
-  CreateMessageResultWithToolsSchema,
-  ListRootsResultSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+import { CreateMessageResultSchema, CreateMessageResultWithToolsSchema, ListRootsResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { InputRequest } from "../protocol/wire.js";
 import { isObject } from "../util/json.js";
 import { checkRequestedSchema } from "./requestedSchemaCheck.js";

@@ -16,7 +16,8 @@ import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
 
 // ajv-formats is CommonJS with `module.exports = plugin`; under NodeNext its typed default is the module.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as unknown as typeof addFormatsModule.default;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
+  addFormatsModule) as unknown as typeof addFormatsModule.default;
 
 // strict: false — MCP schemas carry keywords ajv does not know (enumNames); they are annotations.
 const ajv = new Ajv({ allErrors: false, strict: false, verbose: true, logger: false });
@@ -98,7 +99,9 @@ function describe(error: ErrorObject): string {
     case "oneOf":
     case "anyOf": {
       const options = constOptions((error.parentSchema as Record<string, unknown> | undefined)?.[error.keyword]);
-      return options ? `${subject} must be one of ${JSON.stringify(options)}` : `${subject} ${error.message ?? `must match the schema's ${error.keyword}`}`;
+      return options
+        ? `${subject} must be one of ${JSON.stringify(options)}`
+        : `${subject} ${error.message ?? `must match the schema's ${error.keyword}`}`;
     }
     case "additionalProperties":
       return `'${String(params.additionalProperty)}' is not allowed${subject === "content" ? "" : ` in ${subject}`} (the question accepts no other properties)`;

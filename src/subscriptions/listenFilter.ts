@@ -3,7 +3,7 @@
 // declared on this very request; that check comes before any other field is looked at.
 
 import { invalidParams, missingCapability } from "../protocol/errors.js";
-import { TASKS_EXTENSION, type JsonObject } from "../protocol/wire.js";
+import { type JsonObject, TASKS_EXTENSION } from "../protocol/wire.js";
 
 export interface ListenFilter {
   toolsListChanged: boolean;
@@ -46,7 +46,8 @@ export function parseListenFilter(params: JsonObject, declaresTasks: boolean): L
     toolsListChanged: asked.toolsListChanged === true,
     promptsListChanged: asked.promptsListChanged === true,
     resourcesListChanged: asked.resourcesListChanged === true,
-    resourceSubscriptions: asked.resourceSubscriptions === undefined ? [] : stringList(asked.resourceSubscriptions, "resourceSubscriptions"),
+    resourceSubscriptions:
+      asked.resourceSubscriptions === undefined ? [] : stringList(asked.resourceSubscriptions, "resourceSubscriptions"),
     taskIds: asked.taskIds === undefined ? [] : stringList(asked.taskIds, "taskIds"),
     asked: { resourceSubscriptions: asked.resourceSubscriptions !== undefined, taskIds: asked.taskIds !== undefined },
   };

@@ -9,7 +9,7 @@ import type { Logger } from "pino";
 import type { TaskBus } from "../cluster/taskBus.js";
 import { ErrorCode, RpcError } from "../protocol/errors.js";
 import { notificationMessage, resultMessage } from "../protocol/reply.js";
-import { META, TERMINAL_STATUSES, type JsonObject, type RequestId } from "../protocol/wire.js";
+import { type JsonObject, META, type RequestId, TERMINAL_STATUSES } from "../protocol/wire.js";
 import type { TaskAccess } from "../tasks/taskAccess.js";
 import type { TaskRecord } from "../tasks/taskRecord.js";
 import { detailedTask } from "../tasks/taskView.js";
@@ -119,13 +119,19 @@ export class ListenStream {
     for (const [field, kind] of LIST_KINDS) {
       if (!filter[field] || !upstream?.listChanged[kind]) continue;
       honoured[field] = true;
-      this.hold(events.onListChanged(this.request.ownerHash, kind, () => this.emit(notificationMessage(`notifications/${kind}/list_changed`, this.tag()))));
+      this.hold(
+        events.onListChanged(this.request.ownerHash, kind, () =>
+          this.emit(notificationMessage(`notifications/${kind}/list_changed`, this.tag())),
+        ),
+      );
     }
     if (filter.asked.resourceSubscriptions && upstream?.subscribe) {
       const held: string[] = [];
       for (const uri of filter.resourceSubscriptions) {
         // Listen before subscribing upstream: an update right after the subscription is kept.
-        const off = events.onResourceUpdated(this.request.ownerHash, uri, () => this.emit(notificationMessage("notifications/resources/updated", { uri, ...this.tag() })));
+        const off = events.onResourceUpdated(this.request.ownerHash, uri, () =>
+          this.emit(notificationMessage("notifications/resources/updated", { uri, ...this.tag() })),
+        );
         const acquired = await resources.acquire(this.request.ownerHash, uri);
         this.hold(off);
         if (acquired) this.hold(() => resources.release(this.request.ownerHash, uri));
@@ -196,7 +202,9 @@ export class ListenStream {
     if (this.follows.get(taskId) !== follow || record.version <= follow.last) return;
     follow.last = record.version;
     // Status changes (and questions asked or answered) are pushed; progress-only updates are not.
-    const shape = `${record.status}:${Object.keys(record.inputRequests ?? {}).sort().join(",")}`;
+    const shape = `${record.status}:${Object.keys(record.inputRequests ?? {})
+      .sort()
+      .join(",")}`;
     if (shape === follow.shape) return;
     follow.shape = shape;
     this.messages.push(notificationMessage("notifications/tasks", { ...this.tag(), ...detailedTask(record) }));
@@ -220,11 +228,18 @@ export class ListenStream {
         return info.notificationStream && isObject(offered) && offered[key] === true;
       };
       return {
-        listChanged: { tools: flag("tools", "listChanged"), prompts: flag("prompts", "listChanged"), resources: flag("resources", "listChanged") },
+        listChanged: {
+          tools: flag("tools", "listChanged"),
+          prompts: flag("prompts", "listChanged"),
+          resources: flag("resources", "listChanged"),
+        },
         subscribe: flag("resources", "subscribe"),
       };
     } catch (error) {
-      this.deps.log.warn({ event: "subscriptions.upstream.unavailable", err: String(error) }, "upstream unreachable: its notifications are not honoured");
+      this.deps.log.warn(
+        { event: "subscriptions.upstream.unavailable", err: String(error) },
+        "upstream unreachable: its notifications are not honoured",
+      );
       return undefined;
     }
   }

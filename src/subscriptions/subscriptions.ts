@@ -12,7 +12,7 @@ import type { TaskAccess } from "../tasks/taskAccess.js";
 import type { TaskRecord } from "../tasks/taskRecord.js";
 import type { UpstreamPool } from "../upstream/upstreamPool.js";
 import { parseListenFilter } from "./listenFilter.js";
-import { ListenStream, type ListenRequest } from "./listenStream.js";
+import { type ListenRequest, ListenStream } from "./listenStream.js";
 import type { UpstreamEvents } from "./upstreamEvents.js";
 import { UpstreamResources } from "./upstreamResources.js";
 
@@ -75,9 +75,11 @@ export class Subscriptions {
   private async checkHolders(): Promise<void> {
     const followed = new Set([...this.open].flatMap((stream) => stream.followedTaskIds()));
     for (const taskId of followed) {
-      await this.deps.access.checkHolder(taskId).catch((error: unknown) =>
-        this.deps.log.warn({ event: "subscriptions.holder_check.failed", taskId, err: String(error) }, "holder check failed"),
-      );
+      await this.deps.access
+        .checkHolder(taskId)
+        .catch((error: unknown) =>
+          this.deps.log.warn({ event: "subscriptions.holder_check.failed", taskId, err: String(error) }, "holder check failed"),
+        );
     }
   }
 

@@ -92,7 +92,15 @@ export class UpstreamResources {
       } catch (error) {
         // A failed unsubscribe leaves at most a stray upstream notification nobody listens to.
         if (!wanted) state.subscribed = false;
-        this.log.warn({ event: "upstream.resource.subscription.failed", method, uri: state.uri, err: error instanceof Error ? error.message : String(error) }, "upstream resource subscription call failed");
+        this.log.warn(
+          {
+            event: "upstream.resource.subscription.failed",
+            method,
+            uri: state.uri,
+            err: error instanceof Error ? error.message : String(error),
+          },
+          "upstream resource subscription call failed",
+        );
       }
       if (!state.subscribed) {
         state.releaseSession?.();

@@ -5,11 +5,11 @@
 // (its lease expired, or it did not answer) is failed by whoever looks at it.
 
 import type { Logger } from "pino";
-import type { EventLog } from "../observability/requestLog.js";
 import type { HolderLink, HolderReply, TaskCommand } from "../cluster/holderLink.js";
 import type { InstanceLeases } from "../cluster/instanceLeases.js";
+import type { EventLog } from "../observability/requestLog.js";
 import { internalError, invalidParams, RpcError } from "../protocol/errors.js";
-import { TERMINAL_STATUSES, type JsonObject } from "../protocol/wire.js";
+import { type JsonObject, TERMINAL_STATUSES } from "../protocol/wire.js";
 import type { TaskRecord } from "./taskRecord.js";
 import { failedRecord, type TaskRecords } from "./taskRecords.js";
 import type { TaskRunner } from "./taskRunner.js";

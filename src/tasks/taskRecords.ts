@@ -5,9 +5,9 @@
 // Every store operation, its time and failure, every task created and every task that reached a
 // terminal status here is told to the observer (the metrics).
 
-import { TERMINAL_STATUSES, type JsonRpcErrorObject } from "../protocol/wire.js";
-import { internalError, RpcError } from "../protocol/errors.js";
 import type { TaskBus } from "../cluster/taskBus.js";
+import { internalError, RpcError } from "../protocol/errors.js";
+import { type JsonRpcErrorObject, TERMINAL_STATUSES } from "../protocol/wire.js";
 import type { TaskRecord } from "./taskRecord.js";
 import type { TaskStore } from "./taskStore.js";
 
@@ -69,7 +69,9 @@ export class TaskRecords {
       failed = true;
       const why = error instanceof Error ? error.message : String(error);
       // The stores name themselves ("task store (redis …) did not answer …"); others get a prefix.
-      const message = /^task store\b/i.test(why) ? `Task store unavailable: ${why.replace(/^task store\s*/i, "")}` : `Task store unavailable: ${why}`;
+      const message = /^task store\b/i.test(why)
+        ? `Task store unavailable: ${why.replace(/^task store\s*/i, "")}`
+        : `Task store unavailable: ${why}`;
       throw internalError(message, { reason: "store_unavailable" }, 503);
     } finally {
       this.observer.storeOperation(operation, (performance.now() - started) / 1000, failed);
@@ -86,7 +88,11 @@ export function withoutInputs(record: TaskRecord): TaskRecord {
 }
 
 /** The task ended by a JSON-RPC error (by default -32603 with `message`), which it carries. */
-export function failedRecord(current: TaskRecord, message: string, error: JsonRpcErrorObject = internalError(message).toJSON()): TaskRecord {
+export function failedRecord(
+  current: TaskRecord,
+  message: string,
+  error: JsonRpcErrorObject = internalError(message).toJSON(),
+): TaskRecord {
   return withoutInputs({ ...current, status: "failed", statusMessage: message, error, lastUpdatedAt: now() });
 }
 

@@ -19,7 +19,7 @@ import { modernResult } from "../upstream/upstreamResult.js";
 import { isObject } from "../util/json.js";
 import { MAX_TIMER_MS } from "../util/timers.js";
 import type { TaskRecord } from "./taskRecord.js";
-import { cancelledRecord, failedRecord, withoutInputs, type TaskRecords } from "./taskRecords.js";
+import { cancelledRecord, failedRecord, type TaskRecords, withoutInputs } from "./taskRecords.js";
 
 /** 160 random bits, base64url: unguessable and header-safe. */
 export const newTaskId = () => randomBytes(20).toString("base64url");
@@ -78,7 +78,9 @@ export class TaskRunner {
     const { taskId } = record;
     const task: LiveTask = {
       call,
-      questions: new OpenQuestions(settings.inputKeys[tool], () => this.inBackground(taskId, task, () => this.mirror(taskId, task.questions.inputRequests()))),
+      questions: new OpenQuestions(settings.inputKeys[tool], () =>
+        this.inBackground(taskId, task, () => this.mirror(taskId, task.questions.inputRequests())),
+      ),
       chain: Promise.resolve(),
     };
     this.live.set(taskId, task);
@@ -138,7 +140,8 @@ export class TaskRunner {
     if (!task) return;
     await this.enqueue(task, async () => {
       const matched = task.questions.match(responses);
-      if (!matched.ok) throw invalidParams(`inputResponses.${matched.key}: ${matched.problem} (the question stays open; send a corrected answer)`);
+      if (!matched.ok)
+        throw invalidParams(`inputResponses.${matched.key}: ${matched.problem} (the question stays open; send a corrected answer)`);
       if (matched.answers.length === 0) return;
       const open = Object.fromEntries(task.questions.remainingAfter(matched.answers).map(([key, q]) => [key, q.request]));
       const updated = await this.mirror(taskId, open);
@@ -176,7 +179,10 @@ export class TaskRunner {
         await this.options.records
           .write(taskId, (current) => failedRecord(current, "taskgate shut down while holding this task; its upstream call was stopped"))
           .catch((error: unknown) =>
-            this.options.log.warn({ event: "task.write.failed", taskId, err: error instanceof Error ? error.message : String(error) }, "could not record the task's end at shutdown"),
+            this.options.log.warn(
+              { event: "task.write.failed", taskId, err: error instanceof Error ? error.message : String(error) },
+              "could not record the task's end at shutdown",
+            ),
           );
       }),
     );
@@ -193,7 +199,10 @@ export class TaskRunner {
 
   private inBackground(taskId: string, task: LiveTask, step: () => Promise<unknown>): void {
     this.enqueue(task, step).catch((error: unknown) =>
-      this.options.log.error({ event: "task.write.failed", taskId, err: error instanceof Error ? error.message : String(error) }, "task write failed"),
+      this.options.log.error(
+        { event: "task.write.failed", taskId, err: error instanceof Error ? error.message : String(error) },
+        "task write failed",
+      ),
     );
   }
 
@@ -245,7 +254,12 @@ function sameKeys(a: InputRequests, b: InputRequests): boolean {
 /** The text of a log message worth showing as a task's statusMessage (info and above, a string). */
 function statusTextOf(entry: LogEntry): string | undefined {
   if (!shouldRelayLog(entry.level, "info")) return undefined;
-  const text = typeof entry.data === "string" ? entry.data : isObject(entry.data) && typeof entry.data.message === "string" ? entry.data.message : undefined;
+  const text =
+    typeof entry.data === "string"
+      ? entry.data
+      : isObject(entry.data) && typeof entry.data.message === "string"
+        ? entry.data.message
+        : undefined;
   return text === undefined ? undefined : text.slice(0, 500);
 }
 

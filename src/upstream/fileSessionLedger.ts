@@ -46,6 +46,11 @@ export class FileSessionLedger implements SessionLedger {
   private append(line: string): void {
     this.chain = this.chain
       .then(() => appendFile(this.file, line))
-      .catch((error: unknown) => this.log.warn({ event: "upstream.ledger.failed", err: error instanceof Error ? error.message : String(error) }, "could not note an upstream session"));
+      .catch((error: unknown) =>
+        this.log.warn(
+          { event: "upstream.ledger.failed", err: error instanceof Error ? error.message : String(error) },
+          "could not note an upstream session",
+        ),
+      );
   }
 }

@@ -9,10 +9,10 @@
 // - "Session gone" is 404, or 400 saying "No valid session" / "Session not found", on a request
 //   that carried a session id (real servers answer both). 401/403 are credential failures.
 
-import { Agent, request, type Dispatcher } from "undici";
-import { CallConnections } from "./callConnections.js";
 import type { Logger } from "pino";
+import { Agent, type Dispatcher, request } from "undici";
 import { isObject } from "../util/json.js";
+import { CallConnections } from "./callConnections.js";
 import { readSse, type SseProgress } from "./sseReader.js";
 import { EXCHANGE_CLOSED, type JsonRpcMessage, type TransportReceiver, type UpstreamTransport } from "./transport.js";
 import { networkCause, UpstreamFailure } from "./upstreamFailure.js";
@@ -117,12 +117,10 @@ export class HttpTransport implements UpstreamTransport {
     }
     const issued = header(response, "mcp-session-id");
     if (issued && !this.session) this.session = issued;
-    void this.readExchange(message.id!, response, exchange).then(
-      (clean) => {
-        done();
-        if (client) this.options.dispatchers.calls.release(client, clean && !exchange.signal.aborted);
-      },
-    );
+    void this.readExchange(message.id!, response, exchange).then((clean) => {
+      done();
+      if (client) this.options.dispatchers.calls.release(client, clean && !exchange.signal.aborted);
+    });
   }
 
   async send(message: JsonRpcMessage): Promise<void> {
@@ -203,11 +201,19 @@ export class HttpTransport implements UpstreamTransport {
     const code = (error as { code?: unknown }).code;
     const cause = networkCause(error);
     if (code === "UND_ERR_CONNECT_TIMEOUT") {
-      return new UpstreamFailure("upstream_timeout", `Upstream timed out: could not connect to ${this.options.url} (upstream.connectTimeoutMs): ${cause}`, { cause: error });
+      return new UpstreamFailure(
+        "upstream_timeout",
+        `Upstream timed out: could not connect to ${this.options.url} (upstream.connectTimeoutMs): ${cause}`,
+        { cause: error },
+      );
     }
     const afterSending = code === "UND_ERR_SOCKET" || code === "ECONNRESET" || code === "UND_ERR_CLOSED";
     if (afterSending && method !== undefined && method !== "initialize" && this.session) {
-      return new UpstreamFailure("upstream_lost", `Upstream call lost: the connection to the upstream closed before its answer (${cause})`, { cause: error });
+      return new UpstreamFailure(
+        "upstream_lost",
+        `Upstream call lost: the connection to the upstream closed before its answer (${cause})`,
+        { cause: error },
+      );
     }
     return new UpstreamFailure("upstream_unreachable", `Upstream unreachable at ${this.options.url}: ${cause}`, { cause: error });
   }
@@ -220,7 +226,10 @@ export class HttpTransport implements UpstreamTransport {
     const text = await readSome(response);
     const answered = `'${type || "no content type"}'${text ? `: ${text.slice(0, 80)}` : ""}`;
     if (what === "initialize") {
-      throw new UpstreamFailure("upstream_not_mcp", `Upstream at ${this.options.url} is not an MCP endpoint: it answered ${answered} to initialize`);
+      throw new UpstreamFailure(
+        "upstream_not_mcp",
+        `Upstream at ${this.options.url} is not an MCP endpoint: it answered ${answered} to initialize`,
+      );
     }
     throw new UpstreamFailure("upstream_lost", `Upstream answered ${answered} to ${what}, not JSON or SSE`);
   }
@@ -235,7 +244,10 @@ export class HttpTransport implements UpstreamTransport {
     }
     if (status === 401 || status === 403) throw refusedCredentials(status, what, this.options.credentialsOf ?? "taskgate");
     if (what === "initialize") {
-      throw new UpstreamFailure("upstream_not_mcp", `Upstream at ${this.options.url} is not an MCP endpoint: it answered HTTP ${status} to initialize${text ? `: ${text}` : ""}`);
+      throw new UpstreamFailure(
+        "upstream_not_mcp",
+        `Upstream at ${this.options.url} is not an MCP endpoint: it answered HTTP ${status} to initialize${text ? `: ${text}` : ""}`,
+      );
     }
     throw new UpstreamFailure("upstream_lost", `Upstream answered HTTP ${status} to ${what}${text ? `: ${text}` : ""}`);
   }
@@ -366,20 +378,29 @@ export class HttpTransport implements UpstreamTransport {
       return "none";
     }
     try {
-      await readSse(response.body, (event) => deliverEvent(event.data, (message) => {
-        this.receiver?.message(message, { kind: "standalone" });
-        return false;
-      }), progress);
+      await readSse(
+        response.body,
+        (event) =>
+          deliverEvent(event.data, (message) => {
+            this.receiver?.message(message, { kind: "standalone" });
+            return false;
+          }),
+        progress,
+      );
     } catch {
       // dropped: the caller reconnects
     }
     return signal.aborted ? "stop" : "stream";
   }
-
 }
 
 /** Ends an upstream session another taskgate process left (DELETE with its id); false when it did not answer. */
-export async function closeLeftoverSession(options: { url: string; sessionId: string; dispatcher: Dispatcher; headers?: Record<string, string> }): Promise<boolean> {
+export async function closeLeftoverSession(options: {
+  url: string;
+  sessionId: string;
+  dispatcher: Dispatcher;
+  headers?: Record<string, string>;
+}): Promise<boolean> {
   try {
     const response = await request(options.url, {
       method: "DELETE",

@@ -125,7 +125,10 @@ export class JsonRpcPeer {
   /** Sends a notification; failures are logged, never thrown (notifications have no answer). */
   notify(method: string, params: JsonObject): Promise<void> {
     return this.transport.send({ jsonrpc: "2.0", method, params }).catch((error: unknown) => {
-      this.log.warn({ event: "upstream.notify.failed", method, err: error instanceof Error ? error.message : String(error) }, "upstream notification failed");
+      this.log.warn(
+        { event: "upstream.notify.failed", method, err: error instanceof Error ? error.message : String(error) },
+        "upstream notification failed",
+      );
     });
   }
 
@@ -156,12 +159,16 @@ export class JsonRpcPeer {
   private exchangeLost(id: RequestId, why: string): void {
     const entry = this.pending.get(id);
     if (!entry || entry.lostTimer) return;
-    entry.lostTimer = setTimeout(() => this.settle(id, (p) => p.reject(new UpstreamFailure("upstream_lost", `Upstream call lost: ${why}`))), LOST_GRACE_MS);
+    entry.lostTimer = setTimeout(
+      () => this.settle(id, (p) => p.reject(new UpstreamFailure("upstream_lost", `Upstream call lost: ${why}`))),
+      LOST_GRACE_MS,
+    );
   }
 
   private receive(message: JsonRpcMessage, via: Via): void {
     if (message.method === undefined) return this.onResponse(message);
-    if (message.id !== undefined && message.id !== null) return void this.onRequest(message as JsonRpcMessage & { id: RequestId; method: string }, via);
+    if (message.id !== undefined && message.id !== null)
+      return void this.onRequest(message as JsonRpcMessage & { id: RequestId; method: string }, via);
     const notification = message as JsonRpcMessage & { method: string };
     if (notification.method === "notifications/progress") return this.onProgress(notification.params);
     if (notification.method === "notifications/cancelled") {
@@ -207,7 +214,10 @@ export class JsonRpcPeer {
     }
     if (withdrawn.signal.aborted) return; // the upstream cancelled it: no answer is expected
     await this.transport.send(reply).catch((error: unknown) => {
-      this.log.warn({ event: "upstream.reply.failed", method: message.method, err: error instanceof Error ? error.message : String(error) }, "answer to an upstream request could not be sent");
+      this.log.warn(
+        { event: "upstream.reply.failed", method: message.method, err: error instanceof Error ? error.message : String(error) },
+        "answer to an upstream request could not be sent",
+      );
     });
   }
 }

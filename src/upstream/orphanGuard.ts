@@ -67,7 +67,12 @@ export class OrphanGuard {
       stdio: ["pipe", "ignore", "ignore"],
       detached: true,
     });
-    guard.on("error", (error) => this.log.warn({ event: "upstream.guard.failed", err: error.message }, "the guard that stops server processes with taskgate could not start"));
+    guard.on("error", (error) =>
+      this.log.warn(
+        { event: "upstream.guard.failed", err: error.message },
+        "the guard that stops server processes with taskgate could not start",
+      ),
+    );
     guard.stdin?.on("error", () => undefined); // gone: nothing more to tell it
     // Neither the guard nor its pipe keeps taskgate's event loop alive.
     guard.unref();

@@ -15,7 +15,12 @@ export class RedisSessionLedger implements SessionLedger {
     private readonly log: Logger,
   ) {}
 
-  static async open(options: { connect: () => Promise<RedisClientType>; prefix: string; instanceId: string; log: Logger }): Promise<RedisSessionLedger> {
+  static async open(options: {
+    connect: () => Promise<RedisClientType>;
+    prefix: string;
+    instanceId: string;
+    log: Logger;
+  }): Promise<RedisSessionLedger> {
     return new RedisSessionLedger(await options.connect(), options.prefix, options.instanceId, options.log);
   }
 
@@ -53,6 +58,9 @@ export class RedisSessionLedger implements SessionLedger {
   }
 
   private failed(error: unknown): void {
-    this.log.warn({ event: "upstream.ledger.failed", err: error instanceof Error ? error.message : String(error) }, "could not note an upstream session");
+    this.log.warn(
+      { event: "upstream.ledger.failed", err: error instanceof Error ? error.message : String(error) },
+      "could not note an upstream session",
+    );
   }
 }

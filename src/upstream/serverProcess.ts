@@ -45,8 +45,12 @@ export class ServerProcess {
   ) {
     this.pid = child.pid as number;
     // Errors of the process and its pipes are told through its exit (an unhandled one would end taskgate).
-    child.on("error", (error) => log.warn({ event: "upstream.process.error", pid: this.pid, session, err: error.message }, "server process error"));
-    child.stdin?.on("error", (error) => log.debug({ event: "upstream.stdin.failed", pid: this.pid, session, err: error.message }, "writing to the server process failed"));
+    child.on("error", (error) =>
+      log.warn({ event: "upstream.process.error", pid: this.pid, session, err: error.message }, "server process error"),
+    );
+    child.stdin?.on("error", (error) =>
+      log.debug({ event: "upstream.stdin.failed", pid: this.pid, session, err: error.message }, "writing to the server process failed"),
+    );
     child.stdout?.on("error", () => undefined);
     child.stderr?.on("error", () => undefined);
     child.stdout?.on("data", (chunk: Buffer) => this.read(chunk));
@@ -87,11 +91,19 @@ export class ServerProcess {
   send(message: JsonRpcMessage, timeoutMs: number): Promise<void> {
     const stdin = this.child.stdin;
     if (this.exit || this.stopping || !stdin?.writable) {
-      return Promise.reject(new UpstreamFailure("session_gone", this.exit ? this.describeExit() : "the upstream server process is stopping"));
+      return Promise.reject(
+        new UpstreamFailure("session_gone", this.exit ? this.describeExit() : "the upstream server process is stopping"),
+      );
     }
     return new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
-        () => reject(new UpstreamFailure("upstream_timeout", `Upstream timed out: server process ${this.pid} did not read its stdin within ${timeoutMs} ms (upstream.requestTimeoutMs)`)),
+        () =>
+          reject(
+            new UpstreamFailure(
+              "upstream_timeout",
+              `Upstream timed out: server process ${this.pid} did not read its stdin within ${timeoutMs} ms (upstream.requestTimeoutMs)`,
+            ),
+          ),
         timeoutMs,
       );
       stdin.write(serializeMessage(message as Parameters<typeof serializeMessage>[0]), (error) => {
@@ -112,7 +124,10 @@ export class ServerProcess {
     if (await this.endsWithin(this.stopGraceMs)) return;
     this.signal("SIGTERM");
     if (await this.endsWithin(this.stopGraceMs)) return;
-    this.log.warn({ event: "upstream.process.killed", pid: this.pid, session: this.session }, "server process ignored stdin closing and SIGTERM: killed");
+    this.log.warn(
+      { event: "upstream.process.killed", pid: this.pid, session: this.session },
+      "server process ignored stdin closing and SIGTERM: killed",
+    );
     this.signal("SIGKILL");
     await this.endsWithin(this.stopGraceMs);
   }
@@ -123,7 +138,10 @@ export class ServerProcess {
     try {
       this.buffer.append(chunk);
     } catch (error) {
-      this.log.warn({ event: "upstream.stdout.overflow", pid: this.pid, session: this.session, err: (error as Error).message }, "server process wrote a line too long to read: dropped");
+      this.log.warn(
+        { event: "upstream.stdout.overflow", pid: this.pid, session: this.session, err: (error as Error).message },
+        "server process wrote a line too long to read: dropped",
+      );
       return;
     }
     for (;;) {
@@ -132,7 +150,10 @@ export class ServerProcess {
         message = this.buffer.readMessage() as JsonRpcMessage | null;
       } catch (error) {
         // A line that is not JSON-RPC (a stray print on stdout): said, and skipped.
-        this.log.warn({ event: "upstream.stdout.invalid", pid: this.pid, session: this.session, err: (error as Error).message.slice(0, LINE_MAX) }, "server process wrote a line on stdout that is not a JSON-RPC message");
+        this.log.warn(
+          { event: "upstream.stdout.invalid", pid: this.pid, session: this.session, err: (error as Error).message.slice(0, LINE_MAX) },
+          "server process wrote a line on stdout that is not a JSON-RPC message",
+        );
         continue;
       }
       if (message === null) return;
@@ -157,7 +178,17 @@ export class ServerProcess {
     }
     this.signal("SIGKILL"); // whatever it started and left behind in its group
     const message = this.describeExit();
-    this.log.warn({ event: "upstream.process.exited", pid: this.pid, session: this.session, code: this.exit?.code, signal: this.exit?.signal, lastStderr: this.lastStderr || undefined }, "server process ended by itself");
+    this.log.warn(
+      {
+        event: "upstream.process.exited",
+        pid: this.pid,
+        session: this.session,
+        code: this.exit?.code,
+        signal: this.exit?.signal,
+        lastStderr: this.lastStderr || undefined,
+      },
+      "server process ended by itself",
+    );
     this.events?.exited(new UpstreamFailure("upstream_exited", message));
   }
 
@@ -172,7 +203,10 @@ export class ServerProcess {
 
   private async endsWithin(ms: number): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined;
-    const outcome = await Promise.race([this.ended.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
+    const outcome = await Promise.race([
+      this.ended.then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
+    ]);
     clearTimeout(timer);
     return outcome;
   }

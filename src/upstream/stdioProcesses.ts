@@ -86,7 +86,11 @@ export class StdioProcesses {
       });
     } catch (error) {
       this.startFailed();
-      throw new UpstreamFailure("upstream_unreachable", `Upstream server could not be started (upstream.command: ${this.target}): ${(error as Error).message}`, { cause: error });
+      throw new UpstreamFailure(
+        "upstream_unreachable",
+        `Upstream server could not be started (upstream.command: ${this.target}): ${(error as Error).message}`,
+        { cause: error },
+      );
     }
     const session = randomUUID().slice(0, 8);
     const server = new ServerProcess(child, session, stopGraceMs, log);

@@ -6,7 +6,7 @@
 // error (the upstream's own, or one naming what went wrong on the way), or "aborted".
 
 import type { EventLog } from "../observability/requestLog.js";
-import { requestCancelled, type RpcError } from "../protocol/errors.js";
+import { type RpcError, requestCancelled } from "../protocol/errors.js";
 import type { InputRequest, JsonObject } from "../protocol/wire.js";
 import type { Question } from "../questions/question.js";
 import type { CallContext, LogEntry } from "./callContext.js";

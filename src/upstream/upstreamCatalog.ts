@@ -4,10 +4,10 @@
 // session, again after the upstream says its tools changed; a name not in the list is looked up
 // again at most once per UNKNOWN_RELOAD_MS, so unknown-tool calls do not each hit the upstream.
 
-import { paramHeadersOf, type ParamHeaders } from "../protocol/paramHeaders.js";
+import { type ParamHeaders, paramHeadersOf } from "../protocol/paramHeaders.js";
 import type { JsonObject } from "../protocol/wire.js";
 import { isObject } from "../util/json.js";
-import { profileKey, type LegacyClientCapabilities } from "./capabilityProfile.js";
+import { type LegacyClientCapabilities, profileKey } from "./capabilityProfile.js";
 import type { UpstreamPool } from "./upstreamPool.js";
 
 export interface ToolFacts {

@@ -69,7 +69,12 @@ export class UpstreamCredentials {
 
   /** Rewrites a legacy request's headers in place: the caller's Authorization only when forwarding,
    *  never the caller's own subject header, then the static and per-caller headers. */
-  rewrite(incoming: IncomingHttpHeaders, subject: string | undefined, set: (name: string, value: string) => void, remove: (name: string) => void): void {
+  rewrite(
+    incoming: IncomingHttpHeaders,
+    subject: string | undefined,
+    set: (name: string, value: string) => void,
+    remove: (name: string) => void,
+  ): void {
     const { forwardAuthorization, subjectHeader } = this.options;
     if (!forwardAuthorization) remove("authorization");
     if (subjectHeader) remove(subjectHeader.toLowerCase());

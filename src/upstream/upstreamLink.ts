@@ -5,7 +5,7 @@
 
 import type { Logger } from "pino";
 import type { Config } from "../config/schema.js";
-import { closeLeftoverSession, HttpTransport, upstreamDispatchers, type UpstreamDispatchers } from "./httpTransport.js";
+import { closeLeftoverSession, HttpTransport, type UpstreamDispatchers, upstreamDispatchers } from "./httpTransport.js";
 import { StdioProcesses } from "./stdioProcesses.js";
 import { StdioTransport } from "./stdioTransport.js";
 import type { UpstreamTransport } from "./transport.js";
@@ -32,7 +32,12 @@ export interface UpstreamLink {
 
 /** `credentials`: what an HTTP upstream is shown of taskgate and the caller; `readinessOwner`'s
  *  requests (taskgate's own checks) carry taskgate's credentials only. */
-export function openUpstreamLink(upstream: Config["upstream"], log: Logger, credentials: UpstreamCredentials, readinessOwner: string): UpstreamLink {
+export function openUpstreamLink(
+  upstream: Config["upstream"],
+  log: Logger,
+  credentials: UpstreamCredentials,
+  readinessOwner: string,
+): UpstreamLink {
   if (upstream.command) {
     const processes = new StdioProcesses({
       command: upstream.command,
@@ -71,7 +76,9 @@ export function openUpstreamLink(upstream: Config["upstream"], log: Logger, cred
     maxSessionsOption: "upstream.maxSessions",
     sessionsAre: "upstream sessions",
     async closeLeftovers(sessionIds) {
-      const closed = await Promise.all(sessionIds.map((sessionId) => closeLeftoverSession({ url, sessionId, dispatcher: dispatchers.short, headers: upstream.headers })));
+      const closed = await Promise.all(
+        sessionIds.map((sessionId) => closeLeftoverSession({ url, sessionId, dispatcher: dispatchers.short, headers: upstream.headers })),
+      );
       return closed.filter(Boolean).length;
     },
     close: () => dispatchers.close(),

@@ -14,11 +14,11 @@
 import type { Logger } from "pino";
 import type { JsonObject } from "../protocol/wire.js";
 import type { CallContext } from "./callContext.js";
-import { hasQuestions, profileKey, type LegacyClientCapabilities } from "./capabilityProfile.js";
+import { hasQuestions, type LegacyClientCapabilities, profileKey } from "./capabilityProfile.js";
 import type { Progress } from "./jsonRpcPeer.js";
 import type { JsonRpcMessage, UpstreamTransport } from "./transport.js";
-import { UpstreamFailure, type FailureReason } from "./upstreamFailure.js";
-import { UpstreamSession, type SessionTimeouts, type UpstreamInfo } from "./upstreamSession.js";
+import { type FailureReason, UpstreamFailure } from "./upstreamFailure.js";
+import { type SessionTimeouts, type UpstreamInfo, UpstreamSession } from "./upstreamSession.js";
 
 export interface UpstreamPoolOptions {
   /** A fresh transport for one new session of `owner` (its credentials towards the upstream) and capability profile `profileKey`. */
@@ -104,7 +104,10 @@ export class UpstreamPool {
   /** A short request (list, completion, subscribe…) on the owner's shared session of `profile`. */
   request(owner: string, profile: LegacyClientCapabilities, method: string, params: JsonObject): Promise<JsonObject> {
     const timeout = { ms: this.options.requestTimeoutMs, option: "upstream.requestTimeoutMs" };
-    return this.onSession(() => this.primary(owner, profile), (session) => session.request(method, params, { timeout }));
+    return this.onSession(
+      () => this.primary(owner, profile),
+      (session) => session.request(method, params, { timeout }),
+    );
   }
 
   /** The limit of a short request, for those made on a session run() lends. */
@@ -130,9 +133,18 @@ export class UpstreamPool {
    * `work`: the upstream task lives on that session. `work` is run again on a fresh session if it
    * fails with session_gone, so it must turn that into another failure once it is not safe to repeat.
    */
-  run<T>(owner: string, profile: LegacyClientCapabilities, context: CallContext, work: (session: UpstreamSession) => Promise<T>): Promise<T> {
+  run<T>(
+    owner: string,
+    profile: LegacyClientCapabilities,
+    context: CallContext,
+    work: (session: UpstreamSession) => Promise<T>,
+  ): Promise<T> {
     const asking = hasQuestions(profile);
-    return this.onSession(() => (asking ? this.forAsker(owner, profile, context) : this.primary(owner, profile)), work, asking ? context : undefined);
+    return this.onSession(
+      () => (asking ? this.forAsker(owner, profile, context) : this.primary(owner, profile)),
+      work,
+      asking ? context : undefined,
+    );
   }
 
   /** Keeps the owner's shared session of `profile` open (e.g. for a listen stream's notifications) until the returned release runs. */
@@ -287,7 +299,10 @@ export class UpstreamPool {
         onClosed: (failure) => {
           // Not yet (it ended while opening: open() reports that) or no longer this slot's session.
           if (session === undefined || slot.session !== session) return;
-          log.info({ event: "upstream.session.ended", profile: slot.key, reason: failure.reason, why: failure.message }, "upstream session ended");
+          log.info(
+            { event: "upstream.session.ended", profile: slot.key, reason: failure.reason, why: failure.message },
+            "upstream session ended",
+          );
           this.remove(slot);
           this.options.onSessionClosed?.(slot.owner, slot.key, session.sessionId);
         },
@@ -295,7 +310,15 @@ export class UpstreamPool {
     } catch (error) {
       this.remove(slot);
       const failure = error instanceof UpstreamFailure ? error : undefined;
-      log.warn({ event: "upstream.session.failed", profile: slot.key, reason: failure?.reason, err: error instanceof Error ? error.message : String(error) }, "upstream session could not be opened");
+      log.warn(
+        {
+          event: "upstream.session.failed",
+          profile: slot.key,
+          reason: failure?.reason,
+          err: error instanceof Error ? error.message : String(error),
+        },
+        "upstream session could not be opened",
+      );
       throw error;
     }
     if (slot.closing) {
@@ -304,7 +327,15 @@ export class UpstreamPool {
     }
     slot.session = session;
     this.lastInfo = session.info;
-    log.info({ event: "upstream.session.opened", profile: slot.key, upstreamVersion: session.info.protocolVersion, notificationStream: session.info.notificationStream }, "upstream session opened");
+    log.info(
+      {
+        event: "upstream.session.opened",
+        profile: slot.key,
+        upstreamVersion: session.info.protocolVersion,
+        notificationStream: session.info.notificationStream,
+      },
+      "upstream session opened",
+    );
     this.options.onSessionOpened?.(slot.owner, slot.key, session.sessionId);
     return session;
   }
@@ -339,7 +370,10 @@ export class UpstreamPool {
 
   /** The upstream forgot this slot's session: forget it here too (the next request opens a new one). */
   private drop(slot: Slot, why: string): void {
-    this.options.log.info({ event: "upstream.session.dropped", profile: slot.key, why }, "upstream session dropped; the request is sent again on a new session");
+    this.options.log.info(
+      { event: "upstream.session.dropped", profile: slot.key, why },
+      "upstream session dropped; the request is sent again on a new session",
+    );
     this.remove(slot);
     const session = slot.session;
     slot.session = undefined;

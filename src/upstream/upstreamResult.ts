@@ -1,7 +1,7 @@
 // A legacy upstream's result, made a 2026-07-28 one: resultType added, the 2025-11-25
 // related-task marker stripped from _meta.
 
-import { META, type JsonObject } from "../protocol/wire.js";
+import { type JsonObject, META } from "../protocol/wire.js";
 
 export function modernResult(result: JsonObject, extra: JsonObject = {}): JsonObject {
   const { _meta, ...rest } = result;

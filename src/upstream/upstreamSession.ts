@@ -11,7 +11,7 @@
 
 import type { Logger } from "pino";
 import { ErrorCode } from "../protocol/errors.js";
-import { META, type InputRequest, type JsonObject, type RequestId } from "../protocol/wire.js";
+import { type InputRequest, type JsonObject, META, type RequestId } from "../protocol/wire.js";
 import { isObject } from "../util/json.js";
 import type { CallContext } from "./callContext.js";
 import type { LegacyClientCapabilities } from "./capabilityProfile.js";
@@ -123,7 +123,10 @@ export class UpstreamSession {
       throw error;
     }
     if (!session.info.notificationStream) {
-      options.log.warn({ event: "upstream.notifications.unavailable", target: options.transport.target }, "upstream offers no standalone stream: list changes, resource updates and questions sent outside a call cannot arrive");
+      options.log.warn(
+        { event: "upstream.notifications.unavailable", target: options.transport.target },
+        "upstream offers no standalone stream: list changes, resource updates and questions sent outside a call cannot arrive",
+      );
     }
     return session;
   }
@@ -196,7 +199,10 @@ export class UpstreamSession {
     // A call in flight may have run: it is lost, never sent again (only a refused request is).
     const lost =
       failure.reason === "session_gone"
-        ? new UpstreamFailure("upstream_lost", `Upstream call lost: the upstream ended its session without a result for this call (${failure.message})`)
+        ? new UpstreamFailure(
+            "upstream_lost",
+            `Upstream call lost: the upstream ended its session without a result for this call (${failure.message})`,
+          )
         : failure;
     this.peer.failAll(failure, lost);
     void this.options.transport.close();
@@ -211,7 +217,11 @@ export class UpstreamSession {
     return this.asker;
   }
 
-  private async onServerRequest(message: JsonRpcMessage & { id: RequestId; method: string }, via: Via, withdrawn: AbortSignal): Promise<JsonObject> {
+  private async onServerRequest(
+    message: JsonRpcMessage & { id: RequestId; method: string },
+    via: Via,
+    withdrawn: AbortSignal,
+  ): Promise<JsonObject> {
     if (message.method === "ping") return {};
     const kind = QUESTION_KINDS[message.method];
     if (!kind) throw new UpstreamRpcError({ code: ErrorCode.MethodNotFound, message: `taskgate does not answer ${message.method}` });
@@ -220,17 +230,27 @@ export class UpstreamSession {
     }
     const context = this.contextOf(message, via);
     if (!context) {
-      this.options.log.warn({ event: "upstream.question.unrouted", method: message.method, via: via.kind }, "upstream asked outside any call: refused");
-      throw new UpstreamRpcError({ code: ErrorCode.InvalidRequest, message: "taskgate cannot tell which call this request belongs to: no call of this session can be asked right now" });
+      this.options.log.warn(
+        { event: "upstream.question.unrouted", method: message.method, via: via.kind },
+        "upstream asked outside any call: refused",
+      );
+      throw new UpstreamRpcError({
+        code: ErrorCode.InvalidRequest,
+        message: "taskgate cannot tell which call this request belongs to: no call of this session can be asked right now",
+      });
     }
     return context.onInput(inputRequest(message.method as InputRequest["method"], message.params), withdrawn);
   }
 
   private onNotification(message: JsonRpcMessage & { method: string }, via: Via): void {
     if (message.method === "notifications/message") {
-      const context = via.kind === "exchange" ? this.calls.get(via.requestId) : this.asker ?? this.onlyCall();
+      const context = via.kind === "exchange" ? this.calls.get(via.requestId) : (this.asker ?? this.onlyCall());
       const params = message.params ?? {};
-      context?.onLog?.({ level: String(params.level ?? "info"), data: params.data, ...(typeof params.logger === "string" ? { logger: params.logger } : {}) });
+      context?.onLog?.({
+        level: String(params.level ?? "info"),
+        data: params.data,
+        ...(typeof params.logger === "string" ? { logger: params.logger } : {}),
+      });
       return;
     }
     if (message.method === "notifications/elicitation/complete") return; // 2026-07-28 has no such thing
@@ -265,8 +285,16 @@ export class UpstreamSession {
       await this.peer.request("ping", {}, { timeout: { ms: pingTimeoutMs, option: "upstream.pingTimeoutMs" } });
     } catch (error) {
       if (error instanceof UpstreamFailure && error.reason === "upstream_timeout") {
-        this.options.log.warn({ event: "upstream.unresponsive", target: this.options.transport.target, calls: this.calls.size }, "upstream stopped answering pings");
-        this.end(new UpstreamFailure("upstream_unresponsive", `Upstream stopped answering: no answer to ping within ${pingTimeoutMs} ms (upstream.pingTimeoutMs)`));
+        this.options.log.warn(
+          { event: "upstream.unresponsive", target: this.options.transport.target, calls: this.calls.size },
+          "upstream stopped answering pings",
+        );
+        this.end(
+          new UpstreamFailure(
+            "upstream_unresponsive",
+            `Upstream stopped answering: no answer to ping within ${pingTimeoutMs} ms (upstream.pingTimeoutMs)`,
+          ),
+        );
       }
       // Other failures (the session ended meanwhile) are reported by whoever saw them.
     } finally {

@@ -21,9 +21,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { EventLog } from "../observability/requestLog.js";
 import { ErrorCode } from "../protocol/errors.js";
-import { TERMINAL_STATUSES, type JsonObject, type TaskStatus } from "../protocol/wire.js";
+import { type JsonObject, type TaskStatus, TERMINAL_STATUSES } from "../protocol/wire.js";
 import { isObject } from "../util/json.js";
-import { UpstreamCall, type CallRun, type RunningCall, type UpstreamCallTarget } from "./upstreamCall.js";
+import { type CallRun, type RunningCall, UpstreamCall, type UpstreamCallTarget } from "./upstreamCall.js";
 import { CallStopped, UpstreamFailure, UpstreamRpcError } from "./upstreamFailure.js";
 import type { UpstreamSession } from "./upstreamSession.js";
 
@@ -87,7 +87,10 @@ class TaskFollower {
     } catch (error) {
       // The task exists upstream: never run the call again on a fresh session (UpstreamPool.run would).
       if (error instanceof UpstreamFailure && error.reason === "session_gone") {
-        throw new UpstreamFailure("upstream_lost", `Upstream call lost: the upstream session holding task ${task.taskId} ended (${error.message})`);
+        throw new UpstreamFailure(
+          "upstream_lost",
+          `Upstream call lost: the upstream session holding task ${task.taskId} ended (${error.message})`,
+        );
       }
       // Stopped, or given up on: nobody follows the task any more, so it should not run on.
       await this.cancel();
@@ -148,7 +151,10 @@ class TaskFollower {
       answer = await this.session.request("tasks/get", { taskId }, { timeout: this.limit });
     } catch (error) {
       if (!(error instanceof UpstreamRpcError)) throw error;
-      throw new UpstreamFailure("upstream_lost", `Upstream call lost: the upstream no longer knows its task ${taskId} (tasks/get: ${error.message})`);
+      throw new UpstreamFailure(
+        "upstream_lost",
+        `Upstream call lost: the upstream no longer knows its task ${taskId} (tasks/get: ${error.message})`,
+      );
     }
     const task = taskOf(answer);
     if (!task) throw new UpstreamFailure("upstream_lost", `Upstream call lost: tasks/get for task ${taskId} answered no task`);
@@ -163,11 +169,19 @@ class TaskFollower {
       this.call.note("info", { event: "upstream.task.cancelled", upstreamTaskId: taskId }, "upstream task cancelled");
     } catch (error) {
       if (error instanceof UpstreamRpcError && error.error.code === ErrorCode.InvalidParams) {
-        this.call.note("info", { event: "upstream.task.cancelled", upstreamTaskId: taskId, alreadyEnded: true }, "upstream task needed no cancel: it had ended or is gone");
+        this.call.note(
+          "info",
+          { event: "upstream.task.cancelled", upstreamTaskId: taskId, alreadyEnded: true },
+          "upstream task needed no cancel: it had ended or is gone",
+        );
         return;
       }
       const why = error instanceof Error ? error.message : String(error);
-      this.call.note("warn", { event: "upstream.task.cancel_failed", upstreamTaskId: taskId, err: why }, "upstream task could not be cancelled");
+      this.call.note(
+        "warn",
+        { event: "upstream.task.cancel_failed", upstreamTaskId: taskId, err: why },
+        "upstream task could not be cancelled",
+      );
     }
   }
 }

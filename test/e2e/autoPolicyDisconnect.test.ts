@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { health, nextEvent, rpc, startStack, TASKS_CAPS, type Stack } from "./kit.js";
+import { health, nextEvent, rpc, type Stack, startStack, TASKS_CAPS } from "./kit.js";
 
 describe("policy 'auto' and a caller who leaves before the task is handed out", () => {
   let stack: Stack;
@@ -16,10 +16,15 @@ describe("policy 'auto' and a caller who leaves before the task is handed out", 
     const started = nextEvent(stack.legacy.events, "tool-started", (e: { tool: string }) => e.tool === "slow_echo");
     const cancelled = nextEvent(stack.legacy.events, "cancelled", (e: { tool: string }) => e.tool === "slow_echo");
     const controller = new AbortController();
-    const pending = rpc(stack.url, "tools/call", { name: "slow_echo", arguments: { text: "bye", ms: 30_000 } }, {
-      capabilities: TASKS_CAPS,
-      signal: controller.signal,
-    }).catch((error: unknown) => error);
+    const pending = rpc(
+      stack.url,
+      "tools/call",
+      { name: "slow_echo", arguments: { text: "bye", ms: 30_000 } },
+      {
+        capabilities: TASKS_CAPS,
+        signal: controller.signal,
+      },
+    ).catch((error: unknown) => error);
     await started;
     controller.abort();
     assert.ok((await pending) instanceof Error, "the client aborted its own request");

@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { health, nextEvent, pollTask, resultOf, rpc, startStack, TASKS_CAPS, type Stack } from "./kit.js";
+import { health, nextEvent, pollTask, resultOf, rpc, type Stack, startStack, TASKS_CAPS } from "./kit.js";
 
 const TASKS = 40;
 
@@ -40,7 +40,14 @@ describe("cancelling held calls", () => {
     });
     const taskIds = await Promise.all(
       Array.from({ length: TASKS }, async (_, i) => {
-        const created = resultOf(await rpc(stack.url, "tools/call", { name: "slow_echo", arguments: { text: `t${i}`, ms: 600_000 } }, { capabilities: TASKS_CAPS }));
+        const created = resultOf(
+          await rpc(
+            stack.url,
+            "tools/call",
+            { name: "slow_echo", arguments: { text: `t${i}`, ms: 600_000 } },
+            { capabilities: TASKS_CAPS },
+          ),
+        );
         return created.taskId as string;
       }),
     );
@@ -54,6 +61,9 @@ describe("cancelling held calls", () => {
     for (const taskId of taskIds) assert.equal((await pollTask(stack.url, taskId, (t) => t.status !== "working")).status, "cancelled");
     assert.equal((await health(stack.url)).heldTasks, 0);
     // Keep-alive sockets of the pool may linger a few seconds; the cancelled calls' own requests are closed.
-    await eventually(async () => (await stack.legacy.connectionCount()) <= idle + 2, `connections back near ${idle} (now ${await stack.legacy.connectionCount()})`);
+    await eventually(
+      async () => (await stack.legacy.connectionCount()) <= idle + 2,
+      `connections back near ${idle} (now ${await stack.legacy.connectionCount()})`,
+    );
   });
 });

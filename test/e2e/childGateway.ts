@@ -2,7 +2,7 @@
 // resolves once its pino "taskgate listening" line is on stdout. The CLI runs the way the tests
 // run: compiled (npm test runs .test-build/) or from source through tsx.
 
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";

@@ -72,13 +72,19 @@ describe("taskgate command: configuration errors exit 2", () => {
   test("--upstream with --upstream-command is refused: one upstream, over HTTP or started by taskgate", () => {
     const result = run(["serve", "--upstream", UNREACHABLE_UPSTREAM, "--upstream-command", "node server.js", "--auth", "demo"]);
     assert.equal(result.status, 2);
-    assert.match(result.stderr, /upstream\.command: upstream\.url and upstream\.command are mutually exclusive.*\(from flag --upstream-command\)/);
+    assert.match(
+      result.stderr,
+      /upstream\.command: upstream\.url and upstream\.command are mutually exclusive.*\(from flag --upstream-command\)/,
+    );
   });
 
   test("an --upstream-command with an unclosed quote says so", () => {
     const result = run(["serve", "--upstream-command", "node 'my server.js", "--auth", "demo"]);
     assert.equal(result.status, 2);
-    assert.match(result.stderr, /upstream\.command: cannot be read as a command line: the single quote opened in it is never closed \(from --upstream-command\)/);
+    assert.match(
+      result.stderr,
+      /upstream\.command: cannot be read as a command line: the single quote opened in it is never closed \(from --upstream-command\)/,
+    );
   });
 
   test("a bad value names the option, its source and what is allowed", () => {
@@ -97,7 +103,10 @@ describe("taskgate command: configuration errors exit 2", () => {
   test("--log-level and --log-format are checked like every option", () => {
     const level = run(["serve", "--upstream", UNREACHABLE_UPSTREAM, "--auth", "demo", "--log-level", "loud"]);
     assert.equal(level.status, 2);
-    assert.match(level.stderr, /log\.level: must be one of fatal, error, warn, info, debug, trace, silent, got "loud" \(from flag --log-level\)/);
+    assert.match(
+      level.stderr,
+      /log\.level: must be one of fatal, error, warn, info, debug, trace, silent, got "loud" \(from flag --log-level\)/,
+    );
     const format = run(["serve", "--upstream", UNREACHABLE_UPSTREAM, "--auth", "demo"], { TASKGATE_LOG_FORMAT: "xml" });
     assert.equal(format.status, 2);
     assert.match(format.stderr, /log\.format: must be one of auto, json, pretty, got "xml" \(from TASKGATE_LOG_FORMAT\)/);
@@ -114,7 +123,11 @@ describe("taskgate command: usage errors exit 2 too", () => {
   const cases: Array<[string, string[], RegExp]> = [
     ["an unknown command", ["srve"], /unknown command 'srve'[\s\S]*Did you mean serve\?/],
     ["an unknown option", ["serve", "--upstrem", "x"], /unknown option '--upstrem'[\s\S]*Did you mean --upstream\?/],
-    ["a port that is not a number", ["serve", "--port", "abc"], /option '--port <port>' argument 'abc' is invalid\. must be an integer from 0 to 65535/],
+    [
+      "a port that is not a number",
+      ["serve", "--port", "abc"],
+      /option '--port <port>' argument 'abc' is invalid\. must be an integer from 0 to 65535/,
+    ],
     ["an extra argument", ["serve", "now"], /too many arguments for 'serve'/],
     ["a missing argument", ["hash-token"], /missing required argument 'token'/],
     ["no command at all", [], /Usage: taskgate \[options\] \[command\]/],
@@ -148,7 +161,10 @@ describe("taskgate command: version and help", () => {
     for (const name of [...ENV_VARS, "TASKGATE_CONFIG"]) assert.match(result.stdout, new RegExp(`^  ${name} +\\S`, "m"), `${name} listed`);
     assert.match(result.stdout, /^ {2}TASKGATE_PORT +port \(default: 3000\)$/m);
     assert.match(result.stdout, /^ {2}TASKGATE_UPSTREAM_URL +upstream\.url \(required unless upstream\.command is set\)$/m);
-    assert.match(result.stdout, /^ {2}TASKGATE_UPSTREAM_COMMAND +upstream\.command \(a command line, split like a shell does \(quotes, no variables\); required unless upstream\.url is set\)$/m);
+    assert.match(
+      result.stdout,
+      /^ {2}TASKGATE_UPSTREAM_COMMAND +upstream\.command \(a command line, split like a shell does \(quotes, no variables\); required unless upstream\.url is set\)$/m,
+    );
     assert.match(result.stdout, /^ {2}PORT +port, when TASKGATE_PORT is not set$/m);
     assert.match(result.stdout, /Exit status: 0 .* 2 for a usage or configuration error/);
   });
@@ -179,7 +195,10 @@ describe("taskgate command: starting and stopping", () => {
   test("an address that is not this machine's: exit 1 naming --host", () => {
     const result = run(["serve", "--upstream", UNREACHABLE_UPSTREAM, "--auth", "demo", "--port", "0", "--host", "192.0.2.1"]);
     assert.equal(result.status, 1, result.stderr);
-    assert.match(result.stderr, /^taskgate: cannot start: 192\.0\.2\.1 is not an address of this machine: pass --host <address> or set TASKGATE_HOST/);
+    assert.match(
+      result.stderr,
+      /^taskgate: cannot start: 192\.0\.2\.1 is not an address of this machine: pass --host <address> or set TASKGATE_HOST/,
+    );
   });
 
   test("PORT is used when neither TASKGATE_PORT nor --port is set", async () => {
@@ -201,10 +220,17 @@ describe("taskgate command: starting and stopping", () => {
       TASKGATE_PORT_3000_TCP_PORT: "3000",
       TASKGATE_PORT_3000_TCP_ADDR: "10.96.0.12",
     };
-    const child = await spawnGateway(["--upstream", UNREACHABLE_UPSTREAM, "--auth", "demo", "--log-level", "debug"], { ...links, PORT: "0" }, children);
+    const child = await spawnGateway(
+      ["--upstream", UNREACHABLE_UPSTREAM, "--auth", "demo", "--log-level", "debug"],
+      { ...links, PORT: "0" },
+      children,
+    );
     const ignored = child.lines.filter((line) => line.event === "config.env.ignored");
     assert.deepEqual(ignored.map((line) => line.variable).sort(), Object.keys(links).sort());
-    assert.ok(ignored.every((line) => line.level === 20), "debug level");
+    assert.ok(
+      ignored.every((line) => line.level === 20),
+      "debug level",
+    );
     await killHard(child.process);
   });
 
@@ -221,11 +247,15 @@ describe("taskgate command: starting and stopping", () => {
   });
 
   test("--log-format pretty writes readable lines, not JSON", async () => {
-    const child = spawn(process.execPath, cliArgs(["serve", "--upstream", UNREACHABLE_UPSTREAM, "--auth", "demo", "--port", "0", "--log-format", "pretty"]), {
-      cwd: REPO,
-      env: cleanEnv({}),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      cliArgs(["serve", "--upstream", UNREACHABLE_UPSTREAM, "--auth", "demo", "--port", "0", "--log-format", "pretty"]),
+      {
+        cwd: REPO,
+        env: cleanEnv({}),
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     children.push(child);
     const lines: string[] = [];
     await new Promise<void>((resolve, reject) => {
@@ -243,7 +273,10 @@ describe("taskgate command: starting and stopping", () => {
     assert.deepEqual(await exited, { code: 0, signal: null });
     const listening = lines.find((line) => line.includes("taskgate listening")) as string;
     assert.match(listening, /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: taskgate listening \{"event":"gateway\.started"/);
-    assert.ok(lines.some((line) => /INFO: shutting down .*"signal":"SIGINT"/.test(line)), lines.join("\n"));
+    assert.ok(
+      lines.some((line) => /INFO: shutting down .*"signal":"SIGINT"/.test(line)),
+      lines.join("\n"),
+    );
     assert.throws(() => JSON.parse(listening));
   });
 });

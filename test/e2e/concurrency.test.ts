@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { health, pollTask, resultOf, rpc, startStack, TASKS_CAPS, type Stack } from "./kit.js";
+import { health, pollTask, resultOf, rpc, type Stack, startStack, TASKS_CAPS } from "./kit.js";
 
 const TASKS = 60;
 const INLINE = 40;
@@ -24,22 +24,40 @@ describe("concurrent calls sharing upstream sessions", () => {
         const token = `user${i % 7}`;
         const report = i % 2 === 1;
         const created = resultOf(
-          await rpc(stack.url, "tools/call", { name: report ? "build_report" : "two_questions", arguments: report ? { month: `m${i}` } : {} }, { capabilities: caps, token }),
+          await rpc(
+            stack.url,
+            "tools/call",
+            { name: report ? "build_report" : "two_questions", arguments: report ? { month: `m${i}` } : {} },
+            { capabilities: caps, token },
+          ),
         );
         const taskId = created.taskId as string;
         const wanted = report ? 1 : 2;
-        await pollTask(stack.url, taskId, (t) => t.status === "input_required" && Object.keys(t.inputRequests as object).length === wanted, { token, timeoutMs: 30_000 });
+        await pollTask(
+          stack.url,
+          taskId,
+          (t) => t.status === "input_required" && Object.keys(t.inputRequests as object).length === wanted,
+          { token, timeoutMs: 30_000 },
+        );
         const answers = report
           ? { charts: { action: "accept", content: { charts: i % 3 === 0 } } }
           : { colour: { action: "accept", content: { colour: `c${i}` } }, size: { action: "accept", content: { size: "M" } } };
         await rpc(stack.url, "tasks/update", { taskId, inputResponses: answers }, { capabilities: TASKS_CAPS, token });
-        const done = await pollTask(stack.url, taskId, (t) => t.status === "completed" || t.status === "failed", { token, timeoutMs: 30_000 });
+        const done = await pollTask(stack.url, taskId, (t) => t.status === "completed" || t.status === "failed", {
+          token,
+          timeoutMs: 30_000,
+        });
         const text = JSON.stringify(done.result);
-        const right = report ? text.includes(`Report for m${i}:`) && text.includes(i % 3 === 0 ? "charts included" : "without charts") : text.includes(`colour=c${i},`);
+        const right = report
+          ? text.includes(`Report for m${i}:`) && text.includes(i % 3 === 0 ? "charts included" : "without charts")
+          : text.includes(`colour=c${i},`);
         return right ? "ok" : `task ${i}: ${text}`;
       }),
     );
-    assert.deepEqual(outcomes.filter((o) => o !== "ok"), []);
+    assert.deepEqual(
+      outcomes.filter((o) => o !== "ok"),
+      [],
+    );
     const sessions = (await health(stack.url)).upstreamSessions;
     // +1: the readiness check keeps a session of its own.
     assert.ok(sessions <= TASKS + 1, `at most one upstream session per concurrent asking call (${sessions} open for ${TASKS} calls)`);
@@ -58,11 +76,20 @@ describe("concurrent calls sharing upstream sessions", () => {
           return result;
         };
         const first = await call(1, {});
-        const second = await call(2, { requestState: first.requestState, inputResponses: { first: { action: "accept", content: { first: `F${i}` } } } });
-        const done = await call(3, { requestState: second.requestState, inputResponses: { last: { action: "accept", content: { last: `L${i}` } } } });
+        const second = await call(2, {
+          requestState: first.requestState,
+          inputResponses: { first: { action: "accept", content: { first: `F${i}` } } },
+        });
+        const done = await call(3, {
+          requestState: second.requestState,
+          inputResponses: { last: { action: "accept", content: { last: `L${i}` } } },
+        });
         return JSON.stringify(done.content).includes(`Hello, F${i} L${i}!`) ? "ok" : `call ${i}: ${JSON.stringify(done)}`;
       }),
     );
-    assert.deepEqual(outcomes.filter((o) => o !== "ok"), []);
+    assert.deepEqual(
+      outcomes.filter((o) => o !== "ok"),
+      [],
+    );
   });
 });

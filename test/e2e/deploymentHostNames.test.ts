@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import request from "supertest";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { modernBody, modernHeaders, startStack, type Stack } from "./kit.js";
+import { modernBody, modernHeaders, type Stack, startStack } from "./kit.js";
 
 describe("Host and Origin names of a deployment", () => {
   let stack: Stack;
@@ -33,7 +33,9 @@ describe("Host and Origin names of a deployment", () => {
   }
 
   test("a Host that is not listed gets 403 naming allowedHosts", async () => {
-    const response = await toolsList({ Host: "taskgate-c:3000" }).expect(403).expect("Content-Type", /application\/json/);
+    const response = await toolsList({ Host: "taskgate-c:3000" })
+      .expect(403)
+      .expect("Content-Type", /application\/json/);
     const error = (response.body as { error: { code: number; message: string } }).error;
     assert.equal(error.code, -32600);
     assert.match(error.message, /Host 'taskgate-c:3000' is not allowed .*add it to allowedHosts/);
@@ -70,7 +72,11 @@ describe("Host and Origin names of a deployment", () => {
     assert.equal((ready.body as { status: string }).status, "ready");
     const health = await request(stack.gateway.server).get("/healthz").set("Host", "10.1.2.3:3000").expect(200);
     assert.equal((health.body as { status: string }).status, "ready");
-    const metrics = await request(stack.gateway.server).get("/metrics").set("Host", "10.1.2.3:3000").expect(200).expect("Content-Type", /^text\/plain; version=0\.0\.4/);
+    const metrics = await request(stack.gateway.server)
+      .get("/metrics")
+      .set("Host", "10.1.2.3:3000")
+      .expect(200)
+      .expect("Content-Type", /^text\/plain; version=0\.0\.4/);
     assert.match(metrics.text, /^taskgate_requests_total\{method="tools\/list",outcome="ok"\} \d+$/m);
     await request(stack.gateway.server).get("/metricz").set("Host", "taskgate-a").expect(404);
   });

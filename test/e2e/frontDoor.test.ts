@@ -9,10 +9,10 @@ import { createHash } from "node:crypto";
 import { request as httpRequest, type OutgoingHttpHeaders } from "node:http";
 import { Writable } from "node:stream";
 import { after, before, describe, test } from "node:test";
-import { ErrorCode } from "../../src/protocol/errors.js";
 import { createLogger } from "../../src/observability/logger.js";
-import { META, PROTOCOL_VERSION, TASKS_EXTENSION, type JsonObject } from "../../src/protocol/wire.js";
-import { errorOf, modernBody, modernHeaders, resultOf, rpc, startStack, TASKS_CAPS, type RpcOptions, type Stack } from "./kit.js";
+import { ErrorCode } from "../../src/protocol/errors.js";
+import { type JsonObject, META, PROTOCOL_VERSION, TASKS_EXTENSION } from "../../src/protocol/wire.js";
+import { errorOf, modernBody, modernHeaders, type RpcOptions, resultOf, rpc, type Stack, startStack, TASKS_CAPS } from "./kit.js";
 
 const TOKEN = "e2e-Secret-Token-4f9a1c27b3";
 const WRONG_TOKEN = "e2e-Wrong-Token-90d1ee5a";
@@ -74,10 +74,15 @@ async function post(body: string, headers: Record<string, string>): Promise<Raw>
   return { status: response.status, headers: response.headers, text, json };
 }
 
-const call = (method: string, params: JsonObject = {}, options: RpcOptions = {}) => rpc(stack.url, method, params, { token: TOKEN, ...options });
+const call = (method: string, params: JsonObject = {}, options: RpcOptions = {}) =>
+  rpc(stack.url, method, params, { token: TOKEN, ...options });
 
 /** A request with node:http, which lets us set Host and keep header values as we wrote them. */
-function nodeRequest(method: string, headers: OutgoingHttpHeaders, body?: string): Promise<{ status: number; headers: Record<string, unknown>; json: JsonObject }> {
+function nodeRequest(
+  method: string,
+  headers: OutgoingHttpHeaders,
+  body?: string,
+): Promise<{ status: number; headers: Record<string, unknown>; json: JsonObject }> {
   const url = new URL(stack.url);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
@@ -104,7 +109,10 @@ interface Expected {
   message: RegExp;
 }
 
-function assertRejected(reply: { status: number; json?: JsonObject; message?: JsonObject; headers: Headers | Record<string, unknown> }, expected: Expected) {
+function assertRejected(
+  reply: { status: number; json?: JsonObject; message?: JsonObject; headers: Headers | Record<string, unknown> },
+  expected: Expected,
+) {
   const body = reply.json ?? reply.message ?? {};
   assert.equal(reply.status, expected.status, `HTTP status; body: ${JSON.stringify(body)}`);
   const contentType = reply.headers instanceof Headers ? reply.headers.get("content-type") : reply.headers["content-type"];
@@ -128,7 +136,12 @@ describe("front door: body shape", () => {
   });
 
   test("a JSON body that is not JSON-RPC 2.0 gets -32600 / 400 with its id echoed", async () => {
-    const body = { jsonrpc: "1.0", id: "shape-1", method: "tools/list", params: { _meta: (modernBody("tools/list", {}).params as JsonObject)._meta } };
+    const body = {
+      jsonrpc: "1.0",
+      id: "shape-1",
+      method: "tools/list",
+      params: { _meta: (modernBody("tools/list", {}).params as JsonObject)._meta },
+    };
     const reply = await post(JSON.stringify(body), headersFor("tools/list", {}));
     assertRejected(reply, { status: 400, code: ErrorCode.InvalidRequest, id: "shape-1", message: /'jsonrpc' must be "2\.0"/ });
   });
@@ -141,17 +154,32 @@ describe("front door: body shape", () => {
   test("a batch array gets -32600 / 400 saying batching does not exist", async () => {
     const batch = JSON.stringify([modernBody("tools/list", {}, { id: 1 }), modernBody("prompts/list", {}, { id: 2 })]);
     const reply = await post(batch, headersFor("tools/list", {}));
-    assertRejected(reply, { status: 400, code: ErrorCode.InvalidRequest, id: null, message: /batching does not exist.*exactly one request/ });
+    assertRejected(reply, {
+      status: 400,
+      code: ErrorCode.InvalidRequest,
+      id: null,
+      message: /batching does not exist.*exactly one request/,
+    });
   });
 
   test("a request without params._meta gets -32602 / 400 naming the required keys", async () => {
     const body = JSON.stringify({ jsonrpc: "2.0", id: "no-meta", method: "server/discover", params: {} });
     const reply = await post(body, headersFor("server/discover", {}));
-    assertRejected(reply, { status: 400, code: ErrorCode.InvalidParams, id: "no-meta", message: new RegExp(`_meta.*${META.protocolVersion}`) });
+    assertRejected(reply, {
+      status: 400,
+      code: ErrorCode.InvalidParams,
+      id: "no-meta",
+      message: new RegExp(`_meta.*${META.protocolVersion}`),
+    });
   });
 
   test("a request whose _meta lacks clientCapabilities gets -32602 / 400 naming that key", async () => {
-    const body = JSON.stringify({ jsonrpc: "2.0", id: 77, method: "tools/list", params: { _meta: { [META.protocolVersion]: PROTOCOL_VERSION } } });
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 77,
+      method: "tools/list",
+      params: { _meta: { [META.protocolVersion]: PROTOCOL_VERSION } },
+    });
     const reply = await post(body, headersFor("tools/list", {}));
     assertRejected(reply, { status: 400, code: ErrorCode.InvalidParams, id: 77, message: new RegExp(META.clientCapabilities) });
   });
@@ -162,12 +190,22 @@ describe("front door: body shape", () => {
 describe("front door: headers and protocol version", () => {
   test("modern _meta without the MCP-Protocol-Version header gets -32020 / 400 naming the header", async () => {
     const reply = await post(toolsListBody("no-version"), headersFor("tools/list", {}, { "MCP-Protocol-Version": undefined }));
-    assertRejected(reply, { status: 400, code: ErrorCode.HeaderMismatch, id: "no-version", message: /Missing required header MCP-Protocol-Version/ });
+    assertRejected(reply, {
+      status: 400,
+      code: ErrorCode.HeaderMismatch,
+      id: "no-version",
+      message: /Missing required header MCP-Protocol-Version/,
+    });
   });
 
   test("a missing Mcp-Method header gets -32020 / 400", async () => {
     const reply = await post(toolsListBody("no-method"), headersFor("tools/list", {}, { "Mcp-Method": undefined }));
-    assertRejected(reply, { status: 400, code: ErrorCode.HeaderMismatch, id: "no-method", message: /Missing required header Mcp-Method.*tools\/list/ });
+    assertRejected(reply, {
+      status: 400,
+      code: ErrorCode.HeaderMismatch,
+      id: "no-method",
+      message: /Missing required header Mcp-Method.*tools\/list/,
+    });
   });
 
   test("an Mcp-Method that differs from the body gets -32020 / 400 quoting both values", async () => {
@@ -189,14 +227,24 @@ describe("front door: headers and protocol version", () => {
     const params = { name: "greet", arguments: { name: "x" } };
     const body = JSON.stringify(modernBody("tools/call", params, { id: "bad-name" }));
     const reply = await post(body, headersFor("tools/call", params, { "Mcp-Name": "fail_tool" }));
-    assertRejected(reply, { status: 400, code: ErrorCode.HeaderMismatch, id: "bad-name", message: /Mcp-Name header value 'fail_tool' does not match body value 'greet'/ });
+    assertRejected(reply, {
+      status: 400,
+      code: ErrorCode.HeaderMismatch,
+      id: "bad-name",
+      message: /Mcp-Name header value 'fail_tool' does not match body value 'greet'/,
+    });
   });
 
   test("a missing Mcp-Name on tools/call gets -32020 / 400", async () => {
     const params = { name: "greet", arguments: { name: "x" } };
     const body = JSON.stringify(modernBody("tools/call", params, { id: "no-name" }));
     const reply = await post(body, headersFor("tools/call", params, { "Mcp-Name": undefined }));
-    assertRejected(reply, { status: 400, code: ErrorCode.HeaderMismatch, id: "no-name", message: /Missing required header Mcp-Name.*'greet'/ });
+    assertRejected(reply, {
+      status: 400,
+      code: ErrorCode.HeaderMismatch,
+      id: "no-name",
+      message: /Missing required header Mcp-Name.*'greet'/,
+    });
   });
 
   test("a badly padded base64 Mcp-Name gets -32020 / 400 explaining the encoding problem", async () => {
@@ -225,18 +273,32 @@ describe("front door: headers and protocol version", () => {
   });
 
   test("an unsupported protocol version gets -32022 / 400 with data.supported and data.requested", async () => {
-    const reply = await call("server/discover", {}, {
+    const reply = await call(
+      "server/discover",
+      {},
+      {
+        id: 301,
+        meta: { [META.protocolVersion]: "v999.0.0" },
+        headers: { "MCP-Protocol-Version": "v999.0.0" },
+      },
+    );
+    assertRejected(reply, {
+      status: 400,
+      code: ErrorCode.UnsupportedProtocolVersion,
       id: 301,
-      meta: { [META.protocolVersion]: "v999.0.0" },
-      headers: { "MCP-Protocol-Version": "v999.0.0" },
+      message: /Unsupported protocol version 'v999\.0\.0'.*2026-07-28/,
     });
-    assertRejected(reply, { status: 400, code: ErrorCode.UnsupportedProtocolVersion, id: 301, message: /Unsupported protocol version 'v999\.0\.0'.*2026-07-28/ });
     assert.deepEqual(errorOf(reply).data, { supported: [PROTOCOL_VERSION], requested: "v999.0.0" });
   });
 
   test("a header version that differs from the _meta version gets -32020 / 400, not -32022", async () => {
     const reply = await call("server/discover", {}, { id: 302, meta: { [META.protocolVersion]: "v999.0.0" } });
-    assertRejected(reply, { status: 400, code: ErrorCode.HeaderMismatch, id: 302, message: /MCP-Protocol-Version header value '2026-07-28' does not match body value 'v999\.0\.0'/ });
+    assertRejected(reply, {
+      status: 400,
+      code: ErrorCode.HeaderMismatch,
+      id: 302,
+      message: /MCP-Protocol-Version header value '2026-07-28' does not match body value 'v999\.0\.0'/,
+    });
   });
 });
 
@@ -251,7 +313,12 @@ describe("front door: methods", () => {
   test("initialize carrying modern _meta gets -32601 / 404 pointing at server/discover", async () => {
     const params = { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "c", version: "1" } };
     const reply = await call("initialize", params, { id: "init-1" });
-    assertRejected(reply, { status: 404, code: ErrorCode.MethodNotFound, id: "init-1", message: /'initialize' was removed.*server\/discover/ });
+    assertRejected(reply, {
+      status: 404,
+      code: ErrorCode.MethodNotFound,
+      id: "init-1",
+      message: /'initialize' was removed.*server\/discover/,
+    });
   });
 
   test("ping gets -32601 / 404", async () => {
@@ -273,7 +340,12 @@ describe("front door: methods", () => {
 
   test("tasks/get without the tasks extension gets -32021 / 400 with data.requiredCapabilities, before any lookup", async () => {
     const reply = await call("tasks/get", { taskId: "gate-test" }, { id: "gate-1" });
-    assertRejected(reply, { status: 400, code: ErrorCode.MissingRequiredClientCapability, id: "gate-1", message: new RegExp(TASKS_EXTENSION) });
+    assertRejected(reply, {
+      status: 400,
+      code: ErrorCode.MissingRequiredClientCapability,
+      id: "gate-1",
+      message: new RegExp(TASKS_EXTENSION),
+    });
     assert.deepEqual(errorOf(reply).data, { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } });
   });
 
@@ -291,7 +363,10 @@ describe("front door: methods", () => {
 describe("front door: HTTP level", () => {
   for (const method of ["GET", "DELETE"]) {
     test(`${method} without a legacy session gets 405 with Allow: POST`, async () => {
-      const response = await fetch(stack.url, { method, headers: { Authorization: `Bearer ${TOKEN}`, Accept: "application/json, text/event-stream" } });
+      const response = await fetch(stack.url, {
+        method,
+        headers: { Authorization: `Bearer ${TOKEN}`, Accept: "application/json, text/event-stream" },
+      });
       const json = (await response.json()) as JsonObject;
       assert.equal(response.status, 405);
       assert.equal(response.headers.get("allow"), "POST");
@@ -301,7 +376,12 @@ describe("front door: HTTP level", () => {
 
   test("an Origin that is not allowed gets 403 naming the option to change", async () => {
     const reply = await post(toolsListBody("origin"), headersFor("tools/list", {}, { Origin: "http://evil.example" }));
-    assertRejected(reply, { status: 403, code: ErrorCode.InvalidRequest, id: null, message: /Origin 'http:\/\/evil\.example' is not allowed.*allowedOrigins/ });
+    assertRejected(reply, {
+      status: 403,
+      code: ErrorCode.InvalidRequest,
+      id: null,
+      message: /Origin 'http:\/\/evil\.example' is not allowed.*allowedOrigins/,
+    });
   });
 
   test("a loopback Origin is accepted", async () => {
@@ -311,13 +391,23 @@ describe("front door: HTTP level", () => {
 
   test("a Host that is not allowed gets 403 naming the option to change", async () => {
     const reply = await nodeRequest("POST", { ...headersFor("tools/list", {}), Host: "evil.example" }, toolsListBody("host"));
-    assertRejected(reply, { status: 403, code: ErrorCode.InvalidRequest, id: null, message: /Host 'evil\.example' is not allowed.*allowedHosts/ });
+    assertRejected(reply, {
+      status: 403,
+      code: ErrorCode.InvalidRequest,
+      id: null,
+      message: /Host 'evil\.example' is not allowed.*allowedHosts/,
+    });
   });
 
   test("a body over the limit gets 413 naming the limit and the option", async () => {
     const params = { name: "greet", arguments: { name: "x".repeat(BODY_LIMIT * 2) } };
     const reply = await post(JSON.stringify(modernBody("tools/call", params, { id: "big" })), headersFor("tools/call", params));
-    assertRejected(reply, { status: 413, code: ErrorCode.InvalidRequest, id: null, message: new RegExp(`${BODY_LIMIT} bytes.*bodyLimitBytes`) });
+    assertRejected(reply, {
+      status: 413,
+      code: ErrorCode.InvalidRequest,
+      id: null,
+      message: new RegExp(`${BODY_LIMIT} bytes.*bodyLimitBytes`),
+    });
   });
 
   test("an over-limit body uploaded in chunks gets its 413, every time (the client is not cut off mid-upload)", async () => {
@@ -330,7 +420,12 @@ describe("front door: HTTP level", () => {
           await new Promise((resolve) => setImmediate(resolve));
         }
       })();
-      const response = await fetch(stack.url, { method: "POST", headers: headersFor("tools/call", params), body: chunks, duplex: "half" } as RequestInit);
+      const response = await fetch(stack.url, {
+        method: "POST",
+        headers: headersFor("tools/call", params),
+        body: chunks,
+        duplex: "half",
+      } as RequestInit);
       assert.equal(response.status, 413, `run ${run}`);
       assert.match(((await response.json()) as { error: { message: string } }).error.message, /bodyLimitBytes/);
     }
@@ -359,7 +454,12 @@ describe("front door: HTTP level", () => {
 
   test("a missing Authorization header gets 401 with WWW-Authenticate and the request id", async () => {
     const reply = await rpc(stack.url, "tools/list", {}, { id: "anon", token: null });
-    assertRejected(reply, { status: 401, code: ErrorCode.InvalidRequest, id: "anon", message: /Authorization: Bearer <token> is required/ });
+    assertRejected(reply, {
+      status: 401,
+      code: ErrorCode.InvalidRequest,
+      id: "anon",
+      message: /Authorization: Bearer <token> is required/,
+    });
     const challenge = reply.headers.get("www-authenticate") ?? "";
     assert.match(challenge, /^Bearer(\s|$)/);
     // RFC 6750 §3.1: a request without a token gets no error attribute.
@@ -384,7 +484,10 @@ describe("front door: logging", () => {
     await new Promise((r) => setTimeout(r, 100)); // let the last request's close handler log
 
     assert.ok(logLines.length > 10, `the in-memory log captured lines (${logLines.length})`);
-    assert.ok(logLines.some((l) => l.includes('"event":"request"') && l.includes('"subject":"alice"')), "request lines name the subject");
+    assert.ok(
+      logLines.some((l) => l.includes('"event":"request"') && l.includes('"subject":"alice"')),
+      "request lines name the subject",
+    );
     const leaks = logLines.filter((l) => l.includes(TOKEN) || l.includes(WRONG_TOKEN));
     assert.deepEqual(leaks, [], "no log line carries a bearer token");
   });

@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { nextEvent, resultOf, rpc, startStack, TASKS_CAPS, type Stack } from "./kit.js";
+import { nextEvent, resultOf, rpc, type Stack, startStack, TASKS_CAPS } from "./kit.js";
 
 describe("GET /healthz", () => {
   let stack: Stack;
@@ -29,7 +29,9 @@ describe("GET /healthz", () => {
       upstreamSessions: 1, // the readiness check's own session
     });
     const started = nextEvent(stack.legacy.events, "tool-started", (e: { tool: string }) => e.tool === "slow_echo");
-    const task = resultOf(await rpc(stack.url, "tools/call", { name: "slow_echo", arguments: { text: "x", ms: 30_000 } }, { capabilities: TASKS_CAPS }));
+    const task = resultOf(
+      await rpc(stack.url, "tools/call", { name: "slow_echo", arguments: { text: "x", ms: 30_000 } }, { capabilities: TASKS_CAPS }),
+    );
     await started;
     const during = await health();
     assert.equal(during.heldTasks, 1);

@@ -10,7 +10,7 @@ import { createParser } from "eventsource-parser";
 import type { CancelledEvent, ToolFinishedEvent, ToolStartedEvent } from "../../examples/legacy-server/state.js";
 import { ErrorCode } from "../../src/protocol/errors.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { errorOf, modernBody, modernHeaders, nextEvent, resultOf, rpc, startStack, type Stack } from "./kit.js";
+import { errorOf, modernBody, modernHeaders, nextEvent, resultOf, rpc, type Stack, startStack } from "./kit.js";
 
 /** A held MRTR call nobody resumes is cancelled upstream after this long. */
 const HOLD_TIMEOUT_MS = 1000;
@@ -54,7 +54,12 @@ describe("inline tools/call", () => {
 
   test("a slow tool with a progressToken streams ≥3 progress notifications with the exact token, increasing, then the result", async () => {
     const token = "report-progress-1";
-    const reply = await rpc(stack.url, "tools/call", { name: "build_report", arguments: { month: "2025-03" } }, { id: 42, meta: { progressToken: token } });
+    const reply = await rpc(
+      stack.url,
+      "tools/call",
+      { name: "build_report", arguments: { month: "2025-03" } },
+      { id: 42, meta: { progressToken: token } },
+    );
     assert.equal(reply.status, 200);
     assert.match(reply.contentType, /^text\/event-stream/);
     assert.equal(reply.headers.get("x-accel-buffering"), "no");
@@ -79,7 +84,12 @@ describe("inline tools/call", () => {
   });
 
   test("an integer progressToken is echoed as the same integer", async () => {
-    const reply = await rpc(stack.url, "tools/call", { name: "build_report", arguments: { month: "2025-04" } }, { meta: { progressToken: 7 } });
+    const reply = await rpc(
+      stack.url,
+      "tools/call",
+      { name: "build_report", arguments: { month: "2025-04" } },
+      { meta: { progressToken: 7 } },
+    );
     const progress = progressEvents(reply.events);
     assert.ok(progress.length >= 3);
     for (const e of progress) assert.equal((e.params as JsonObject).progressToken, 7);
@@ -147,7 +157,12 @@ describe("inline tools/call: the client goes away", () => {
   test("aborting before any response byte arrived also cancels the upstream tool", async () => {
     const started = nextEvent<ToolStartedEvent>(stack.legacy.events, "tool-started", (e) => e.tool === "slow_echo");
     const cancelled = nextEvent<CancelledEvent>(stack.legacy.events, "cancelled", (e) => e.tool === "slow_echo", 8000);
-    const finishedOk = nextEvent<ToolFinishedEvent>(stack.legacy.events, "tool-finished", (e) => e.tool === "slow_echo" && e.outcome === "ok", 3000);
+    const finishedOk = nextEvent<ToolFinishedEvent>(
+      stack.legacy.events,
+      "tool-finished",
+      (e) => e.tool === "slow_echo" && e.outcome === "ok",
+      3000,
+    );
     finishedOk.catch(() => undefined);
     const controller = new AbortController();
     const pending = startCall("slow_echo", { text: "never", ms: 40_000 }, controller);
@@ -165,7 +180,12 @@ describe("inline tools/call: the upstream asks a question", () => {
   // must never travel as a server-to-client JSON-RPC request: it comes back as MRTR input_required.
 
   async function askCharts(id: string, month: string) {
-    const reply = await rpc(stack.url, "tools/call", { name: "build_report", arguments: { month } }, { id, capabilities: { elicitation: {} } });
+    const reply = await rpc(
+      stack.url,
+      "tools/call",
+      { name: "build_report", arguments: { month } },
+      { id, capabilities: { elicitation: {} } },
+    );
     assert.equal(reply.status, 200);
     assert.equal(reply.message.id, id);
     for (const e of reply.events) assert.equal("id" in e && "method" in e, false, `no server request on the stream: ${JSON.stringify(e)}`);

@@ -11,7 +11,7 @@ import { after, before, describe, test } from "node:test";
 import type { RootsAnsweredEvent, SamplingAnsweredEvent } from "../../examples/legacy-server/state.js";
 import { ErrorCode } from "../../src/protocol/errors.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { startStack, TASKS_CAPS, type Stack } from "./kit.js";
+import { type Stack, startStack, TASKS_CAPS } from "./kit.js";
 import { assertRpcError, createTask, getTask, hasStatus, keysOf, nextEvent, taskRpc, updateTask, waitForTask } from "./taskFlow.js";
 import { textOf } from "./taskShapes.js";
 
@@ -189,7 +189,10 @@ describe("task input: bad answers", () => {
     const answered = nextEvent<SamplingAnsweredEvent>(stack.legacy.events, "sampling-answered", (e) => e.tool === "ask_sampling", 400);
     answered.catch(() => undefined);
 
-    const reply = await taskRpc(stack.url, "tasks/update", { taskId, inputResponses: { [key]: { role: "assistant", content: { type: "text", text: "Pong" } } } });
+    const reply = await taskRpc(stack.url, "tasks/update", {
+      taskId,
+      inputResponses: { [key]: { role: "assistant", content: { type: "text", text: "Pong" } } },
+    });
     const error = assertRpcError(reply, ErrorCode.InvalidParams);
     assert.match(error.message, /model/);
     assert.match(error.message, new RegExp(`inputResponses\\.${key}`));
@@ -214,7 +217,10 @@ describe("task input: bad answers", () => {
     const open = await getTask(stack.url, taskId);
     assert.deepEqual(keysOf(open), ["colour", "size"], "a refused update delivers nothing");
 
-    await updateTask(stack.url, taskId, { colour: { action: "accept", content: { colour: "red" } }, size: { action: "accept", content: { size: "L" } } });
+    await updateTask(stack.url, taskId, {
+      colour: { action: "accept", content: { colour: "red" } },
+      size: { action: "accept", content: { size: "L" } },
+    });
     assert.equal(await completedText(taskId), "colour=red, size=L");
   });
 

@@ -5,11 +5,11 @@
 import type { EventEmitter } from "node:events";
 import { createParser } from "eventsource-parser";
 import type { Logger } from "pino";
-import { startLegacyServer, type LegacyServer } from "../../examples/legacy-server/server.js";
-import { ConfigSchema, type ConfigInput } from "../../src/config/schema.js";
-import { startGateway, type Gateway } from "../../src/gateway.js";
+import { type LegacyServer, startLegacyServer } from "../../examples/legacy-server/server.js";
+import { type ConfigInput, ConfigSchema } from "../../src/config/schema.js";
+import { type Gateway, startGateway } from "../../src/gateway.js";
 import { createLogger } from "../../src/observability/logger.js";
-import { PROTOCOL_VERSION, TASKS_EXTENSION, type JsonObject } from "../../src/protocol/wire.js";
+import { type JsonObject, PROTOCOL_VERSION, TASKS_EXTENSION } from "../../src/protocol/wire.js";
 
 export interface Stack {
   legacy: LegacyServer;
@@ -169,7 +169,9 @@ export function nextEvent<T>(events: EventEmitter, name: string, match: (payload
 }
 
 /** GET /healthz of the gateway whose MCP endpoint is `url`: what it holds right now. */
-export async function health(url: string): Promise<{ status: string; heldTasks: number; heldCalls: number; listenStreams: number; upstreamSessions: number }> {
+export async function health(
+  url: string,
+): Promise<{ status: string; heldTasks: number; heldCalls: number; listenStreams: number; upstreamSessions: number }> {
   const response = await fetch(new URL("/healthz", url));
   return (await response.json()) as Awaited<ReturnType<typeof health>>;
 }

@@ -9,7 +9,11 @@ import type { JsonObject } from "../../src/protocol/wire.js";
 export const LEGACY_VERSION = "2025-11-25";
 
 /** An SDK 1.x client connected through the gateway's legacy door. */
-export async function connectLegacyClient(url: string, token?: string, headers: Record<string, string> = {}): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+export async function connectLegacyClient(
+  url: string,
+  token?: string,
+  headers: Record<string, string> = {},
+): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const client = new Client({ name: "legacy-door-e2e", version: "1.0.0" });
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: { headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...headers } },
@@ -28,7 +32,13 @@ export interface LegacyAnswer {
 /** One raw legacy request: POST `body` (or GET/DELETE without one) with an optional token and session. */
 export async function legacyRequest(
   url: string,
-  options: { body?: JsonObject; token?: string; sessionId?: string; method?: "POST" | "GET" | "DELETE"; headers?: Record<string, string> } = {},
+  options: {
+    body?: JsonObject;
+    token?: string;
+    sessionId?: string;
+    method?: "POST" | "GET" | "DELETE";
+    headers?: Record<string, string>;
+  } = {},
 ): Promise<LegacyAnswer> {
   const method = options.method ?? "POST";
   const response = await fetch(url, {
@@ -48,7 +58,11 @@ export async function legacyRequest(
   }
   const text = await response.text();
   const data = (response.headers.get("content-type") ?? "").includes("text/event-stream")
-    ? text.split("\n").filter((line) => line.startsWith("data:")).map((line) => line.slice(5).trim()).at(-1) ?? "{}"
+    ? (text
+        .split("\n")
+        .filter((line) => line.startsWith("data:"))
+        .map((line) => line.slice(5).trim())
+        .at(-1) ?? "{}")
     : text || "{}";
   return { status: response.status, headers: response.headers, message: JSON.parse(data) as JsonObject };
 }

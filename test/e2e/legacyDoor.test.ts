@@ -10,8 +10,8 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { ErrorCode } from "../../src/protocol/errors.js";
-import { startJwksServer, type JwksServer } from "../unit/jwksServer.js";
-import { errorOf, rpc, startStack, type Stack } from "./kit.js";
+import { type JwksServer, startJwksServer } from "../unit/jwksServer.js";
+import { errorOf, rpc, type Stack, startStack } from "./kit.js";
 import { connectLegacyClient, legacyInitialize, legacyRequest, legacyToolsList } from "./legacyClient.js";
 
 /** Waits until taskgate's own readiness session is open, so the upstream's session count is steady. */

@@ -9,21 +9,21 @@ import { setTimeout as delay } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
+  type CallToolResult,
   CancelledNotificationSchema,
+  type ClientCapabilities,
   CreateMessageRequestSchema,
   ElicitationCompleteNotificationSchema,
+  type ElicitRequest,
   ElicitRequestSchema,
+  type ElicitResult,
   ListRootsRequestSchema,
   McpError,
+  type Progress,
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
-  type CallToolResult,
-  type ClientCapabilities,
-  type ElicitRequest,
-  type ElicitResult,
-  type Progress,
 } from "@modelcontextprotocol/sdk/types.js";
-import { startLegacyServer, type LegacyServer } from "../../examples/legacy-server/server.js";
+import { type LegacyServer, startLegacyServer } from "../../examples/legacy-server/server.js";
 import type { CancelledEvent, SessionEvent, ToolFinishedEvent, ToolStartedEvent } from "../../examples/legacy-server/state.js";
 import { nextEvent } from "./kit.js";
 
@@ -122,8 +122,23 @@ describe("legacy server via the SDK client", () => {
     assert.ok(caps?.completions && caps.logging);
     const names = (await client.listTools()).tools.map((t) => t.name).sort();
     assert.deepEqual(names, [
-      "ask_sampling", "ask_then_work", "ask_url", "broken_tool", "build_report", "fail_tool", "forecast", "greet", "list_roots", "log_steps", "ping_then_greet",
-      "run_suite", "slow_echo", "toggle_beta", "touch_resource", "two_questions", "two_rounds",
+      "ask_sampling",
+      "ask_then_work",
+      "ask_url",
+      "broken_tool",
+      "build_report",
+      "fail_tool",
+      "forecast",
+      "greet",
+      "list_roots",
+      "log_steps",
+      "ping_then_greet",
+      "run_suite",
+      "slow_echo",
+      "toggle_beta",
+      "touch_resource",
+      "two_questions",
+      "two_rounds",
     ]);
   });
 
@@ -142,7 +157,11 @@ describe("legacy server via the SDK client", () => {
       },
     });
     const progress: Progress[] = [];
-    const answered = nextEvent<{ tool: string; action: string; content: unknown }>(server.events, "elicitation-answered", (e) => e.tool === "build_report");
+    const answered = nextEvent<{ tool: string; action: string; content: unknown }>(
+      server.events,
+      "elicitation-answered",
+      (e) => e.tool === "build_report",
+    );
     const result = await call(client, "build_report", { month: "2025-01" }, (p) => progress.push(p));
     assert.match(textOf(result), /^Report for 2025-01: .*charts included\.$/);
     assert.equal(asked.length, 1);
@@ -152,8 +171,16 @@ describe("legacy server via the SDK client", () => {
       properties: { charts: { type: "boolean", title: "Include charts", description: "Add charts to the report" } },
       required: ["charts"],
     });
-    assert.deepEqual(await answered, { tool: "build_report", action: "accept", content: { charts: true }, sessionId: client.transport?.sessionId });
-    assert.deepEqual(progress.map((p) => p.progress), Array.from({ length: 18 }, (_, i) => i + 1));
+    assert.deepEqual(await answered, {
+      tool: "build_report",
+      action: "accept",
+      content: { charts: true },
+      sessionId: client.transport?.sessionId,
+    });
+    assert.deepEqual(
+      progress.map((p) => p.progress),
+      Array.from({ length: 18 }, (_, i) => i + 1),
+    );
     assert.ok(progress.every((p) => p.total === 18));
     assert.equal(progress[2]?.message, "Collecting data (3/8)");
     assert.equal(progress[17]?.message, "Rendering report (10/10)");
@@ -229,7 +256,9 @@ describe("legacy server via the SDK client", () => {
     const cancelled = nextEvent<CancelledEvent>(server.events, "cancelled", (e) => e.tool === "slow_echo");
     const finished = nextEvent<ToolFinishedEvent>(server.events, "tool-finished", (e) => e.tool === "slow_echo");
     const abort = new AbortController();
-    const pending = client.callTool({ name: "slow_echo", arguments: { text: "never", ms: 3_600_000 } }, undefined, { signal: abort.signal });
+    const pending = client.callTool({ name: "slow_echo", arguments: { text: "never", ms: 3_600_000 } }, undefined, {
+      signal: abort.signal,
+    });
     const start = await started;
     abort.abort("user cancelled");
     await assert.rejects(pending);
@@ -329,7 +358,9 @@ describe("legacy server via the SDK client", () => {
     });
     assert.equal(textOf(await call(client, "two_questions")), "colour=teal, size=M");
     assert.deepEqual(waiting.map((w) => w.params.message).sort(), ["Pick a colour", "Pick a size"]);
-    const size = waiting.find((w) => w.params.message === "Pick a size")?.params as { requestedSchema: { properties: Record<string, unknown> } };
+    const size = waiting.find((w) => w.params.message === "Pick a size")?.params as {
+      requestedSchema: { properties: Record<string, unknown> };
+    };
     assert.deepEqual(size.requestedSchema.properties.size, { type: "string", title: "Size", enum: ["S", "M", "L"] });
   });
 
@@ -484,7 +515,12 @@ describe("legacy server on the wire", () => {
     const sessionId = await rawSession(server);
     const response = await post(
       server.url,
-      { jsonrpc: "2.0", id: "call-1", method: "tools/call", params: { name: "build_report", arguments: { month: "2025-05" }, _meta: { progressToken: "p1" } } },
+      {
+        jsonrpc: "2.0",
+        id: "call-1",
+        method: "tools/call",
+        params: { name: "build_report", arguments: { month: "2025-05" }, _meta: { progressToken: "p1" } },
+      },
       sessionId,
     );
     assert.match(response.headers.get("content-type") ?? "", /^text\/event-stream/);
@@ -495,7 +531,11 @@ describe("legacy server on the wire", () => {
       else if (msg.method === "elicitation/create") {
         seen.push("elicitation");
         assert.equal(msg.params?.message, "Include charts?");
-        const answer = await post(server.url, { jsonrpc: "2.0", id: msg.id, result: { action: "accept", content: { charts: false } } }, sessionId);
+        const answer = await post(
+          server.url,
+          { jsonrpc: "2.0", id: msg.id, result: { action: "accept", content: { charts: false } } },
+          sessionId,
+        );
         assert.equal(answer.status, 202);
       } else if (msg.id === "call-1") result = msg;
     }
@@ -526,7 +566,10 @@ describe("legacy server on the wire", () => {
   test("DELETE ends the session; its next request gets 404", async () => {
     const sessionId = await rawSession(server);
     const closed = nextEvent<SessionEvent>(server.events, "session-closed", (e) => e.sessionId === sessionId);
-    const response = await fetch(server.url, { method: "DELETE", headers: { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" } });
+    const response = await fetch(server.url, {
+      method: "DELETE",
+      headers: { "mcp-session-id": sessionId, "mcp-protocol-version": "2025-11-25" },
+    });
     assert.equal(response.status, 200);
     assert.deepEqual((await closed).clientCapabilities, { elicitation: { form: {} } });
     assert.equal((await post(server.url, { jsonrpc: "2.0", id: 2, method: "tools/list" }, sessionId)).status, 404);

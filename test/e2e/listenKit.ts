@@ -36,7 +36,12 @@ export async function openListen(url: string, notifications: unknown, options: L
   const response = await fetch(url, {
     method: "POST",
     headers: modernHeaders("subscriptions/listen", params, options.token ?? "alice"),
-    body: JSON.stringify(modernBody("subscriptions/listen", params, { capabilities: options.capabilities ?? {}, ...(options.id !== undefined ? { id: options.id } : {}) })),
+    body: JSON.stringify(
+      modernBody("subscriptions/listen", params, {
+        capabilities: options.capabilities ?? {},
+        ...(options.id !== undefined ? { id: options.id } : {}),
+      }),
+    ),
     signal: abort.signal,
   }).catch((error: unknown) => {
     const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : "";
@@ -52,7 +57,12 @@ export async function openListen(url: string, notifications: unknown, options: L
   if (!contentType.includes("text/event-stream")) {
     ended = true;
     const text = await response.text();
-    return { ...base, json: text ? (JSON.parse(text) as JsonObject) : {}, ended: Promise.resolve(), waitFor: () => Promise.reject(new Error("not a stream")) };
+    return {
+      ...base,
+      json: text ? (JSON.parse(text) as JsonObject) : {},
+      ended: Promise.resolve(),
+      waitFor: () => Promise.reject(new Error("not a stream")),
+    };
   }
 
   const parser = createParser({
@@ -101,16 +111,25 @@ export async function openListen(url: string, notifications: unknown, options: L
 }
 
 /** One POST on a brand-new TCP connection (agent: false), answered as JSON. */
-export function postOnFreshConnection(url: string, method: string, params: JsonObject, options: ListenOptions = {}): Promise<{ status: number; body: JsonObject }> {
+export function postOnFreshConnection(
+  url: string,
+  method: string,
+  params: JsonObject,
+  options: ListenOptions = {},
+): Promise<{ status: number; body: JsonObject }> {
   const body = JSON.stringify(modernBody(method, params, { capabilities: options.capabilities ?? {} }));
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: "POST", agent: false, headers: { ...modernHeaders(method, params, options.token ?? "alice"), Connection: "close" } }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => (text += chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as JsonObject }));
-      res.on("error", reject);
-    });
+    const req = httpRequest(
+      url,
+      { method: "POST", agent: false, headers: { ...modernHeaders(method, params, options.token ?? "alice"), Connection: "close" } },
+      (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as JsonObject }));
+        res.on("error", reject);
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });

@@ -7,21 +7,22 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:net";
-import { createClient } from "@redis/client";
 import { after, before, describe, test } from "node:test";
+import { createClient } from "@redis/client";
 import { ConfigSchema } from "../../src/config/schema.js";
 import { startGateway } from "../../src/gateway.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { RedisProcess } from "./faults/redisProcess.js";
-import { errorOf, pollTask, resultOf, rpc, startStack, TASKS_CAPS, type Stack } from "./kit.js";
-import { scrape, waitForMetric, type Scrape } from "./metricsKit.js";
+import { errorOf, pollTask, resultOf, rpc, type Stack, startStack, TASKS_CAPS } from "./kit.js";
+import { type Scrape, scrape, waitForMetric } from "./metricsKit.js";
 
 const TASKS_AND_FORMS = { ...TASKS_CAPS, elicitation: {} };
 /** ask_then_work's work after the answer, at speed 1: long enough to see the task working. */
 const WORK_MS = 4_000;
 
 const requests = (s: Scrape, method: string, outcome: string) => s.find("taskgate_requests_total", { method, outcome }) ?? 0;
-const durations = (s: Scrape, method: string, outcome: string) => s.find("taskgate_request_duration_seconds_count", { method, outcome }) ?? 0;
+const durations = (s: Scrape, method: string, outcome: string) =>
+  s.find("taskgate_request_duration_seconds_count", { method, outcome }) ?? 0;
 const held = (s: Scrape, status: string) => s.value("taskgate_tasks_held", { status });
 
 describe("GET /metrics", () => {
@@ -35,7 +36,12 @@ describe("GET /metrics", () => {
     const before = await scrape(stack.url);
     assert.equal(held(before, "working") + held(before, "input_required"), 0);
 
-    const created = await rpc(stack.url, "tools/call", { name: "ask_then_work", arguments: { ms: WORK_MS } }, { capabilities: TASKS_AND_FORMS, token: "ada" });
+    const created = await rpc(
+      stack.url,
+      "tools/call",
+      { name: "ask_then_work", arguments: { ms: WORK_MS } },
+      { capabilities: TASKS_AND_FORMS, token: "ada" },
+    );
     const taskId = resultOf(created).taskId as string;
     assert.ok(taskId, JSON.stringify(created.message));
 
@@ -52,14 +58,25 @@ describe("GET /metrics", () => {
 
     const task = await pollTask(stack.url, taskId, (t) => t.status === "input_required", { token: "ada" });
     const [key] = Object.keys(task.inputRequests as object);
-    const answered = await rpc(stack.url, "tasks/update", { taskId, inputResponses: { [key!]: { action: "accept", content: { name: "Ada" } } } }, { capabilities: TASKS_CAPS, token: "ada" });
+    const answered = await rpc(
+      stack.url,
+      "tasks/update",
+      { taskId, inputResponses: { [key!]: { action: "accept", content: { name: "Ada" } } } },
+      { capabilities: TASKS_CAPS, token: "ada" },
+    );
     assert.equal(answered.status, 200, JSON.stringify(answered.message));
 
     const working = await waitForMetric(stack.url, "taskgate_tasks_held", { status: "working" }, 1, WORK_MS - 500);
     assert.equal(held(working, "input_required"), 0);
     assert.equal(requests(working, "tasks/update", "ok"), requests(before, "tasks/update", "ok") + 1);
 
-    const done = await waitForMetric(stack.url, "taskgate_tasks_finished_total", { status: "completed" }, (v) => v === before.value("taskgate_tasks_finished_total", { status: "completed" }) + 1, WORK_MS + 10_000);
+    const done = await waitForMetric(
+      stack.url,
+      "taskgate_tasks_finished_total",
+      { status: "completed" },
+      (v) => v === before.value("taskgate_tasks_finished_total", { status: "completed" }) + 1,
+      WORK_MS + 10_000,
+    );
     assert.equal(held(done, "working") + held(done, "input_required"), 0, "nothing held once it completed");
     assert.equal(done.value("taskgate_upstream_calls"), 0);
     for (const status of ["failed", "cancelled"]) {
@@ -77,8 +94,17 @@ describe("GET /metrics", () => {
     await rpc(stack.url, "tools/call", { name: "fail_tool", arguments: {} });
     assert.equal(errorOf(await rpc(stack.url, "tools/call", { name: "no_such_tool", arguments: {} })).code, -32602);
     assert.equal((await rpc(stack.url, "tools/list", {}, { token: null })).status, 401);
-    const after = await waitForMetric(stack.url, "taskgate_requests_total", { method: "none", outcome: "rejected" }, (v) => v === requests(before, "none", "rejected") + 1);
-    for (const [method, outcome] of [["tools/call", "ok"], ["tools/call", "tool_error"], ["tools/call", "error"]] as const) {
+    const after = await waitForMetric(
+      stack.url,
+      "taskgate_requests_total",
+      { method: "none", outcome: "rejected" },
+      (v) => v === requests(before, "none", "rejected") + 1,
+    );
+    for (const [method, outcome] of [
+      ["tools/call", "ok"],
+      ["tools/call", "tool_error"],
+      ["tools/call", "error"],
+    ] as const) {
       assert.equal(requests(after, method, outcome), requests(before, method, outcome) + 1, `${method} ${outcome}`);
     }
   });
@@ -97,7 +123,10 @@ describe("GET /metrics", () => {
       assert.match(scraped.text, new RegExp(`^# TYPE ${name} ${type}$`, "m"));
       assert.match(scraped.text, new RegExp(`^# HELP ${name} .+$`, "m"));
     }
-    assert.ok(scraped.samples.every((s) => s.name.startsWith("taskgate_")), "every metric is taskgate_…");
+    assert.ok(
+      scraped.samples.every((s) => s.name.startsWith("taskgate_")),
+      "every metric is taskgate_…",
+    );
     // The callers of this file were alice (the kit's default) and ada: neither appears, nor their tokens' hashes.
     assert.doesNotMatch(scraped.text, /alice|ada\b|Bearer/i);
     for (const reason of ["upstream_unreachable", "upstream_lost", "upstream_timeout"]) {
@@ -123,7 +152,12 @@ describe("GET /metrics", () => {
 describe("upstream errors by reason", () => {
   test("an upstream nobody listens on: the client's reason is the reason counted", async () => {
     const gateway = await startGateway(
-      ConfigSchema.parse({ port: 0, auth: { mode: "demo" }, upstream: { url: `http://127.0.0.1:${await closedPort()}/mcp` }, shutdown: { graceMs: 0 } }),
+      ConfigSchema.parse({
+        port: 0,
+        auth: { mode: "demo" },
+        upstream: { url: `http://127.0.0.1:${await closedPort()}/mcp` },
+        shutdown: { graceMs: 0 },
+      }),
       { log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent") },
     );
     try {
@@ -178,11 +212,19 @@ describe("store errors by operation", () => {
       await admin.connect();
       try {
         await admin.configSet({ "maxmemory-policy": "noeviction", maxmemory: "1" });
-        const reply = await rpc(stack.url, "tools/call", { name: "slow_echo", arguments: { text: "x", ms: 60_000 } }, { capabilities: TASKS_CAPS });
+        const reply = await rpc(
+          stack.url,
+          "tools/call",
+          { name: "slow_echo", arguments: { text: "x", ms: 60_000 } },
+          { capabilities: TASKS_CAPS },
+        );
         assert.equal(reply.status, 503, JSON.stringify(reply.message));
         assert.equal(errorOf(reply).data?.reason, "store_unavailable");
         const after = await waitForMetric(stack.url, "taskgate_requests_total", { method: "tools/call", outcome: "failed" }, 1);
-        assert.equal(after.value("taskgate_store_errors_total", { operation: "create" }), before.value("taskgate_store_errors_total", { operation: "create" }) + 1);
+        assert.equal(
+          after.value("taskgate_store_errors_total", { operation: "create" }),
+          before.value("taskgate_store_errors_total", { operation: "create" }) + 1,
+        );
         assert.equal(after.value("taskgate_store_errors_total", { operation: "get" }), 0, "reads still work");
         assert.equal(after.value("taskgate_tasks_created_total"), 0, "a task that was not stored was not created");
         await waitForMetric(stack.url, "taskgate_upstream_calls", {}, 0); // its upstream call was stopped

@@ -42,7 +42,9 @@ export class Scrape {
   /** The sum of every sample of `name` whose labels include `labels`. */
   sum(name: string, labels: Labels = {}): number {
     const wanted = Object.entries(labels);
-    return this.samples.filter((s) => s.name === name && wanted.every(([k, v]) => s.labels[k] === v)).reduce((total, s) => total + s.value, 0);
+    return this.samples
+      .filter((s) => s.name === name && wanted.every(([k, v]) => s.labels[k] === v))
+      .reduce((total, s) => total + s.value, 0);
   }
 }
 
@@ -53,7 +55,8 @@ export function parseMetrics(text: string): Scrape {
     const match = SAMPLE.exec(line);
     assert.ok(match, `not a sample line: ${line}`);
     const labels: Labels = {};
-    for (const [, key, raw] of (match[2] ?? "").matchAll(LABEL)) labels[key!] = raw!.replace(/\\(.)/g, (_, c: string) => (c === "n" ? "\n" : c));
+    for (const [, key, raw] of (match[2] ?? "").matchAll(LABEL))
+      labels[key!] = raw!.replace(/\\(.)/g, (_, c: string) => (c === "n" ? "\n" : c));
     samples.push({ name: match[1]!, labels, value: Number(match[3]) });
   }
   return new Scrape(text, samples);
@@ -82,7 +85,9 @@ export async function waitForMetric(
     const value = scraped.find(name, labels);
     if (value !== undefined && ok(value)) return scraped;
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${name}${JSON.stringify(labels)} ${typeof check === "number" ? `= ${check}` : "to match"}; last: ${value}`);
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${name}${JSON.stringify(labels)} ${typeof check === "number" ? `= ${check}` : "to match"}; last: ${value}`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 20));
   }

@@ -12,14 +12,14 @@
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";
-import type { CancelledEvent, ToolStartedEvent } from "../../examples/legacy-server/state.js";
 import type { LegacyServer } from "../../examples/legacy-server/server.js";
+import type { CancelledEvent, ToolStartedEvent } from "../../examples/legacy-server/state.js";
 import type { Gateway } from "../../src/gateway.js";
 import { ErrorCode } from "../../src/protocol/errors.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
 import { killHard, spawnGateway } from "./childGateway.js";
-import { errorOf, health, nextEvent, resultOf, rpc, type RpcReply } from "./kit.js";
-import { REDIS_URL, startSharedRedisStack, type SharedRedisStack } from "./sharedRedisStack.js";
+import { errorOf, health, nextEvent, type RpcReply, resultOf, rpc } from "./kit.js";
+import { REDIS_URL, type SharedRedisStack, startSharedRedisStack } from "./sharedRedisStack.js";
 import { assertRpcError, getTask, hasStatus, TASKS_AND_FORMS, waitForTask } from "./taskFlow.js";
 
 const SECRET = randomBytes(32).toString("hex");
@@ -29,7 +29,14 @@ const LONG_MS = 120_000;
 
 const accept = (content: JsonObject) => ({ action: "accept", content });
 
-function callTool(url: string, name: string, args: JsonObject, capabilities: JsonObject = FORMS, extra: JsonObject = {}, signal?: AbortSignal): Promise<RpcReply> {
+function callTool(
+  url: string,
+  name: string,
+  args: JsonObject,
+  capabilities: JsonObject = FORMS,
+  extra: JsonObject = {},
+  signal?: AbortSignal,
+): Promise<RpcReply> {
   return rpc(url, "tools/call", { name, arguments: args, ...extra }, { capabilities, ...(signal ? { signal } : {}) });
 }
 
@@ -57,22 +64,44 @@ describe("inline MRTR rounds reaching any of several instances", () => {
   test("two_rounds: round 1 on A, round 2 through B asks the next question, a replay is refused, round 3 through B completes", async () => {
     const first = round(await callTool(a.url, "two_rounds", {}));
     assert.deepEqual(first.keys, ["first"]);
-    const second = round(await callTool(b.url, "two_rounds", {}, FORMS, { requestState: first.requestState, inputResponses: { first: accept({ first: "Ada" }) } }));
+    const second = round(
+      await callTool(b.url, "two_rounds", {}, FORMS, {
+        requestState: first.requestState,
+        inputResponses: { first: accept({ first: "Ada" }) },
+      }),
+    );
     assert.deepEqual(second.keys, ["last"]);
-    const replay = await callTool(b.url, "two_rounds", {}, FORMS, { requestState: first.requestState, inputResponses: { first: accept({ first: "Eve" }) } });
+    const replay = await callTool(b.url, "two_rounds", {}, FORMS, {
+      requestState: first.requestState,
+      inputResponses: { first: accept({ first: "Eve" }) },
+    });
     assert.match(assertRpcError(replay, ErrorCode.InvalidParams).message, /already used/);
-    const done = await callTool(b.url, "two_rounds", {}, FORMS, { requestState: second.requestState, inputResponses: { last: accept({ last: "Lovelace" }) } });
+    const done = await callTool(b.url, "two_rounds", {}, FORMS, {
+      requestState: second.requestState,
+      inputResponses: { last: accept({ last: "Lovelace" }) },
+    });
     assert.equal(textOf(done), "Hello, Ada Lovelace!");
     assert.equal((await health(a.url)).heldCalls, 0, "A let go of the call once it finished");
   });
 
   test("an answer that does not fit its question is refused by the holder (-32602 naming the rule); the question stays open", async () => {
     const first = round(await callTool(a.url, "two_rounds", {}));
-    const bad = await callTool(b.url, "two_rounds", {}, FORMS, { requestState: first.requestState, inputResponses: { first: accept({ first: 42 }) } });
+    const bad = await callTool(b.url, "two_rounds", {}, FORMS, {
+      requestState: first.requestState,
+      inputResponses: { first: accept({ first: 42 }) },
+    });
     assert.match(assertRpcError(bad, ErrorCode.InvalidParams).message, /inputResponses\.first: .*'first' must be a string/);
-    const second = round(await callTool(b.url, "two_rounds", {}, FORMS, { requestState: first.requestState, inputResponses: { first: accept({ first: "Ada" }) } }));
+    const second = round(
+      await callTool(b.url, "two_rounds", {}, FORMS, {
+        requestState: first.requestState,
+        inputResponses: { first: accept({ first: "Ada" }) },
+      }),
+    );
     assert.deepEqual(second.keys, ["last"]);
-    const done = await callTool(a.url, "two_rounds", {}, FORMS, { requestState: second.requestState, inputResponses: { last: accept({ last: "Byron" }) } });
+    const done = await callTool(a.url, "two_rounds", {}, FORMS, {
+      requestState: second.requestState,
+      inputResponses: { last: accept({ last: "Byron" }) },
+    });
     assert.equal(textOf(done), "Hello, Ada Byron!");
   });
 
@@ -80,7 +109,13 @@ describe("inline MRTR rounds reaching any of several instances", () => {
     const both = round(await callTool(a.url, "two_questions", {}));
     assert.deepEqual(both.keys.length, 2);
     const [colourKey, sizeKey] = both.keys.includes("colour") ? ["colour", "size"] : both.keys;
-    const undeclared = await callTool(b.url, "two_questions", {}, {}, { requestState: both.requestState, inputResponses: { [colourKey!]: accept({ colour: "red" }) } });
+    const undeclared = await callTool(
+      b.url,
+      "two_questions",
+      {},
+      {},
+      { requestState: both.requestState, inputResponses: { [colourKey!]: accept({ colour: "red" }) } },
+    );
     assertRpcError(undeclared, ErrorCode.MissingRequiredClientCapability, 400);
     const done = await callTool(b.url, "two_questions", {}, FORMS, {
       requestState: both.requestState,
@@ -91,7 +126,12 @@ describe("inline MRTR rounds reaching any of several instances", () => {
 
   test("policy auto, tasks declared: the answer's retry through B gets a task that A holds, and it completes with the answer", async () => {
     const first = round(await callTool(a.url, "ask_then_work", { ms: 500 }, TASKS_AND_FORMS));
-    const created = resultOf(await callTool(b.url, "ask_then_work", { ms: 500 }, TASKS_AND_FORMS, { requestState: first.requestState, inputResponses: { name: accept({ name: "Alice" }) } }));
+    const created = resultOf(
+      await callTool(b.url, "ask_then_work", { ms: 500 }, TASKS_AND_FORMS, {
+        requestState: first.requestState,
+        inputResponses: { name: accept({ name: "Alice" }) },
+      }),
+    );
     assert.equal(created.resultType, "task", JSON.stringify(created));
     const taskId = created.taskId as string;
     assert.equal((await health(a.url)).heldTasks, 1, "the task runs where the call is: on A");
@@ -105,9 +145,21 @@ describe("inline MRTR rounds reaching any of several instances", () => {
     const started = nextEvent<ToolStartedEvent>(legacy.events, "tool-started", (e) => e.tool === "ask_then_work");
     const first = round(await callTool(a.url, "ask_then_work", { ms: LONG_MS }));
     const { requestId } = await started;
-    const cancelled = nextEvent<CancelledEvent>(legacy.events, "cancelled", (e) => e.tool === "ask_then_work" && e.requestId === requestId, 10_000);
+    const cancelled = nextEvent<CancelledEvent>(
+      legacy.events,
+      "cancelled",
+      (e) => e.tool === "ask_then_work" && e.requestId === requestId,
+      10_000,
+    );
     const leave = new AbortController();
-    const retry = callTool(b.url, "ask_then_work", { ms: LONG_MS }, FORMS, { requestState: first.requestState, inputResponses: { name: accept({ name: "Bo" }) } }, leave.signal);
+    const retry = callTool(
+      b.url,
+      "ask_then_work",
+      { ms: LONG_MS },
+      FORMS,
+      { requestState: first.requestState, inputResponses: { name: accept({ name: "Bo" }) } },
+      leave.signal,
+    );
     setTimeout(() => leave.abort(), 800); // past the JSON window: B answers with a stream by then
     await assert.rejects(retry, { name: "AbortError" });
     await cancelled;
@@ -124,7 +176,10 @@ describe("inline MRTR rounds reaching any of several instances", () => {
     );
     const first = round(await callTool(child.url, "ask_then_work", { ms: LONG_MS }));
     const answered = nextEvent(legacy.events, "elicitation-answered", (e: { tool: string }) => e.tool === "ask_then_work", 10_000);
-    const retry = callTool(b.url, "ask_then_work", { ms: LONG_MS }, FORMS, { requestState: first.requestState, inputResponses: { name: accept({ name: "Cy" }) } });
+    const retry = callTool(b.url, "ask_then_work", { ms: LONG_MS }, FORMS, {
+      requestState: first.requestState,
+      inputResponses: { name: accept({ name: "Cy" }) },
+    });
     await answered; // the child delivered the answer upstream; the call now works for LONG_MS
     await killHard(child.process);
     const killedAt = Date.now();

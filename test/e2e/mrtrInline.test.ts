@@ -18,7 +18,7 @@ import type {
 } from "../../examples/legacy-server/state.js";
 import { ErrorCode } from "../../src/protocol/errors.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { errorOf, nextEvent, resultOf, rpc, startStack, type RpcReply, type Stack } from "./kit.js";
+import { errorOf, nextEvent, type RpcReply, resultOf, rpc, type Stack, startStack } from "./kit.js";
 
 const FORMS = { elicitation: {} };
 const URLS = { elicitation: { url: {} } };
@@ -57,7 +57,12 @@ function assertNoServerRequests(reply: RpcReply): void {
 
 /** tools/call (first round or a retry, depending on `extra`). */
 function callTool(url: string, name: string, args: JsonObject, who: Caller = {}, extra: JsonObject = {}): Promise<RpcReply> {
-  return rpc(url, "tools/call", { name, arguments: args, ...extra }, { capabilities: who.capabilities ?? FORMS, token: who.token ?? "alice" });
+  return rpc(
+    url,
+    "tools/call",
+    { name, arguments: args, ...extra },
+    { capabilities: who.capabilities ?? FORMS, token: who.token ?? "alice" },
+  );
 }
 
 /** Asserts an MRTR input_required result and returns its parts. */
@@ -127,7 +132,10 @@ async function twoRoundsFirst(who: Caller = {}): Promise<Round> {
 /** Retries two_rounds with the answer to `first` → round 2 (asks `last`). */
 async function twoRoundsSecond(first: Round, who: Caller = {}): Promise<Round> {
   const round = expectInputRequired(
-    await callTool(stack.url, "two_rounds", {}, who, { requestState: first.requestState, inputResponses: { first: accept({ first: "Ada" }) } }),
+    await callTool(stack.url, "two_rounds", {}, who, {
+      requestState: first.requestState,
+      inputResponses: { first: accept({ first: "Ada" }) },
+    }),
   );
   assert.deepEqual(Object.keys(round.inputRequests), ["last"]);
   return round;
@@ -136,7 +144,10 @@ async function twoRoundsSecond(first: Round, who: Caller = {}): Promise<Round> {
 /** Finishes two_rounds from round 2 → "Hello, Ada Lovelace!". */
 async function twoRoundsFinish(second: Round, who: Caller = {}): Promise<void> {
   const result = expectComplete(
-    await callTool(stack.url, "two_rounds", {}, who, { requestState: second.requestState, inputResponses: { last: accept({ last: "Lovelace" }) } }),
+    await callTool(stack.url, "two_rounds", {}, who, {
+      requestState: second.requestState,
+      inputResponses: { last: accept({ last: "Lovelace" }) },
+    }),
   );
   assert.equal(textOf(result), "Hello, Ada Lovelace!");
 }
@@ -177,16 +188,32 @@ describe("inline MRTR: each kind of question, round by round", () => {
     assert.equal(first.inputRequests.colour!.params.message, "Pick a colour");
     assert.equal(first.inputRequests.size!.params.message, "Pick a size");
 
-    const colourAnswered = nextEvent<ElicitationAnsweredEvent>(stack.legacy.events, "elicitation-answered", (e) => e.tool === "two_questions");
+    const colourAnswered = nextEvent<ElicitationAnsweredEvent>(
+      stack.legacy.events,
+      "elicitation-answered",
+      (e) => e.tool === "two_questions",
+    );
     const second = expectInputRequired(
-      await callTool(stack.url, "two_questions", {}, {}, { requestState: first.requestState, inputResponses: { colour: accept({ colour: "teal" }) } }),
+      await callTool(
+        stack.url,
+        "two_questions",
+        {},
+        {},
+        { requestState: first.requestState, inputResponses: { colour: accept({ colour: "teal" }) } },
+      ),
     );
     assert.deepEqual(Object.keys(second.inputRequests), ["size"], "only the unanswered question is asked again");
     assert.notEqual(second.requestState, first.requestState, "a NEW requestState for the new round");
     assert.deepEqual((await colourAnswered).content, { colour: "teal" }, "the answered question already went upstream");
 
     const result = expectComplete(
-      await callTool(stack.url, "two_questions", {}, {}, { requestState: second.requestState, inputResponses: { size: accept({ size: "M" }) } }),
+      await callTool(
+        stack.url,
+        "two_questions",
+        {},
+        {},
+        { requestState: second.requestState, inputResponses: { size: accept({ size: "M" }) } },
+      ),
     );
     assert.equal(textOf(result), "colour=teal, size=M");
   });
@@ -194,10 +221,16 @@ describe("inline MRTR: each kind of question, round by round", () => {
   test("two_questions: both answered in one retry completes at once", async () => {
     const first = expectInputRequired(await callTool(stack.url, "two_questions", {}));
     const result = expectComplete(
-      await callTool(stack.url, "two_questions", {}, {}, {
-        requestState: first.requestState,
-        inputResponses: { colour: accept({ colour: "red" }), size: accept({ size: "L" }) },
-      }),
+      await callTool(
+        stack.url,
+        "two_questions",
+        {},
+        {},
+        {
+          requestState: first.requestState,
+          inputResponses: { colour: accept({ colour: "red" }), size: accept({ size: "L" }) },
+        },
+      ),
     );
     assert.equal(textOf(result), "colour=red, size=L");
   });
@@ -213,7 +246,13 @@ describe("inline MRTR: each kind of question, round by round", () => {
     assert.equal("elicitationId" in ask.params, false, "2026 URL elicitations carry no elicitationId");
     assert.equal("requestedSchema" in ask.params, false);
 
-    const reply = await callTool(stack.url, "ask_url", {}, { capabilities: URLS }, { requestState: round.requestState, inputResponses: { [key]: { action: "accept" } } });
+    const reply = await callTool(
+      stack.url,
+      "ask_url",
+      {},
+      { capabilities: URLS },
+      { requestState: round.requestState, inputResponses: { [key]: { action: "accept" } } },
+    );
     const result = expectComplete(reply);
     assert.equal(textOf(result), "Authorized.");
     for (const e of reply.events) assert.notEqual(e.method, "notifications/elicitation/complete", "no elicitation/complete in 2026");
@@ -223,7 +262,13 @@ describe("inline MRTR: each kind of question, round by round", () => {
     const round = expectInputRequired(await callTool(stack.url, "ask_url", {}, { capabilities: URLS }));
     const key = onlyKey(round);
     const result = expectComplete(
-      await callTool(stack.url, "ask_url", {}, { capabilities: URLS }, { requestState: round.requestState, inputResponses: { [key]: { action: "decline" } } }),
+      await callTool(
+        stack.url,
+        "ask_url",
+        {},
+        { capabilities: URLS },
+        { requestState: round.requestState, inputResponses: { [key]: { action: "decline" } } },
+      ),
     );
     assert.equal(textOf(result), "Not authorized.");
   });
@@ -260,10 +305,16 @@ describe("inline MRTR: each kind of question, round by round", () => {
 
     const answered = nextEvent<RootsAnsweredEvent>(stack.legacy.events, "roots-answered", (e) => e.tool === "list_roots");
     const result = expectComplete(
-      await callTool(stack.url, "list_roots", {}, { capabilities: ROOTS }, {
-        requestState: round.requestState,
-        inputResponses: { [key]: { roots: [{ uri: "file:///work/a", name: "A" }, { uri: "file:///work/b" }] } },
-      }),
+      await callTool(
+        stack.url,
+        "list_roots",
+        {},
+        { capabilities: ROOTS },
+        {
+          requestState: round.requestState,
+          inputResponses: { [key]: { roots: [{ uri: "file:///work/a", name: "A" }, { uri: "file:///work/b" }] } },
+        },
+      ),
     );
     assert.equal(textOf(result), "Roots: file:///work/a, file:///work/b");
     assert.deepEqual((await answered).roots, ["file:///work/a", "file:///work/b"]);
@@ -305,24 +356,39 @@ describe("inline MRTR: only declared kinds are ever shown", () => {
   });
 
   test("declaring elicitation but not sampling/roots: ask_sampling and list_roots fall back", async () => {
-    assert.equal(textOf(expectComplete(await callTool(stack.url, "ask_sampling", { prompt: "hi" }, { capabilities: FORMS }))), "No model available.");
+    assert.equal(
+      textOf(expectComplete(await callTool(stack.url, "ask_sampling", { prompt: "hi" }, { capabilities: FORMS }))),
+      "No model available.",
+    );
     assert.equal(textOf(expectComplete(await callTool(stack.url, "list_roots", {}, { capabilities: FORMS }))), "No roots.");
   });
 
   test("a retry that no longer declares elicitation is not shown the still-open elicitation", async () => {
     const first = expectInputRequired(await callTool(stack.url, "two_questions", {}));
     // Answer nothing and declare nothing: the open questions are form elicitations this request did not declare.
-    const reply = await callTool(stack.url, "two_questions", {}, { capabilities: {} }, { requestState: first.requestState, inputResponses: {} });
+    const reply = await callTool(
+      stack.url,
+      "two_questions",
+      {},
+      { capabilities: {} },
+      { requestState: first.requestState, inputResponses: {} },
+    );
     assert.equal("result" in reply.message, false, `undeclared elicitation shown: ${JSON.stringify(reply.message)}`);
     assert.equal(errorOf(reply)?.code, ErrorCode.MissingRequiredClientCapability, JSON.stringify(reply.message));
     assert.equal(reply.status, 400);
     assert.deepEqual(errorOf(reply).data, { requiredCapabilities: { elicitation: { form: {} } } });
     // The rightful retry (declaring elicitation) still completes the held call.
     const done = expectComplete(
-      await callTool(stack.url, "two_questions", {}, {}, {
-        requestState: first.requestState,
-        inputResponses: { colour: accept({ colour: "blue" }), size: accept({ size: "S" }) },
-      }),
+      await callTool(
+        stack.url,
+        "two_questions",
+        {},
+        {},
+        {
+          requestState: first.requestState,
+          inputResponses: { colour: accept({ colour: "blue" }), size: accept({ size: "S" }) },
+        },
+      ),
     );
     assert.equal(textOf(done), "colour=blue, size=S");
   });
@@ -330,10 +396,16 @@ describe("inline MRTR: only declared kinds are ever shown", () => {
   test("a follow-up question of a kind the retry did not declare is refused with -32021, never shown", async () => {
     const first = await twoRoundsFirst();
     // The retry answers `first` but declares only sampling: the upstream's next question (a form) cannot be shown.
-    const reply = await callTool(stack.url, "two_rounds", {}, { capabilities: SAMPLING }, {
-      requestState: first.requestState,
-      inputResponses: { first: accept({ first: "Ada" }) },
-    });
+    const reply = await callTool(
+      stack.url,
+      "two_rounds",
+      {},
+      { capabilities: SAMPLING },
+      {
+        requestState: first.requestState,
+        inputResponses: { first: accept({ first: "Ada" }) },
+      },
+    );
     assert.equal("result" in reply.message, false, `undeclared elicitation shown: ${JSON.stringify(reply.message)}`);
     assert.equal(errorOf(reply)?.code, ErrorCode.MissingRequiredClientCapability, JSON.stringify(reply.message));
     assertNoServerRequests(reply);
@@ -386,7 +458,13 @@ describe("inline MRTR: requestState abuse (each followed by the rightful complet
   test("garbage requestState (not even the right shape) → -32602", async () => {
     const first = await twoRoundsFirst();
     for (const garbage of ["not-a-state", 42, "", `${first.requestState}.extra`]) {
-      const reply = await callTool(stack.url, "two_rounds", {}, {}, { requestState: garbage, inputResponses: { first: accept({ first: "Eve" }) } });
+      const reply = await callTool(
+        stack.url,
+        "two_rounds",
+        {},
+        {},
+        { requestState: garbage, inputResponses: { first: accept({ first: "Eve" }) } },
+      );
       expectInvalidParams(reply, /requestState/);
     }
     await twoRoundsFinish(await twoRoundsSecond(first));
@@ -396,12 +474,24 @@ describe("inline MRTR: requestState abuse (each followed by the rightful complet
     const first = await twoRoundsFirst();
     const second = await twoRoundsSecond(first);
     expectInvalidParams(
-      await callTool(stack.url, "two_rounds", {}, {}, { requestState: first.requestState, inputResponses: { first: accept({ first: "Eve" }) } }),
+      await callTool(
+        stack.url,
+        "two_rounds",
+        {},
+        {},
+        { requestState: first.requestState, inputResponses: { first: accept({ first: "Eve" }) } },
+      ),
       /already used/,
     );
     // Replaying round 1's state with round 2's answer is refused too.
     expectInvalidParams(
-      await callTool(stack.url, "two_rounds", {}, {}, { requestState: first.requestState, inputResponses: { last: accept({ last: "Eve" }) } }),
+      await callTool(
+        stack.url,
+        "two_rounds",
+        {},
+        {},
+        { requestState: first.requestState, inputResponses: { last: accept({ last: "Eve" }) } },
+      ),
       /already used/,
     );
     await twoRoundsFinish(second);
@@ -411,7 +501,13 @@ describe("inline MRTR: requestState abuse (each followed by the rightful complet
     const first = await twoRoundsFirst();
     const second = await twoRoundsSecond(first);
     await twoRoundsFinish(second);
-    const again = await callTool(stack.url, "two_rounds", {}, {}, { requestState: second.requestState, inputResponses: { last: accept({ last: "Eve" }) } });
+    const again = await callTool(
+      stack.url,
+      "two_rounds",
+      {},
+      {},
+      { requestState: second.requestState, inputResponses: { last: accept({ last: "Eve" }) } },
+    );
     expectInvalidParams(again, /gone|already used/);
   });
 
@@ -420,7 +516,13 @@ describe("inline MRTR: requestState abuse (each followed by the rightful complet
     const answered = nextEvent<ElicitationAnsweredEvent>(stack.legacy.events, "elicitation-answered", (e) => e.tool === "two_rounds", 400);
     answered.catch(() => undefined);
     expectInvalidParams(
-      await callTool(stack.url, "two_rounds", {}, { token: "bob" }, { requestState: first.requestState, inputResponses: { first: accept({ first: "Bob" }) } }),
+      await callTool(
+        stack.url,
+        "two_rounds",
+        {},
+        { token: "bob" },
+        { requestState: first.requestState, inputResponses: { first: accept({ first: "Bob" }) } },
+      ),
       /another identity/,
     );
     await assert.rejects(answered, /timed out/, "bob's answer never reached the legacy server");
@@ -430,7 +532,13 @@ describe("inline MRTR: requestState abuse (each followed by the rightful complet
   test("mismatched tool: two_rounds' requestState on tools/call greet → -32602 naming the tool; two_rounds still completes", async () => {
     const first = await twoRoundsFirst();
     const message = expectInvalidParams(
-      await callTool(stack.url, "greet", { name: "Eve" }, {}, { requestState: first.requestState, inputResponses: { first: accept({ first: "Eve" }) } }),
+      await callTool(
+        stack.url,
+        "greet",
+        { name: "Eve" },
+        {},
+        { requestState: first.requestState, inputResponses: { first: accept({ first: "Eve" }) } },
+      ),
       /two_rounds/,
     );
     assert.match(message, /greet/);
@@ -451,19 +559,33 @@ describe("inline MRTR: requestState abuse (each followed by the rightful complet
 
   test("mismatched arguments → -32602; the original arguments still complete", async () => {
     const first = await twoRoundsFirst();
-    const reply = await callTool(stack.url, "two_rounds", { sneaky: true }, {}, { requestState: first.requestState, inputResponses: { first: accept({ first: "Eve" }) } });
+    const reply = await callTool(
+      stack.url,
+      "two_rounds",
+      { sneaky: true },
+      {},
+      { requestState: first.requestState, inputResponses: { first: accept({ first: "Eve" }) } },
+    );
     expectInvalidParams(reply, /arguments/);
     await twoRoundsFinish(await twoRoundsSecond(first));
   });
 
   test("missing answers (inputResponses {}) → a new input_required for what is still open, with a new requestState", async () => {
     const first = await twoRoundsFirst();
-    const again = expectInputRequired(await callTool(stack.url, "two_rounds", {}, {}, { requestState: first.requestState, inputResponses: {} }));
+    const again = expectInputRequired(
+      await callTool(stack.url, "two_rounds", {}, {}, { requestState: first.requestState, inputResponses: {} }),
+    );
     assert.deepEqual(Object.keys(again.inputRequests), ["first"]);
     assert.notEqual(again.requestState, first.requestState);
     // The old state is spent now.
     expectInvalidParams(
-      await callTool(stack.url, "two_rounds", {}, {}, { requestState: first.requestState, inputResponses: { first: accept({ first: "Eve" }) } }),
+      await callTool(
+        stack.url,
+        "two_rounds",
+        {},
+        {},
+        { requestState: first.requestState, inputResponses: { first: accept({ first: "Eve" }) } },
+      ),
       /already used/,
     );
     await twoRoundsFinish(await twoRoundsSecond(again));
@@ -474,10 +596,16 @@ describe("inline MRTR: requestState abuse (each followed by the rightful complet
     const again = expectInputRequired(await callTool(stack.url, "two_questions", {}, {}, { requestState: first.requestState }));
     assert.deepEqual(Object.keys(again.inputRequests).sort(), ["colour", "size"]);
     const result = expectComplete(
-      await callTool(stack.url, "two_questions", {}, {}, {
-        requestState: again.requestState,
-        inputResponses: { colour: accept({ colour: "green" }), size: accept({ size: "S" }) },
-      }),
+      await callTool(
+        stack.url,
+        "two_questions",
+        {},
+        {},
+        {
+          requestState: again.requestState,
+          inputResponses: { colour: accept({ colour: "green" }), size: accept({ size: "S" }) },
+        },
+      ),
     );
     assert.equal(textOf(result), "colour=green, size=S");
   });
@@ -485,10 +613,16 @@ describe("inline MRTR: requestState abuse (each followed by the rightful complet
   test("extra unknown keys in inputResponses are ignored", async () => {
     const first = await twoRoundsFirst();
     const second = expectInputRequired(
-      await callTool(stack.url, "two_rounds", {}, {}, {
-        requestState: first.requestState,
-        inputResponses: { first: accept({ first: "Ada" }), bogus: { ignored: true }, last: 7 },
-      }),
+      await callTool(
+        stack.url,
+        "two_rounds",
+        {},
+        {},
+        {
+          requestState: first.requestState,
+          inputResponses: { first: accept({ first: "Ada" }), bogus: { ignored: true }, last: 7 },
+        },
+      ),
     );
     assert.deepEqual(Object.keys(second.inputRequests), ["last"]);
     await twoRoundsFinish(second);
@@ -507,17 +641,33 @@ describe("inline MRTR: requestState abuse (each followed by the rightful complet
     const first = await twoRoundsFirst();
     // `first` is answered up front (plus two keys nobody asks for); only `last` is asked.
     const second = expectInputRequired(
-      await callTool(stack.url, "two_rounds", {}, {}, { inputResponses: { first: accept({ first: "Eve" }), bogus: 1, other: { x: true } } }),
+      await callTool(
+        stack.url,
+        "two_rounds",
+        {},
+        {},
+        { inputResponses: { first: accept({ first: "Eve" }), bogus: 1, other: { x: true } } },
+      ),
     );
     assert.deepEqual(Object.keys(second.inputRequests), ["last"]);
     const done = expectComplete(
-      await callTool(stack.url, "two_rounds", {}, {}, { requestState: second.requestState, inputResponses: { last: accept({ last: "Ng" }) } }),
+      await callTool(
+        stack.url,
+        "two_rounds",
+        {},
+        {},
+        { requestState: second.requestState, inputResponses: { last: accept({ last: "Ng" }) } },
+      ),
     );
     assert.equal(textOf(done), "Hello, Eve Ng!");
     // An answer that does not fit (or a key nobody asks) is not used: the question is asked.
-    const asked = expectInputRequired(await callTool(stack.url, "two_rounds", {}, {}, { inputResponses: { first: accept({ first: 12345 }) } }));
+    const asked = expectInputRequired(
+      await callTool(stack.url, "two_rounds", {}, {}, { inputResponses: { first: accept({ first: 12345 }) } }),
+    );
     assert.deepEqual(Object.keys(asked.inputRequests), ["first"]);
-    const wrongKey = expectInputRequired(await callTool(stack.url, "two_rounds", {}, {}, { inputResponses: { wrong_key: accept({ first: "Eve" }) } }));
+    const wrongKey = expectInputRequired(
+      await callTool(stack.url, "two_rounds", {}, {}, { inputResponses: { wrong_key: accept({ first: "Eve" }) } }),
+    );
     assert.deepEqual(Object.keys(wrongKey.inputRequests), ["first"]);
     // The first round of the earlier call was not disturbed.
     await twoRoundsFinish(await twoRoundsSecond(first));
@@ -528,7 +678,13 @@ describe("inline MRTR: requestState abuse (each followed by the rightful complet
     const answered = nextEvent<ElicitationAnsweredEvent>(stack.legacy.events, "elicitation-answered", (e) => e.tool === "two_rounds", 400);
     answered.catch(() => undefined);
     const message = expectInvalidParams(
-      await callTool(stack.url, "two_rounds", {}, {}, { requestState: first.requestState, inputResponses: { first: accept({ first: 42 }) } }),
+      await callTool(
+        stack.url,
+        "two_rounds",
+        {},
+        {},
+        { requestState: first.requestState, inputResponses: { first: accept({ first: 42 }) } },
+      ),
       /'first' must be a string/,
     );
     assert.match(message, /inputResponses\.first/);
@@ -540,7 +696,13 @@ describe("inline MRTR: requestState abuse (each followed by the rightful complet
   test("a bad answer (action 'maybe') → -32602; the SAME requestState then works", async () => {
     const first = await twoRoundsFirst();
     expectInvalidParams(
-      await callTool(stack.url, "two_rounds", {}, {}, { requestState: first.requestState, inputResponses: { first: { action: "maybe", content: { first: "Ada" } } } }),
+      await callTool(
+        stack.url,
+        "two_rounds",
+        {},
+        {},
+        { requestState: first.requestState, inputResponses: { first: { action: "maybe", content: { first: "Ada" } } } },
+      ),
       /action must be/,
     );
     await twoRoundsFinish(await twoRoundsSecond(first));
@@ -561,21 +723,38 @@ describe("inline MRTR: requestState abuse (each followed by the rightful complet
 
   test("a bad answer to one of two questions refuses the whole retry: nothing is delivered, both stay open", async () => {
     const first = expectInputRequired(await callTool(stack.url, "two_questions", {}));
-    const answered = nextEvent<ElicitationAnsweredEvent>(stack.legacy.events, "elicitation-answered", (e) => e.tool === "two_questions", 400);
+    const answered = nextEvent<ElicitationAnsweredEvent>(
+      stack.legacy.events,
+      "elicitation-answered",
+      (e) => e.tool === "two_questions",
+      400,
+    );
     answered.catch(() => undefined);
     expectInvalidParams(
-      await callTool(stack.url, "two_questions", {}, {}, {
-        requestState: first.requestState,
-        inputResponses: { colour: accept({ colour: "red" }), size: accept({ size: "XXL" }) },
-      }),
+      await callTool(
+        stack.url,
+        "two_questions",
+        {},
+        {},
+        {
+          requestState: first.requestState,
+          inputResponses: { colour: accept({ colour: "red" }), size: accept({ size: "XXL" }) },
+        },
+      ),
       /'size' must be one of/,
     );
     await assert.rejects(answered, /timed out/, "the good answer was not delivered either");
     const result = expectComplete(
-      await callTool(stack.url, "two_questions", {}, {}, {
-        requestState: first.requestState,
-        inputResponses: { colour: accept({ colour: "red" }), size: accept({ size: "L" }) },
-      }),
+      await callTool(
+        stack.url,
+        "two_questions",
+        {},
+        {},
+        {
+          requestState: first.requestState,
+          inputResponses: { colour: accept({ colour: "red" }), size: accept({ size: "L" }) },
+        },
+      ),
     );
     assert.equal(textOf(result), "colour=red, size=L");
   });
@@ -606,7 +785,13 @@ describe("inline MRTR: held calls expire", () => {
     const round = expectInputRequired(await callTool(short.url, "two_rounds", {}));
     await cancelled;
     await new Promise((r) => setTimeout(r, 50));
-    const reply = await callTool(short.url, "two_rounds", {}, {}, { requestState: round.requestState, inputResponses: { first: accept({ first: "Ada" }) } });
+    const reply = await callTool(
+      short.url,
+      "two_rounds",
+      {},
+      {},
+      { requestState: round.requestState, inputResponses: { first: accept({ first: "Ada" }) } },
+    );
     expectInvalidParams(reply, /expired/);
   });
 
@@ -614,11 +799,23 @@ describe("inline MRTR: held calls expire", () => {
     const first = expectInputRequired(await callTool(short.url, "two_rounds", {}));
     await new Promise((r) => setTimeout(r, HOLD_TIMEOUT_MS / 2));
     const second = expectInputRequired(
-      await callTool(short.url, "two_rounds", {}, {}, { requestState: first.requestState, inputResponses: { first: accept({ first: "Ada" }) } }),
+      await callTool(
+        short.url,
+        "two_rounds",
+        {},
+        {},
+        { requestState: first.requestState, inputResponses: { first: accept({ first: "Ada" }) } },
+      ),
     );
     await new Promise((r) => setTimeout(r, HOLD_TIMEOUT_MS / 2));
     const result = expectComplete(
-      await callTool(short.url, "two_rounds", {}, {}, { requestState: second.requestState, inputResponses: { last: accept({ last: "Lovelace" }) } }),
+      await callTool(
+        short.url,
+        "two_rounds",
+        {},
+        {},
+        { requestState: second.requestState, inputResponses: { last: accept({ last: "Lovelace" }) } },
+      ),
     );
     assert.equal(textOf(result), "Hello, Ada Lovelace!");
   });

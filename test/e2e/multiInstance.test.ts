@@ -12,7 +12,7 @@ import type { JsonObject } from "../../src/protocol/wire.js";
 import { killHard, spawnGateway } from "./childGateway.js";
 import { errorOf, health, nextEvent, pollTask, resultOf, rpc, TASKS_CAPS } from "./kit.js";
 import { openListen, paramsOf, statusTrail } from "./listenKit.js";
-import { REDIS_URL, startSharedRedisStack, type SharedRedisStack } from "./sharedRedisStack.js";
+import { REDIS_URL, type SharedRedisStack, startSharedRedisStack } from "./sharedRedisStack.js";
 
 const CAPS = { ...TASKS_CAPS, elicitation: {} };
 
@@ -24,7 +24,11 @@ describe("several instances sharing tasks through Redis", () => {
 
   before(async () => {
     // Short leases: listen streams check the holders of followed tasks every leaseMs / 3.
-    stack = await startSharedRedisStack({ speed: 8, leaseMs: 3_000, config: { tasks: { tools: { build_report: "always", slow_echo: "always" } } } });
+    stack = await startSharedRedisStack({
+      speed: 8,
+      leaseMs: 3_000,
+      config: { tasks: { tools: { build_report: "always", slow_echo: "always" } } },
+    });
     ({ legacy, a, b } = stack);
   });
 
@@ -43,7 +47,12 @@ describe("several instances sharing tasks through Redis", () => {
     const asking = await pollTask(b.url, taskId, (t) => t.status === "input_required");
     assert.deepEqual(Object.keys(asking.inputRequests as JsonObject), ["charts"]);
 
-    const ack = await rpc(b.url, "tasks/update", { taskId, inputResponses: { charts: { action: "accept", content: { charts: true } } } }, { capabilities: TASKS_CAPS });
+    const ack = await rpc(
+      b.url,
+      "tasks/update",
+      { taskId, inputResponses: { charts: { action: "accept", content: { charts: true } } } },
+      { capabilities: TASKS_CAPS },
+    );
     assert.deepEqual(resultOf(ack), { resultType: "complete" });
     // A delivered it (it holds the call) before B acknowledged: the key is gone everywhere at once.
     for (const via of [a, b]) {
@@ -57,7 +66,12 @@ describe("several instances sharing tasks through Redis", () => {
   test("a bad answer sent through B is refused with A's -32602 and the question stays open", async () => {
     const taskId = await startReport(a, "2026-10");
     await pollTask(b.url, taskId, (t) => t.status === "input_required");
-    const bad = await rpc(b.url, "tasks/update", { taskId, inputResponses: { charts: { action: "accept", content: { charts: "yes" } } } }, { capabilities: TASKS_CAPS });
+    const bad = await rpc(
+      b.url,
+      "tasks/update",
+      { taskId, inputResponses: { charts: { action: "accept", content: { charts: "yes" } } } },
+      { capabilities: TASKS_CAPS },
+    );
     assert.equal(errorOf(bad).code, -32602);
     assert.match(errorOf(bad).message, /'charts' must be a boolean/);
     const still = resultOf(await rpc(a.url, "tasks/get", { taskId }, { capabilities: TASKS_CAPS }));
@@ -78,7 +92,9 @@ describe("several instances sharing tasks through Redis", () => {
 
   test("a cancel sent to B stops A's upstream call", async () => {
     const started = nextEvent(legacy.events, "tool-started", (e: { tool: string }) => e.tool === "slow_echo");
-    const created = resultOf(await rpc(a.url, "tools/call", { name: "slow_echo", arguments: { text: "x", ms: 120_000 } }, { capabilities: TASKS_CAPS }));
+    const created = resultOf(
+      await rpc(a.url, "tools/call", { name: "slow_echo", arguments: { text: "x", ms: 120_000 } }, { capabilities: TASKS_CAPS }),
+    );
     const taskId = created.taskId as string;
     await started;
     const cancelled = nextEvent(legacy.events, "cancelled", (e: { tool: string }) => e.tool === "slow_echo");
@@ -108,10 +124,16 @@ describe("several instances sharing tasks through Redis", () => {
       stack.children,
     );
     const started = nextEvent(legacy.events, "tool-started", (e: { tool: string }) => e.tool === "slow_echo");
-    const created = resultOf(await rpc(child.url, "tools/call", { name: "slow_echo", arguments: { text: "x", ms: 120_000 } }, { capabilities: TASKS_CAPS }));
+    const created = resultOf(
+      await rpc(child.url, "tools/call", { name: "slow_echo", arguments: { text: "x", ms: 120_000 } }, { capabilities: TASKS_CAPS }),
+    );
     const taskId = created.taskId as string;
     await started;
-    assert.equal(resultOf(await rpc(b.url, "tasks/get", { taskId }, { capabilities: TASKS_CAPS })).status, "working", "holder alive: still working");
+    assert.equal(
+      resultOf(await rpc(b.url, "tasks/get", { taskId }, { capabilities: TASKS_CAPS })).status,
+      "working",
+      "holder alive: still working",
+    );
 
     const listen = await openListen(b.url, { taskIds: [taskId] }, { id: "follower", capabilities: TASKS_CAPS });
     try {

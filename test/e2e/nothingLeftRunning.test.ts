@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
-import { startLegacyServer, type LegacyServer } from "../../examples/legacy-server/server.js";
+import { type LegacyServer, startLegacyServer } from "../../examples/legacy-server/server.js";
 import type { SessionEvent, ToolFinishedEvent, ToolStartedEvent } from "../../examples/legacy-server/state.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
 import { finalFrame, rpcWithin, watchCall } from "./faults/boundedRpc.js";
@@ -39,7 +39,12 @@ describe("taskgate processes that end while calls run upstream", () => {
       shutdown: { graceMs: GRACE_MS },
     };
   });
-  afterEach(() => closeAll(() => processes?.close(), () => legacy?.close()));
+  afterEach(() =>
+    closeAll(
+      () => processes?.close(),
+      () => legacy?.close(),
+    ),
+  );
 
   /** Starts a slow_echo task on `url`; resolves once it runs upstream, with its task id and upstream session. */
   async function startTask(url: string, text: string): Promise<{ taskId: string; started: ToolStartedEvent }> {
@@ -50,7 +55,12 @@ describe("taskgate processes that end while calls run upstream", () => {
   }
 
   const endedUpstream = (started: ToolStartedEvent) =>
-    nextEvent<ToolFinishedEvent>(legacy.events, "tool-finished", (e) => e.tool === "slow_echo" && e.requestId === started.requestId && e.sessionId === started.sessionId, ANSWER_WITHIN_MS);
+    nextEvent<ToolFinishedEvent>(
+      legacy.events,
+      "tool-finished",
+      (e) => e.tool === "slow_echo" && e.requestId === started.requestId && e.sessionId === started.sessionId,
+      ANSWER_WITHIN_MS,
+    );
 
   test("after kill -9 of taskgate holding a task, the next start DELETEs the upstream session the dead process left, ending its call", async () => {
     const first = await processes.start(config, "first");
@@ -66,7 +76,9 @@ describe("taskgate processes that end while calls run upstream", () => {
     const ended = endedUpstream(started);
     const second = await processes.start(config, "second");
     await closed.catch((error: Error) => {
-      throw new Error(`${error.message}: the restarted taskgate did not close upstream session ${started.sessionId} (upstream still has ${legacy.sessionCount()} session(s))`);
+      throw new Error(
+        `${error.message}: the restarted taskgate did not close upstream session ${started.sessionId} (upstream still has ${legacy.sessionCount()} session(s))`,
+      );
     });
     const { outcome } = await ended;
     assert.ok(["closed", "cancelled"].includes(outcome), `the orphaned slow_echo ended upstream (${outcome})`);
@@ -91,7 +103,10 @@ describe("taskgate processes that end while calls run upstream", () => {
 
     const how = await inline.ended;
     const final = finalFrame(inline.frames);
-    assert.ok(final?.error, `the inline call's stream (${how}) must end with a JSON-RPC error frame; frames: ${JSON.stringify(inline.frames)}`);
+    assert.ok(
+      final?.error,
+      `the inline call's stream (${how}) must end with a JSON-RPC error frame; frames: ${JSON.stringify(inline.frames)}`,
+    );
     assertErrorObject(final.error, { reason: "shutting_down", message: /^taskgate is shutting down/ }, "the inline call's final frame");
     assert.equal(how, "end", "the stream was ended by taskgate after the frame, not cut");
 

@@ -48,7 +48,12 @@ function step(what: string, command: string, args: string[], cwd: string): strin
 }
 
 /** Spawns a long-running process and resolves with the first stdout line matching `ready`. */
-function startUntil(what: string, args: string[], cwd: string, ready: (line: string) => boolean): Promise<{ child: ChildProcess; line: string }> {
+function startUntil(
+  what: string,
+  args: string[],
+  cwd: string,
+  ready: (line: string) => boolean,
+): Promise<{ child: ChildProcess; line: string }> {
   const child = spawn(process.execPath, args, { cwd, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
   children.push(child);
   let stderr = "";
@@ -87,23 +92,42 @@ describe("the npm package", () => {
       [],
       "files outside the whitelist",
     );
-    for (const file of ["dist/src/cli.js", "bin/taskgate.js", "dist/examples/demo.js", "dist/examples/legacy-server/main.js", "config/demo.yaml", "config/taskgate.example.yaml", "LICENSE"]) {
+    for (const file of [
+      "dist/src/cli.js",
+      "bin/taskgate.js",
+      "dist/examples/demo.js",
+      "dist/examples/legacy-server/main.js",
+      "config/demo.yaml",
+      "config/taskgate.example.yaml",
+      "LICENSE",
+    ]) {
       assert.ok(packedFiles.includes(file), `${file} is in the tarball`);
     }
-    const compose = parse(readFileSync(join(REPO, "compose.yaml"), "utf8"), { merge: true }) as { services: { legacy: { entrypoint: string[] } } };
-    assert.ok(packedFiles.includes(compose.services.legacy.entrypoint[1] as string), "compose.yaml's legacy server is in the package (and so in the image)");
+    const compose = parse(readFileSync(join(REPO, "compose.yaml"), "utf8"), { merge: true }) as {
+      services: { legacy: { entrypoint: string[] } };
+    };
+    assert.ok(
+      packedFiles.includes(compose.services.legacy.entrypoint[1] as string),
+      "compose.yaml's legacy server is in the package (and so in the image)",
+    );
   });
 
   test("installed with npm install --prefix: taskgate --version and taskgate serve --help", () => {
     const prefix = join(work, "prefix");
-    step("npm install --prefix <tmp> <tarball>", npm, ["install", "--prefix", prefix, tarball, "--omit=dev", "--no-audit", "--no-fund", "--prefer-offline"], work);
+    step(
+      "npm install --prefix <tmp> <tarball>",
+      npm,
+      ["install", "--prefix", prefix, tarball, "--omit=dev", "--no-audit", "--no-fund", "--prefer-offline"],
+      work,
+    );
     const bin = join(prefix, "node_modules", ".bin", "taskgate");
     assert.equal(step("taskgate --version", bin, ["--version"], work).trim(), VERSION);
     const help = step("taskgate serve --help", bin, ["serve", "--help"], work);
     assert.match(help, /--upstream <url>\s+legacy MCP endpoint/);
     assert.match(help, /--upstream-command <command line>/);
     for (const name of ENV_VARS) assert.ok(help.includes(name), `${name} in serve --help`);
-    for (const tool of ["tsx", "typescript", "esbuild"]) assert.ok(!existsSync(join(prefix, "node_modules", tool)), `${tool} is not installed with the package`);
+    for (const tool of ["tsx", "typescript", "esbuild"])
+      assert.ok(!existsSync(join(prefix, "node_modules", tool)), `${tool} is not installed with the package`);
   });
 });
 
@@ -133,7 +157,17 @@ describe("the Docker runtime layout (unpacked package + npm ci --omit=dev)", () 
   });
 
   test("holds no dev tooling and no TypeScript sources", () => {
-    for (const name of ["tsx", "esbuild", "@esbuild", "typescript", "@types", "@biomejs", "madge", "supertest", "@modelcontextprotocol/ext-tasks"]) {
+    for (const name of [
+      "tsx",
+      "esbuild",
+      "@esbuild",
+      "typescript",
+      "@types",
+      "@biomejs",
+      "madge",
+      "supertest",
+      "@modelcontextprotocol/ext-tasks",
+    ]) {
       assert.ok(!existsSync(join(app, "node_modules", name)), `${name} is not in the runtime layout`);
     }
     assert.ok(!existsSync(join(app, "src")), "no src/");
@@ -146,7 +180,9 @@ describe("the Docker runtime layout (unpacked package + npm ci --omit=dev)", () 
   });
 
   test("serve answers server/discover through the example legacy server shipped in dist/examples", async () => {
-    const legacy = await startUntil("the example legacy server", ["dist/examples/legacy-server/main.js"], app, (line) => line.includes("listening on"));
+    const legacy = await startUntil("the example legacy server", ["dist/examples/legacy-server/main.js"], app, (line) =>
+      line.includes("listening on"),
+    );
     const upstream = /listening on (\S+)/.exec(legacy.line)?.[1] as string;
     const gateway = await startUntil(
       "taskgate serve",
@@ -173,13 +209,23 @@ describe("the Docker runtime layout (unpacked package + npm ci --omit=dev)", () 
   });
 
   test("demo runs from dist/examples; without it, the demo says what is missing and exits 1", async () => {
-    const demo = await startUntil("taskgate demo", ["bin/taskgate.js", "demo", "--port", "0"], app, (line) => line.includes("taskgate demo is running"));
+    const demo = await startUntil("taskgate demo", ["bin/taskgate.js", "demo", "--port", "0"], app, (line) =>
+      line.includes("taskgate demo is running"),
+    );
     await killHard(demo.child);
     renameSync(join(app, "dist", "examples"), join(app, "dist", "examples-moved"));
     try {
-      const result = spawnSync(process.execPath, ["bin/taskgate.js", "demo", "--port", "0"], { cwd: app, encoding: "utf8", env: cleanEnv(), timeout: 30_000 });
+      const result = spawnSync(process.execPath, ["bin/taskgate.js", "demo", "--port", "0"], {
+        cwd: app,
+        encoding: "utf8",
+        env: cleanEnv(),
+        timeout: 30_000,
+      });
       assert.equal(result.status, 1, result.stderr);
-      assert.match(result.stderr, /cannot start the demo: it needs the bundled example server \(.*dist\/examples\/demo\.js\), which this installation does not include/);
+      assert.match(
+        result.stderr,
+        /cannot start the demo: it needs the bundled example server \(.*dist\/examples\/demo\.js\), which this installation does not include/,
+      );
       assert.match(result.stderr, /taskgate serve --upstream <url>/);
     } finally {
       renameSync(join(app, "dist", "examples-moved"), join(app, "dist", "examples"));

@@ -41,7 +41,10 @@ test("SIGTERM to npm start stops the gateway: 'shutting down', 'taskgate stopped
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
   const listening = await new Promise<{ url: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm start did not log "taskgate listening" within ${LIMIT_MS} ms; stderr: ${stderr}`)), LIMIT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`npm start did not log "taskgate listening" within ${LIMIT_MS} ms; stderr: ${stderr}`)),
+      LIMIT_MS,
+    );
     createInterface({ input: child.stdout }).on("line", (line) => {
       let entry: Record<string, unknown>;
       try {
@@ -67,8 +70,14 @@ test("SIGTERM to npm start stops the gateway: 'shutting down', 'taskgate stopped
   child.kill("SIGTERM");
   await exited;
 
-  assert.ok(lines.some((line) => line.event === "gateway.stopping" && line.signal === "SIGTERM"), "taskgate logged shutting down");
-  assert.ok(lines.some((line) => line.event === "gateway.stopped"), "taskgate logged stopped");
+  assert.ok(
+    lines.some((line) => line.event === "gateway.stopping" && line.signal === "SIGTERM"),
+    "taskgate logged shutting down",
+  );
+  assert.ok(
+    lines.some((line) => line.event === "gateway.stopped"),
+    "taskgate logged stopped",
+  );
   await assert.rejects(fetch(new URL("/healthz", listening.url)), "nothing listens on the demo's port any more");
   // Nothing npm started is left: signal 0 to the process group fails once the group is empty.
   // npm may exit a moment before the gateway it ran finishes its own exit, so allow a few seconds.

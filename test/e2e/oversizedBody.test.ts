@@ -6,13 +6,13 @@
 // and the race (taskgate closing while the client still writes) never shows.
 
 import assert from "node:assert/strict";
-import { request as httpRequest, type ClientRequest } from "node:http";
+import { type ClientRequest, request as httpRequest } from "node:http";
 import { after, before, describe, test } from "node:test";
-import { startLegacyServer, type LegacyServer } from "../../examples/legacy-server/server.js";
+import { type LegacyServer, startLegacyServer } from "../../examples/legacy-server/server.js";
 import { closeAll } from "./faults/closeAll.js";
 import { within } from "./faults/deadline.js";
 import { failIfStillRunning } from "./faults/exitGuard.js";
-import { GatewayProcesses, type GatewayProcess } from "./faults/gatewayProcess.js";
+import { type GatewayProcess, GatewayProcesses } from "./faults/gatewayProcess.js";
 import { ANSWER_WITHIN_MS } from "./faults/limits.js";
 import { modernHeaders } from "./kit.js";
 
@@ -40,7 +40,13 @@ async function* chunks(): AsyncGenerator<Uint8Array> {
 
 async function uploadWithFetch(url: string): Promise<Outcome> {
   const stream = ReadableStream.from(chunks());
-  const response = await fetch(url, { method: "POST", headers, body: stream, duplex: "half", signal: AbortSignal.timeout(ANSWER_WITHIN_MS) } as RequestInit);
+  const response = await fetch(url, {
+    method: "POST",
+    headers,
+    body: stream,
+    duplex: "half",
+    signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
+  } as RequestInit);
   return { status: response.status, body: await response.text() };
 }
 
@@ -63,7 +69,9 @@ function drainedOrClosed(req: ClientRequest): Promise<void> {
 }
 
 function uploadWithHttp(url: string, declareLength: boolean): Promise<Outcome> {
-  const framing = declareLength ? { "Content-Length": String(HEAD.length + Math.ceil((BODY_BYTES - HEAD.length) / CHUNK) * CHUNK) } : { "Transfer-Encoding": "chunked" };
+  const framing = declareLength
+    ? { "Content-Length": String(HEAD.length + Math.ceil((BODY_BYTES - HEAD.length) / CHUNK) * CHUNK) }
+    : { "Transfer-Encoding": "chunked" };
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method: "POST", headers: { ...headers, ...framing }, agent: false }, (res) => {
       let body = "";
@@ -91,7 +99,12 @@ describe("an over-limit body uploaded in chunks", () => {
     legacy = await startLegacyServer({ port: 0 });
     gw = await processes.start({ upstream: { url: legacy.url }, bodyLimitBytes: LIMIT });
   });
-  after(() => closeAll(() => processes.close(), () => legacy?.close()));
+  after(() =>
+    closeAll(
+      () => processes.close(),
+      () => legacy?.close(),
+    ),
+  );
 
   for (const [client, upload] of [
     ["fetch, streamed body", uploadWithFetch],

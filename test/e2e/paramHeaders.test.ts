@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { errorOf, resultOf, rpc, startStack, type Stack } from "./kit.js";
+import { errorOf, resultOf, rpc, type Stack, startStack } from "./kit.js";
 
 describe("Mcp-Param-* headers on tools/call", () => {
   let stack: Stack;
@@ -16,7 +16,10 @@ describe("Mcp-Param-* headers on tools/call", () => {
     rpc(stack.url, "tools/call", { name: "forecast", arguments: args }, { headers });
 
   test("tools/list shows the x-mcp-header marks", async () => {
-    const tools = resultOf(await rpc(stack.url, "tools/list")).tools as Array<{ name: string; inputSchema: { properties: Record<string, Record<string, unknown>> } }>;
+    const tools = resultOf(await rpc(stack.url, "tools/list")).tools as Array<{
+      name: string;
+      inputSchema: { properties: Record<string, Record<string, unknown>> };
+    }>;
     const tool = tools.find((t) => t.name === "forecast");
     assert.equal(tool?.inputSchema.properties.region?.["x-mcp-header"], "Region");
   });

@@ -7,10 +7,10 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { ElicitRequestSchema, type CallToolResult, type ElicitRequest, type Progress } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, type ElicitRequest, ElicitRequestSchema, type Progress } from "@modelcontextprotocol/sdk/types.js";
 import type { ElicitationAnsweredEvent, SessionEvent } from "../../examples/legacy-server/state.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { nextEvent, startStack, type Stack } from "./kit.js";
+import { nextEvent, type Stack, startStack } from "./kit.js";
 
 const LEGACY_VERSION = "2025-11-25";
 
@@ -72,7 +72,10 @@ describe("legacy pass-through with the SDK 1.x client", () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);
     for (const name of ["greet", "build_report", "slow_echo"]) assert.ok(names.includes(name));
-    assert.ok(tools.some((t) => t.execution !== undefined), "legacy fields pass through untouched");
+    assert.ok(
+      tools.some((t) => t.execution !== undefined),
+      "legacy fields pass through untouched",
+    );
   });
 
   test("callTool build_report: the elicitation reaches the client and the accepted answer shapes the result", async () => {

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ErrorCode } from "../../src/protocol/errors.js";
-import { errorOf, resultOf, rpc, startStack, type Stack } from "./kit.js";
+import { errorOf, resultOf, rpc, type Stack, startStack } from "./kit.js";
 import { assertRpcError, callTool, createTask, getTask, hasStatus, TERMINAL, waitForTask } from "./taskFlow.js";
 
 const SPEED = 10; // slow_echo's ms are divided by this
@@ -49,7 +49,10 @@ describe("quotas.maxRunningTasks", () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     assert.equal(started() - beforeRefusal, 1, "only Bob's call reached the upstream, not the refused one");
 
-    for (const [task, text] of [[first, "one"], [second, "two"]] as const) {
+    for (const [task, text] of [
+      [first, "one"],
+      [second, "two"],
+    ] as const) {
       const done = await waitForTask(stack.url, idOf(task), TERMINAL, { token: "alice", timeoutMs: 10_000 });
       assert.equal(done.status, "completed");
       assert.match(textOf(done.result), new RegExp(text));
@@ -63,7 +66,12 @@ describe("quotas.maxRunningTasks", () => {
     const a = await createTask(stack.url, "slow_echo", { text: "a", ms: 60_000 }, { token: "carol" });
     const b = await createTask(stack.url, "slow_echo", { text: "b", ms: 60_000 }, { token: "carol" });
     assertRpcError(await callTool(stack.url, "slow_echo", { text: "c", ms: 100 }, { token: "carol" }), ErrorCode.InternalError, 429);
-    await rpc(stack.url, "tasks/cancel", { taskId: idOf(a) }, { token: "carol", capabilities: { extensions: { "io.modelcontextprotocol/tasks": {} } } });
+    await rpc(
+      stack.url,
+      "tasks/cancel",
+      { taskId: idOf(a) },
+      { token: "carol", capabilities: { extensions: { "io.modelcontextprotocol/tasks": {} } } },
+    );
     await waitForTask(stack.url, idOf(a), hasStatus("cancelled"), { token: "carol" });
     const c = await createTask(stack.url, "slow_echo", { text: "c", ms: 100 }, { token: "carol" });
     assert.equal((await waitForTask(stack.url, idOf(c), TERMINAL, { token: "carol" })).status, "completed");
@@ -109,7 +117,12 @@ describe("quotas.requestsPerMinute", () => {
     const task = await createTask(stack.url, "slow_echo", { text: "runs on", ms: 5_000 }, { token: "alice" });
     let refused: Awaited<ReturnType<typeof rpc>> | undefined;
     for (let i = 0; i < 40 && !refused; i++) {
-      const reply = await rpc(stack.url, "tasks/get", { taskId: idOf(task) }, { token: "alice", capabilities: { extensions: { "io.modelcontextprotocol/tasks": {} } } });
+      const reply = await rpc(
+        stack.url,
+        "tasks/get",
+        { taskId: idOf(task) },
+        { token: "alice", capabilities: { extensions: { "io.modelcontextprotocol/tasks": {} } } },
+      );
       if (reply.status === 429) refused = reply;
     }
     assert.ok(refused, "the 31st request or so is refused");
@@ -131,7 +144,10 @@ describe("quotas.requestsPerMinute", () => {
 describe("quotas: a call that becomes a task moves from the held count to the task count", () => {
   let stack: Stack;
   before(async () => {
-    stack = await startStack({ speed: SPEED, config: { tasks: { policy: "auto", autoAfterMs: 100 }, quotas: { maxHeldCalls: 1, maxRunningTasks: 1 } } });
+    stack = await startStack({
+      speed: SPEED,
+      config: { tasks: { policy: "auto", autoAfterMs: 100 }, quotas: { maxHeldCalls: 1, maxRunningTasks: 1 } },
+    });
   });
   after(() => stack.close());
 
@@ -141,7 +157,11 @@ describe("quotas: a call that becomes a task moves from the held count to the ta
     assert.equal(inline.status, 200, JSON.stringify(inline.message));
     assert.match(textOf(resultOf(inline)), /quick/, "the held place was freed when the call became a task");
     const second = await callTool(stack.url, "slow_echo", { text: "second task", ms: 100 }, { token: "alice" });
-    assert.match(assertRpcError(second, ErrorCode.InternalError, 429).message, /quotas\.maxRunningTasks/, "a call that may become a task needs task room");
+    assert.match(
+      assertRpcError(second, ErrorCode.InternalError, 429).message,
+      /quotas\.maxRunningTasks/,
+      "a call that may become a task needs task room",
+    );
     const done = await waitForTask(stack.url, idOf(task), TERMINAL, { token: "alice", timeoutMs: 10_000 });
     assert.equal(done.status, "completed");
   });

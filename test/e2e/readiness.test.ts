@@ -6,12 +6,12 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { startLegacyServer, type LegacyServer } from "../../examples/legacy-server/server.js";
+import { type LegacyServer, startLegacyServer } from "../../examples/legacy-server/server.js";
 import { closeAll } from "./faults/closeAll.js";
 import { timed, until } from "./faults/deadline.js";
 import { failIfStillRunning } from "./faults/exitGuard.js";
 import { freePort } from "./faults/freePort.js";
-import { startFaultGateway, type FaultGateway, type Probe } from "./faults/inProcessGateway.js";
+import { type FaultGateway, type Probe, startFaultGateway } from "./faults/inProcessGateway.js";
 import { ANSWER_WITHIN_MS, UPSTREAM_LIMITS } from "./faults/limits.js";
 import { LEVEL } from "./faults/logCapture.js";
 
@@ -20,7 +20,11 @@ failIfStillRunning();
 const COUNTERS = ["heldTasks", "heldCalls", "listenStreams", "upstreamSessions"];
 
 function assertJson(probe: Probe, path: string): void {
-  assert.match(probe.contentType, /application\/json/, `${path} answers JSON; got HTTP ${probe.status} ${probe.contentType}: ${probe.text.slice(0, 200)}`);
+  assert.match(
+    probe.contentType,
+    /application\/json/,
+    `${path} answers JSON; got HTTP ${probe.status} ${probe.contentType}: ${probe.text.slice(0, 200)}`,
+  );
 }
 
 describe("/livez, /readyz and /healthz while the upstream comes and goes", () => {
@@ -33,7 +37,12 @@ describe("/livez, /readyz and /healthz while the upstream comes and goes", () =>
     upstreamUrl = `http://127.0.0.1:${port}/mcp`;
     gw = await startFaultGateway(upstreamUrl, { upstream: { ...UPSTREAM_LIMITS } });
   });
-  after(() => closeAll(() => gw?.close(), () => legacy?.close()));
+  after(() =>
+    closeAll(
+      () => gw?.close(),
+      () => legacy?.close(),
+    ),
+  );
 
   const live = async () => {
     const probe = await gw.get("/livez");
@@ -80,7 +89,9 @@ describe("/livez, /readyz and /healthz while the upstream comes and goes", () =>
 
     await legacy.close();
     legacy = undefined;
-    await until(ANSWER_WITHIN_MS, "/readyz 503 again once the upstream is gone", async () => ((await gw.get("/readyz")).status === 503 ? true : undefined));
+    await until(ANSWER_WITHIN_MS, "/readyz 503 again once the upstream is gone", async () =>
+      (await gw.get("/readyz")).status === 503 ? true : undefined,
+    );
     await live();
   });
 });

@@ -4,9 +4,9 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { LEGACY_RESOURCE_NOT_FOUND, ErrorCode } from "../../src/protocol/errors.js";
-import { META, PROTOCOL_VERSION, TASKS_EXTENSION, type JsonObject } from "../../src/protocol/wire.js";
-import { errorOf, resultOf, rpc, startStack, type Stack } from "./kit.js";
+import { ErrorCode, LEGACY_RESOURCE_NOT_FOUND } from "../../src/protocol/errors.js";
+import { type JsonObject, META, PROTOCOL_VERSION, TASKS_EXTENSION } from "../../src/protocol/wire.js";
+import { errorOf, resultOf, rpc, type Stack, startStack } from "./kit.js";
 
 const SERVER_INFO = { name: "example-legacy-server", version: "1.0.0" };
 const TOOLS = ["broken_tool", "build_report", "fail_tool", "greet", "slow_echo", "two_rounds"];
@@ -82,7 +82,10 @@ describe("relayed methods", () => {
     const prompts = result.prompts as JsonObject[];
     const summarize = prompts.find((p) => p.name === "summarize");
     assert.ok(summarize, "summarize is listed");
-    assert.deepEqual((summarize.arguments as JsonObject[]).map((a) => a.name), ["topic"]);
+    assert.deepEqual(
+      (summarize.arguments as JsonObject[]).map((a) => a.name),
+      ["topic"],
+    );
   });
 
   test("prompts/get renders the prompt with its argument", async () => {

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createLogger } from "../../src/observability/logger.js";
 import { LogCapture, type LogLine } from "./faults/logCapture.js";
-import { nextEvent, pollTask, resultOf, rpc, startStack, TASKS_CAPS, type RpcOptions, type Stack } from "./kit.js";
+import { nextEvent, pollTask, type RpcOptions, resultOf, rpc, type Stack, startStack, TASKS_CAPS } from "./kit.js";
 import { eventually } from "./listenKit.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -25,7 +25,10 @@ describe("request ids", () => {
 
   /** The request's one `request` line (written once its response ended). */
   const requestLine = async (requestId: string): Promise<LogLine> => {
-    await eventually(() => logs.lines.some((line) => line.event === "request" && line.requestId === requestId), `request line of ${requestId}`);
+    await eventually(
+      () => logs.lines.some((line) => line.event === "request" && line.requestId === requestId),
+      `request line of ${requestId}`,
+    );
     return logs.lines.find((line) => line.event === "request" && line.requestId === requestId)!;
   };
   const eventLine = async (event: string, match: (line: LogLine) => boolean): Promise<LogLine> => {
@@ -35,7 +38,11 @@ describe("request ids", () => {
   const call = (method: string, params: Record<string, unknown>, options: RpcOptions) => rpc(stack.url, method, params as never, options);
 
   test("an X-Request-Id is echoed and on every line of its request; later task lines carry the taskId", async () => {
-    const created = await call("tools/call", { name: "ask_then_work", arguments: { ms: 60_000 } }, { capabilities: TASKS_AND_FORMS, headers: { "X-Request-Id": "req-create-1" } });
+    const created = await call(
+      "tools/call",
+      { name: "ask_then_work", arguments: { ms: 60_000 } },
+      { capabilities: TASKS_AND_FORMS, headers: { "X-Request-Id": "req-create-1" } },
+    );
     assert.equal(created.headers.get("x-request-id"), "req-create-1");
     const taskId = resultOf(created).taskId as string;
     assert.ok(taskId, JSON.stringify(created.message));
@@ -51,7 +58,11 @@ describe("request ids", () => {
 
     const task = await pollTask(stack.url, taskId, (t) => t.status === "input_required");
     const [key] = Object.keys(task.inputRequests as object);
-    const answered = await call("tasks/update", { taskId, inputResponses: { [key!]: { action: "accept", content: { name: "Ada" } } } }, { capabilities: TASKS_CAPS, headers: { "X-Request-Id": "req-answer-1" } });
+    const answered = await call(
+      "tasks/update",
+      { taskId, inputResponses: { [key!]: { action: "accept", content: { name: "Ada" } } } },
+      { capabilities: TASKS_CAPS, headers: { "X-Request-Id": "req-answer-1" } },
+    );
     assert.equal(answered.headers.get("x-request-id"), "req-answer-1");
     const delivered = await eventLine("task.answered", (line) => line.taskId === taskId);
     assert.equal(delivered.requestId, "req-answer-1");
@@ -69,7 +80,11 @@ describe("request ids", () => {
   test("an inline call the client leaves: its upstream.call.cancelled line carries the request's id", async () => {
     const started = nextEvent(stack.legacy.events, "tool-started", (e: { tool: string }) => e.tool === "slow_echo");
     const leave = new AbortController();
-    const reply = call("tools/call", { name: "slow_echo", arguments: { text: "x", ms: 60_000 } }, { headers: { "X-Request-Id": "req-inline-1" }, signal: leave.signal });
+    const reply = call(
+      "tools/call",
+      { name: "slow_echo", arguments: { text: "x", ms: 60_000 } },
+      { headers: { "X-Request-Id": "req-inline-1" }, signal: leave.signal },
+    );
     await started;
     leave.abort();
     await assert.rejects(reply);
@@ -104,7 +119,11 @@ describe("request ids", () => {
     const line = await requestLine("req-no-token");
     assert.equal(line.status, 401);
     assert.equal(typeof line.rejected, "string", "the reason of the refusal is logged");
-    const badVersion = await call("tools/list", {}, { headers: { "X-Request-Id": "req-bad-version", "MCP-Protocol-Version": "1999-01-01" } });
+    const badVersion = await call(
+      "tools/list",
+      {},
+      { headers: { "X-Request-Id": "req-bad-version", "MCP-Protocol-Version": "1999-01-01" } },
+    );
     assert.equal(badVersion.headers.get("x-request-id"), "req-bad-version");
     const rejected = await requestLine("req-bad-version");
     assert.equal(typeof rejected.rejected, "number");

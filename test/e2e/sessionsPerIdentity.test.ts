@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { health, resultOf, rpc, startStack, type Stack } from "./kit.js";
+import { health, resultOf, rpc, type Stack, startStack } from "./kit.js";
 
 const IDENTITIES = 1000;
 
@@ -25,7 +25,11 @@ describe(`${IDENTITIES} identities through one taskgate`, () => {
     const worker = async () => {
       for (let i = next++; i < IDENTITIES; i = next++) {
         const reply = await rpc(stack.url, "tools/call", { name: "greet", arguments: { name: `u${i}` } }, { token: `user${i}` });
-        assert.match(JSON.stringify(resultOf(reply)?.content), new RegExp(`Hello, u${i}!`), `round ${round}, user${i}: ${JSON.stringify(reply.message)}`);
+        assert.match(
+          JSON.stringify(resultOf(reply)?.content),
+          new RegExp(`Hello, u${i}!`),
+          `round ${round}, user${i}: ${JSON.stringify(reply.message)}`,
+        );
       }
     };
     await Promise.all(Array.from({ length: 32 }, worker));

@@ -6,9 +6,9 @@
 import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { createClient } from "@redis/client";
-import { startLegacyServer, type LegacyServer } from "../../examples/legacy-server/server.js";
-import { ConfigSchema, type ConfigInput } from "../../src/config/schema.js";
-import { startGateway, type Gateway } from "../../src/gateway.js";
+import { type LegacyServer, startLegacyServer } from "../../examples/legacy-server/server.js";
+import { type ConfigInput, ConfigSchema } from "../../src/config/schema.js";
+import { type Gateway, startGateway } from "../../src/gateway.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { killHard } from "./childGateway.js";
 

@@ -5,12 +5,12 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { startLegacyServer, type LegacyServer } from "../../examples/legacy-server/server.js";
+import { type LegacyServer, startLegacyServer } from "../../examples/legacy-server/server.js";
 import { rpcWithin } from "./faults/boundedRpc.js";
 import { closeAll } from "./faults/closeAll.js";
 import { timed, until } from "./faults/deadline.js";
 import { failIfStillRunning } from "./faults/exitGuard.js";
-import { startFaultGateway, type FaultGateway } from "./faults/inProcessGateway.js";
+import { type FaultGateway, startFaultGateway } from "./faults/inProcessGateway.js";
 import { ANSWER_WITHIN_MS, HTTP_LIMITS } from "./faults/limits.js";
 import { openSlowloris, type Slowloris } from "./faults/slowloris.js";
 import { resultOf } from "./kit.js";
@@ -27,7 +27,10 @@ describe("slow clients", () => {
   });
   after(async () => {
     for (const attack of attacks) attack.destroy();
-    await closeAll(() => gw?.close(), () => legacy?.close());
+    await closeAll(
+      () => gw?.close(),
+      () => legacy?.close(),
+    );
   });
 
   const greet = async (name: string) => {
@@ -44,10 +47,14 @@ describe("slow clients", () => {
       until(ANSWER_WITHIN_MS, "taskgate closes all 200 slowloris connections", () =>
         requestLine.closedByServer() + headers.closedByServer() === 200 ? true : undefined,
       ).catch((error: Error) => {
-        throw new Error(`${error.message}: ${requestLine.closedByServer()} of 100 (request line) and ${headers.closedByServer()} of 100 (headers) were closed`);
+        throw new Error(
+          `${error.message}: ${requestLine.closedByServer()} of 100 (request line) and ${headers.closedByServer()} of 100 (headers) were closed`,
+        );
       }),
     );
-    t.diagnostic(`all 200 closed within ${ms} ms of the greet; first answer: ${JSON.stringify(headers.firstAnswer().split("\r\n")[0] ?? "")}`);
+    t.diagnostic(
+      `all 200 closed within ${ms} ms of the greet; first answer: ${JSON.stringify(headers.firstAnswer().split("\r\n")[0] ?? "")}`,
+    );
     await greet("afterwards");
   });
 
@@ -55,10 +62,10 @@ describe("slow clients", () => {
     const body = await openSlowloris(gw.url, 20, "body");
     attacks.push(body);
     await greet("meanwhile");
-    await until(ANSWER_WITHIN_MS, "taskgate closes all 20 connections stuck in their body", () => (body.closedByServer() === 20 ? true : undefined)).catch(
-      (error: Error) => {
-        throw new Error(`${error.message}: ${body.closedByServer()} of 20 were closed`);
-      },
-    );
+    await until(ANSWER_WITHIN_MS, "taskgate closes all 20 connections stuck in their body", () =>
+      body.closedByServer() === 20 ? true : undefined,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}: ${body.closedByServer()} of 20 were closed`);
+    });
   });
 });

@@ -7,17 +7,17 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, test } from "node:test";
-import { startLegacyServer, type LegacyServer } from "../../examples/legacy-server/server.js";
+import { type LegacyServer, startLegacyServer } from "../../examples/legacy-server/server.js";
+import type { JsonObject } from "../../src/protocol/wire.js";
 import { rpcWithin } from "./faults/boundedRpc.js";
 import { closeAll } from "./faults/closeAll.js";
 import { timed } from "./faults/deadline.js";
 import { failIfStillRunning } from "./faults/exitGuard.js";
 import { assertErrorReply } from "./faults/expectError.js";
-import { startFaultGateway, type FaultGateway } from "./faults/inProcessGateway.js";
+import { type FaultGateway, startFaultGateway } from "./faults/inProcessGateway.js";
 import { ANSWER_WITHIN_MS, STORE_COMMAND_TIMEOUT_MS, UPSTREAM_LIMITS } from "./faults/limits.js";
 import { LEVEL } from "./faults/logCapture.js";
 import { RedisProcess } from "./faults/redisProcess.js";
-import type { JsonObject } from "../../src/protocol/wire.js";
 import { resultOf, TASKS_CAPS } from "./kit.js";
 import { scrape } from "./metricsKit.js";
 
@@ -45,7 +45,11 @@ describe("the redis task store stops answering", () => {
   });
   afterEach(async () => {
     if (redis?.isRunning()) redis.resume(); // a stopped process cannot close its connections
-    await closeAll(() => gw?.close(), () => legacy?.close(), () => redis?.close());
+    await closeAll(
+      () => gw?.close(),
+      () => legacy?.close(),
+      () => redis?.close(),
+    );
   });
 
   test("Redis SIGSTOPped: tasks/get, task creation and tasks/update each answer 503 store_unavailable naming store.commandTimeoutMs", async (t) => {
@@ -70,14 +74,18 @@ describe("the redis task store stops answering", () => {
 
   test("Redis gone (stopped): tasks/get answers 503 store_unavailable naming the store, and the log says why", async (t) => {
     await redis.stop();
-    const { value: get, ms } = await timed(() => rpcWithin(ANSWER_WITHIN_MS, gw.url, "tasks/get", { taskId }, { capabilities: TASKS_CAPS }));
+    const { value: get, ms } = await timed(() =>
+      rpcWithin(ANSWER_WITHIN_MS, gw.url, "tasks/get", { taskId }, { capabilities: TASKS_CAPS }),
+    );
     t.diagnostic(`tasks/get: HTTP ${get.status} after ${ms} ms`);
     const error = assertErrorReply(get, { http: 503, reason: "store_unavailable", message: /^Task store unavailable: / }, "tasks/get");
     assert.match(error.message, /redis/i, "the message names the store");
     const create = await rpcWithin(ANSWER_WITHIN_MS, gw.url, "tools/call", slowEcho, { capabilities: TASKS_CAPS });
     assertErrorReply(create, { http: 503, reason: "store_unavailable", message: /^Task store unavailable: / }, "task creation");
 
-    const bare = gw.logs.lines.filter((line) => line.err === "Error" || line.err === "" || (line.err as { message?: string } | undefined)?.message === "");
+    const bare = gw.logs.lines.filter(
+      (line) => line.err === "Error" || line.err === "" || (line.err as { message?: string } | undefined)?.message === "",
+    );
     assert.deepEqual(bare, [], "no log line gives a store failure as a bare 'Error'");
     const warned = gw.logs.lines.filter((line) => line.level === LEVEL.warn && /store/i.test(JSON.stringify(line)));
     assert.ok(warned.length > 0, "the store failure is logged at warn");
@@ -88,6 +96,9 @@ describe("the redis task store stops answering", () => {
     assert.ok(metrics.value("taskgate_store_errors_total", { operation: "get" }) >= 1);
     assert.ok(metrics.value("taskgate_store_errors_total", { operation: "create" }) >= 1);
     assert.ok(metrics.value("taskgate_requests_total", { method: "tasks/get", outcome: "failed" }) >= 1);
-    assert.ok(metrics.value("taskgate_store_operation_duration_seconds_count", { operation: "get" }) >= 1, "failed operations are timed too");
+    assert.ok(
+      metrics.value("taskgate_store_operation_duration_seconds_count", { operation: "get" }) >= 1,
+      "failed operations are timed too",
+    );
   });
 });

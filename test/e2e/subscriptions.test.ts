@@ -9,13 +9,13 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders } from "
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
-import { startLegacyServer, type LegacyServer } from "../../examples/legacy-server/server.js";
+import { type LegacyServer, startLegacyServer } from "../../examples/legacy-server/server.js";
 import { ConfigSchema } from "../../src/config/schema.js";
-import { startGateway, type Gateway } from "../../src/gateway.js";
+import { type Gateway, startGateway } from "../../src/gateway.js";
 import { createLogger } from "../../src/observability/logger.js";
-import { TASKS_EXTENSION, type JsonObject } from "../../src/protocol/wire.js";
+import { type JsonObject, TASKS_EXTENSION } from "../../src/protocol/wire.js";
 import { errorOf, resultOf, rpc, startStack, TASKS_CAPS } from "./kit.js";
-import { eventually, openListen, paramsOf, postOnFreshConnection, statusTrail, subscriptionIdOf, type Listen } from "./listenKit.js";
+import { eventually, type Listen, openListen, paramsOf, postOnFreshConnection, statusTrail, subscriptionIdOf } from "./listenKit.js";
 import { scrape, waitForMetric } from "./metricsKit.js";
 
 // Slow enough that build_report is still working (~1 s) when the listen streams open, even on a loaded machine.
@@ -48,21 +48,19 @@ async function startRecordingProxy(target: string): Promise<RecordingProxy> {
         try {
           const parsed = JSON.parse(body.toString("utf8")) as UpstreamCall | UpstreamCall[];
           for (const message of Array.isArray(parsed) ? parsed : [parsed]) {
-            if (typeof message.method === "string") calls.push({ method: message.method, ...(message.params ? { params: message.params } : {}) });
+            if (typeof message.method === "string")
+              calls.push({ method: message.method, ...(message.params ? { params: message.params } : {}) });
           }
         } catch {
           // not JSON: forwarded as is
         }
       }
       const headers: IncomingHttpHeaders = { ...req.headers, host: to.host };
-      const upstream = httpRequest(
-        { host: to.hostname, port: to.port, path: req.url, method: req.method, headers },
-        (upstreamRes) => {
-          res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
-          res.flushHeaders(); // SSE streams (the standalone GET) must open before their first event
-          upstreamRes.pipe(res);
-        },
-      );
+      const upstream = httpRequest({ host: to.hostname, port: to.port, path: req.url, method: req.method, headers }, (upstreamRes) => {
+        res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
+        res.flushHeaders(); // SSE streams (the standalone GET) must open before their first event
+        upstreamRes.pipe(res);
+      });
       upstream.on("error", () => res.destroy());
       res.on("close", () => upstream.destroy());
       upstream.end(body);
@@ -189,7 +187,10 @@ describe("subscriptions/listen", () => {
     assert.deepEqual(statusTrail(mine.frames, aliceTask), ["working", "input_required", "working", "completed"]);
     // One frame per status change: build_report's progress updates are not pushed.
     const taskFrames = mine.frames.filter((f) => f.method === "notifications/tasks" && paramsOf(f).taskId === aliceTask);
-    assert.deepEqual(taskFrames.map((f) => paramsOf(f).status), ["working", "input_required", "working", "completed"]);
+    assert.deepEqual(
+      taskFrames.map((f) => paramsOf(f).status),
+      ["working", "input_required", "working", "completed"],
+    );
     assert.match(JSON.stringify(paramsOf(completed).result), /charts included/);
 
     // Each frame is the DetailedTask exactly as tasks/get returns it (minus resultType).
@@ -216,7 +217,10 @@ describe("subscriptions/listen", () => {
     // Someone else's task and a random id: not acknowledged, never a frame.
     assert.equal(snooper.frames.length, 1, JSON.stringify(snooper.frames));
     assert.deepEqual(paramsOf(snooper.frames[0]!).notifications, { taskIds: [] });
-    assert.equal(mine.frames.some((frame) => paramsOf(frame).taskId === bobTask), false);
+    assert.equal(
+      mine.frames.some((frame) => paramsOf(frame).taskId === bobTask),
+      false,
+    );
 
     // Bob follows his own (still waiting) task; closing the stream releases the bus listener.
     const bobs = await listen(url, { taskIds: [bobTask] }, { id: "bob-own", token: "bob", capabilities: TASKS_CAPS });
@@ -326,7 +330,10 @@ describe("subscriptions/listen", () => {
 
     // The last one leaves: the upstream is told, and it really stops notifying.
     second.close();
-    await eventually(() => callsOf(proxy, "resources/unsubscribe", COUNTER) === unsubscribesBefore + 1, "resources/unsubscribe sent upstream");
+    await eventually(
+      () => callsOf(proxy, "resources/unsubscribe", COUNTER) === unsubscribesBefore + 1,
+      "resources/unsubscribe sent upstream",
+    );
     const none = await waitForMetric(url, "taskgate_upstream_resource_subscriptions", {}, 0); // the gateway forgot the subscription
     assert.equal(none.value("taskgate_listen_streams"), 0);
     assert.equal(none.value("taskgate_listen_follows", { kind: "resource" }), 0);
@@ -380,8 +387,16 @@ describe("subscriptions/listen at gateway shutdown", () => {
       await stack.close();
       closed = true;
       await Promise.all([a.ended, b.ended]);
-      assert.deepEqual(a.frames.at(-1), { jsonrpc: "2.0", id: 42, result: { resultType: "complete", _meta: { "io.modelcontextprotocol/subscriptionId": 42 } } });
-      assert.deepEqual(b.frames.at(-1), { jsonrpc: "2.0", id: "b", result: { resultType: "complete", _meta: { "io.modelcontextprotocol/subscriptionId": "b" } } });
+      assert.deepEqual(a.frames.at(-1), {
+        jsonrpc: "2.0",
+        id: 42,
+        result: { resultType: "complete", _meta: { "io.modelcontextprotocol/subscriptionId": 42 } },
+      });
+      assert.deepEqual(b.frames.at(-1), {
+        jsonrpc: "2.0",
+        id: "b",
+        result: { resultType: "complete", _meta: { "io.modelcontextprotocol/subscriptionId": "b" } },
+      });
       assert.equal(paramsOf(a.frames.at(-2)!).status, "failed", "the task's shutdown failure is pushed before the end");
       assertTagged(a, 42);
       assertTagged(b, "b");

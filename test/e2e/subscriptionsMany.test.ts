@@ -6,9 +6,9 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { TASKS_EXTENSION, type JsonObject } from "../../src/protocol/wire.js";
-import { pollTask, resultOf, rpc, startStack, TASKS_CAPS, type Stack } from "./kit.js";
-import { openListen, paramsOf, statusTrail, subscriptionIdOf, type Listen } from "./listenKit.js";
+import { type JsonObject, TASKS_EXTENSION } from "../../src/protocol/wire.js";
+import { pollTask, resultOf, rpc, type Stack, startStack, TASKS_CAPS } from "./kit.js";
+import { type Listen, openListen, paramsOf, statusTrail, subscriptionIdOf } from "./listenKit.js";
 import { scrape, waitForMetric } from "./metricsKit.js";
 
 const LISTENERS = 300;
@@ -35,14 +35,21 @@ describe("subscriptions/listen with many listeners", () => {
     const isStatus = (status: string) => (frame: JsonObject) => frame.method === "notifications/tasks" && paramsOf(frame).status === status;
     const answer = async (frame: JsonObject, content: JsonObject) => {
       const [key] = Object.keys(paramsOf(frame).inputRequests as JsonObject);
-      const update = await rpc(stack.url, "tasks/update", { taskId, inputResponses: { [key!]: { action: "accept", content } } }, { capabilities: TASKS_CAPS });
+      const update = await rpc(
+        stack.url,
+        "tasks/update",
+        { taskId, inputResponses: { [key!]: { action: "accept", content } } },
+        { capabilities: TASKS_CAPS },
+      );
       assert.equal(resultOf(update)?.resultType, "complete", JSON.stringify(update.message));
     };
 
     await pollTask(stack.url, taskId, (task) => task.status === "input_required"); // the first question is out
 
     const streams: Listen[] = await Promise.all(
-      Array.from({ length: LISTENERS }, (_, i) => openListen(stack.url, { taskIds: [taskId] }, { id: `many-${i}`, capabilities: TASKS_CAPS })),
+      Array.from({ length: LISTENERS }, (_, i) =>
+        openListen(stack.url, { taskIds: [taskId] }, { id: `many-${i}`, capabilities: TASKS_CAPS }),
+      ),
     );
     try {
       const open = await scrape(stack.url);
@@ -61,7 +68,11 @@ describe("subscriptions/listen with many listeners", () => {
 
       streams.forEach((stream, i) => {
         assert.equal(stream.frames[0]!.method, "notifications/subscriptions/acknowledged");
-        assert.deepEqual(statusTrail(stream.frames, taskId), ["input_required", "working", "input_required", "working", "completed"], `stream ${i}`);
+        assert.deepEqual(
+          statusTrail(stream.frames, taskId),
+          ["input_required", "working", "input_required", "working", "completed"],
+          `stream ${i}`,
+        );
         for (const frame of stream.frames) assert.equal(subscriptionIdOf(frame), `many-${i}`);
       });
       assert.match(JSON.stringify(paramsOf(streams[0]!.frames.at(-1)!).result), /Hello, Ada Lovelace!/);

@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { errorOf, pollTask, resultOf, rpc, TASKS_CAPS, type RpcReply } from "./kit.js";
+import { errorOf, pollTask, type RpcReply, resultOf, rpc, TASKS_CAPS } from "./kit.js";
 import { assertCancelAck, assertCreateTaskResult, assertGetTaskResult, assertUpdateAck } from "./taskShapes.js";
 
 /** Declares the tasks extension and form elicitation (so upstream tools may ask). */
@@ -16,7 +16,12 @@ export interface Who {
 }
 
 export function callTool(url: string, name: string, args: JsonObject = {}, who: Who = {}, params: JsonObject = {}): Promise<RpcReply> {
-  return rpc(url, "tools/call", { name, arguments: args, ...params }, { capabilities: who.capabilities ?? TASKS_AND_FORMS, token: who.token ?? "alice" });
+  return rpc(
+    url,
+    "tools/call",
+    { name, arguments: args, ...params },
+    { capabilities: who.capabilities ?? TASKS_AND_FORMS, token: who.token ?? "alice" },
+  );
 }
 
 /** tools/call that must answer with a CreateTaskResult (checked); returns it. */
@@ -27,7 +32,13 @@ export async function createTask(url: string, name: string, args: JsonObject = {
   return assertCreateTaskResult(resultOf(reply));
 }
 
-export function taskRpc(url: string, method: string, params: JsonObject, token = "alice", headers?: Record<string, string | undefined>): Promise<RpcReply> {
+export function taskRpc(
+  url: string,
+  method: string,
+  params: JsonObject,
+  token = "alice",
+  headers?: Record<string, string | undefined>,
+): Promise<RpcReply> {
   return rpc(url, method, params, { capabilities: TASKS_CAPS, token, ...(headers ? { headers } : {}) });
 }
 

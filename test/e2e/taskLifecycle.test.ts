@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import type { CancelledEvent, ElicitationAnsweredEvent, ToolFinishedEvent, ToolStartedEvent } from "../../examples/legacy-server/state.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { startStack, type Stack } from "./kit.js";
+import { type Stack, startStack } from "./kit.js";
 import {
   assertRpcError,
   cancelTask,
@@ -19,8 +19,8 @@ import {
   hasStatus,
   keysOf,
   nextEvent,
-  taskRpc,
   TERMINAL,
+  taskRpc,
   updateTask,
   waitForTask,
 } from "./taskFlow.js";

@@ -8,8 +8,8 @@ import assert from "node:assert/strict";
 import { createHash, randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import type { ElicitationAnsweredEvent } from "../../examples/legacy-server/state.js";
-import { TASKS_EXTENSION, type JsonObject } from "../../src/protocol/wire.js";
-import { rpc, startStack, type Stack } from "./kit.js";
+import { type JsonObject, TASKS_EXTENSION } from "../../src/protocol/wire.js";
+import { rpc, type Stack, startStack } from "./kit.js";
 import {
   assertRpcError,
   callTool,
@@ -19,8 +19,8 @@ import {
   hasStatus,
   keysOf,
   nextEvent,
-  taskRpc,
   TERMINAL,
+  taskRpc,
   updateTask,
   waitForTask,
 } from "./taskFlow.js";
@@ -101,7 +101,12 @@ describe("demo identity: tasks belong to their creator", () => {
       assert.ok(reply.message.error, "401 carries a JSON-RPC error");
       assert.ok(!("result" in reply.message));
     }
-    const malformed = await rpc(s.url, "tasks/get", { taskId: idOf(task) }, { token: null, headers: { Authorization: "Basic YWxpY2U6eA==" } });
+    const malformed = await rpc(
+      s.url,
+      "tasks/get",
+      { taskId: idOf(task) },
+      { token: null, headers: { Authorization: "Basic YWxpY2U6eA==" } },
+    );
     assert.equal(malformed.status, 401);
   });
 

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { ToolStartedEvent } from "../../examples/legacy-server/state.js";
 import { TASKS_EXTENSION } from "../../src/protocol/wire.js";
-import { resultOf, startStack, TASKS_CAPS, type Stack } from "./kit.js";
+import { resultOf, type Stack, startStack, TASKS_CAPS } from "./kit.js";
 import {
   assertRpcError,
   callTool,
@@ -200,7 +200,13 @@ describe("policy 'auto': a question before the task exists (MRTR, then the task)
     assert.equal(first.taskId, undefined);
     assert.deepEqual(Object.keys(first.inputRequests as object), ["name"]);
     const second = resultOf(
-      await callTool(s.url, "ask_then_work", { ms: LONG }, { capabilities: TASKS_AND_FORMS }, { requestState: first.requestState, inputResponses: { name: { action: "accept", content: { name: "Alice" } } } }),
+      await callTool(
+        s.url,
+        "ask_then_work",
+        { ms: LONG },
+        { capabilities: TASKS_AND_FORMS },
+        { requestState: first.requestState, inputResponses: { name: { action: "accept", content: { name: "Alice" } } } },
+      ),
     );
     assert.equal(second.resultType, "task");
     assert.equal(second.requestState, undefined);
@@ -214,7 +220,13 @@ describe("policy 'auto': a question before the task exists (MRTR, then the task)
   test("the same, with a quick second half: the task completes with the answer in its result", async () => {
     const first = resultOf(await callTool(s.url, "ask_then_work", { ms: 8_000 }, { capabilities: TASKS_AND_FORMS }));
     const second = resultOf(
-      await callTool(s.url, "ask_then_work", { ms: 8_000 }, { capabilities: TASKS_AND_FORMS }, { requestState: first.requestState, inputResponses: { name: { action: "accept", content: { name: "Alice" } } } }),
+      await callTool(
+        s.url,
+        "ask_then_work",
+        { ms: 8_000 },
+        { capabilities: TASKS_AND_FORMS },
+        { requestState: first.requestState, inputResponses: { name: { action: "accept", content: { name: "Alice" } } } },
+      ),
     );
     assert.equal(second.resultType, "task");
     const done = await waitForTask(s.url, second.taskId as string, hasStatus("completed"));
@@ -262,7 +274,13 @@ describe("policy 'auto' with a long autoAfterMs", () => {
   test("the retry answering the early question gets the task; the next question is the task's own (new keys, no requestState)", async () => {
     const first = resultOf(await callTool(s.url, "two_rounds", {}, { capabilities: TASKS_AND_FORMS }));
     const second = resultOf(
-      await callTool(s.url, "two_rounds", {}, { capabilities: TASKS_AND_FORMS }, { requestState: first.requestState, inputResponses: { first: { action: "accept", content: { first: "Ada" } } } }),
+      await callTool(
+        s.url,
+        "two_rounds",
+        {},
+        { capabilities: TASKS_AND_FORMS },
+        { requestState: first.requestState, inputResponses: { first: { action: "accept", content: { first: "Ada" } } } },
+      ),
     );
     assert.equal(second.resultType, "task");
     const taskId = second.taskId as string;

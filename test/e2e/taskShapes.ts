@@ -82,7 +82,10 @@ export function assertGetTaskResult(value: unknown): JsonObject {
   if (task.status === "completed") {
     const result = task.result as JsonObject;
     const meta = result._meta as JsonObject | undefined;
-    assert.ok(!meta || !Object.hasOwn(meta, "io.modelcontextprotocol/related-task"), "inlined result must not carry the related-task _meta");
+    assert.ok(
+      !meta || !Object.hasOwn(meta, "io.modelcontextprotocol/related-task"),
+      "inlined result must not carry the related-task _meta",
+    );
   }
   return task;
 }

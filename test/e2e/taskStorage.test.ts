@@ -10,11 +10,11 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { startLegacyServer, type LegacyServer } from "../../examples/legacy-server/server.js";
+import { type LegacyServer, startLegacyServer } from "../../examples/legacy-server/server.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
 import { killHard, spawnGateway as spawnChild } from "./childGateway.js";
-import { startStack, type Stack } from "./kit.js";
-import { assertRpcError, createTask, getTask, hasStatus, taskRpc, TERMINAL, waitForTask } from "./taskFlow.js";
+import { type Stack, startStack } from "./kit.js";
+import { assertRpcError, createTask, getTask, hasStatus, TERMINAL, taskRpc, waitForTask } from "./taskFlow.js";
 import { textOf } from "./taskShapes.js";
 
 const SPEED = 20;
@@ -112,7 +112,10 @@ describe("the real restart: CLI child process killed while holding a task", () =
     await started;
     const working = await getTask(first.url, idOf(task));
     assert.equal(working.status, "working", "killed while the task is working");
-    assert.ok(first.lines.some((l) => l.event === "task.created" && l.taskId === idOf(task)), "the child logged the task");
+    assert.ok(
+      first.lines.some((l) => l.event === "task.created" && l.taskId === idOf(task)),
+      "the child logged the task",
+    );
 
     await killHard(first.process);
     assert.equal(first.process.signalCode, "SIGKILL");

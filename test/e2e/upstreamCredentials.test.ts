@@ -10,15 +10,15 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import { after, describe, test } from "node:test";
-import { startLegacyServer, type LegacyServer } from "../../examples/legacy-server/server.js";
+import { type LegacyServer, startLegacyServer } from "../../examples/legacy-server/server.js";
 import { loadConfig } from "../../src/config/loadConfig.js";
 import type { ConfigInput } from "../../src/config/schema.js";
-import { startGateway, type Gateway } from "../../src/gateway.js";
+import { type Gateway, startGateway } from "../../src/gateway.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { ErrorCode } from "../../src/protocol/errors.js";
 import { errorOf, resultOf, rpc } from "./kit.js";
 import { connectLegacyClient, legacyInitialize, legacyRequest } from "./legacyClient.js";
-import { startCountingProxy, type CountingProxy, type CountingProxyOptions } from "./realServers/countingProxy.js";
+import { type CountingProxy, type CountingProxyOptions, startCountingProxy } from "./realServers/countingProxy.js";
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 const TOKENS = [
@@ -39,7 +39,11 @@ after(async () => {
 });
 
 /** Example server ← recording proxy (maybe refusing) ← taskgate configured through loadConfig (so `${NAME}` expands from `env`). */
-async function startSetup(upstream: Partial<ConfigInput["upstream"]>, refuse: CountingProxyOptions["refuse"], env: NodeJS.ProcessEnv = {}): Promise<Setup> {
+async function startSetup(
+  upstream: Partial<ConfigInput["upstream"]>,
+  refuse: CountingProxyOptions["refuse"],
+  env: NodeJS.ProcessEnv = {},
+): Promise<Setup> {
   const legacy = await startLegacyServer({ port: 0, speed: 20 });
   const proxy = await startCountingProxy(legacy.url, refuse ? { refuse } : {});
   const config = loadConfig({
@@ -63,7 +67,8 @@ async function startSetup(upstream: Partial<ConfigInput["upstream"]>, refuse: Co
 
 const callGreet = (url: string, token: string, name = "Ada") => rpc(url, "tools/call", { name: "greet", arguments: { name } }, { token });
 const textOf = (result: unknown) => JSON.stringify((result as { content: unknown }).content);
-const allSeen = (proxy: CountingProxy, pick: (headers: IncomingHttpHeaders) => unknown) => proxy.seen.map((request) => pick(request.headers));
+const allSeen = (proxy: CountingProxy, pick: (headers: IncomingHttpHeaders) => unknown) =>
+  proxy.seen.map((request) => pick(request.headers));
 
 describe("upstream.headers: static credentials, the secret from the environment", () => {
   const KEY = "k-7f3a9c";
@@ -80,9 +85,20 @@ describe("upstream.headers: static credentials, the secret from the environment"
     await client.close();
 
     assert.ok(setup.proxy.seen.length >= 4);
-    assert.deepEqual(setup.proxy.seen.filter((request) => request.refused), [], "nothing was refused");
-    assert.ok(allSeen(setup.proxy, (h) => h["x-api-key"]).every((key) => key === KEY), "the key on every request, modern and legacy");
-    assert.deepEqual(allSeen(setup.proxy, (h) => h.authorization).filter(Boolean), [], "no caller token passed on (forwardAuthorization is off)");
+    assert.deepEqual(
+      setup.proxy.seen.filter((request) => request.refused),
+      [],
+      "nothing was refused",
+    );
+    assert.ok(
+      allSeen(setup.proxy, (h) => h["x-api-key"]).every((key) => key === KEY),
+      "the key on every request, modern and legacy",
+    );
+    assert.deepEqual(
+      allSeen(setup.proxy, (h) => h.authorization).filter(Boolean),
+      [],
+      "no caller token passed on (forwardAuthorization is off)",
+    );
   });
 
   test("a wrong key: the upstream's 401 reaches the modern caller as such (HTTP 502, named), not 'Internal error'", async () => {
@@ -105,7 +121,11 @@ describe("upstream.headers: static credentials, the secret from the environment"
 
   test("a variable that is not set is a config error naming it", () => {
     assert.throws(
-      () => loadConfig({ env: {}, overrides: { auth: { mode: "demo" }, upstream: { url: "http://127.0.0.1:1/mcp", headers: { "X-Api-Key": "${TG_E2E_MISSING}" } } } }),
+      () =>
+        loadConfig({
+          env: {},
+          overrides: { auth: { mode: "demo" }, upstream: { url: "http://127.0.0.1:1/mcp", headers: { "X-Api-Key": "${TG_E2E_MISSING}" } } },
+        }),
       /upstream\.headers\.X-Api-Key: environment variable TG_E2E_MISSING is not set/,
     );
   });
@@ -141,7 +161,10 @@ describe("upstream.forwardAuthorization: the caller's own token, unchanged", () 
       () =>
         loadConfig({
           env: {},
-          overrides: { auth: { mode: "demo" }, upstream: { url: "http://127.0.0.1:1/mcp", forwardAuthorization: true, headers: { authorization: "Bearer svc" } } },
+          overrides: {
+            auth: { mode: "demo" },
+            upstream: { url: "http://127.0.0.1:1/mcp", forwardAuthorization: true, headers: { authorization: "Bearer svc" } },
+          },
         }),
       /upstream\.forwardAuthorization: .*never both by accident/,
     );
@@ -159,7 +182,8 @@ describe("upstream.subjectHeader: who each call is for", () => {
     await client.close();
 
     const calls = setup.proxy.forwarded.filter((request) => request.method === "tools/call");
-    const subjectOf = (name: string) => calls.find((request) => (request.params?.arguments as { name?: string } | undefined)?.name === name)?.headers["x-user"];
+    const subjectOf = (name: string) =>
+      calls.find((request) => (request.params?.arguments as { name?: string } | undefined)?.name === name)?.headers["x-user"];
     assert.equal(subjectOf("Ada"), "alice");
     assert.equal(subjectOf("Bo"), "bob");
     // Per identity: every request of a session carries that session's subject.
@@ -170,10 +194,14 @@ describe("upstream.subjectHeader: who each call is for", () => {
       subjects.add(request.headers["x-user"]);
       bySession.set(request.sessionId, subjects);
     }
-    for (const [session, subjects] of bySession) assert.equal(subjects.size, 1, `session ${session} heard one subject, got ${[...subjects].join(", ")}`);
+    for (const [session, subjects] of bySession)
+      assert.equal(subjects.size, 1, `session ${session} heard one subject, got ${[...subjects].join(", ")}`);
     const subjects = allSeen(setup.proxy, (h) => h["x-user"]);
     assert.ok(!subjects.includes("admin"), "the caller's own X-User never reaches the upstream");
     assert.ok(subjects.includes("bob") && subjects.includes("alice"));
-    assert.ok(subjects.filter((subject) => subject !== undefined).every((subject) => subject === "alice" || subject === "bob" ), String(subjects));
+    assert.ok(
+      subjects.filter((subject) => subject !== undefined).every((subject) => subject === "alice" || subject === "bob"),
+      String(subjects),
+    );
   });
 });

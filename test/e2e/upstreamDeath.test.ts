@@ -13,7 +13,7 @@ import { closeAll } from "./faults/closeAll.js";
 import { timed } from "./faults/deadline.js";
 import { failIfStillRunning } from "./faults/exitGuard.js";
 import { assertErrorObject } from "./faults/expectError.js";
-import { startFaultGateway, type FaultGateway } from "./faults/inProcessGateway.js";
+import { type FaultGateway, startFaultGateway } from "./faults/inProcessGateway.js";
 import { LegacyProcess } from "./faults/legacyProcess.js";
 import { ANSWER_WITHIN_MS, UPSTREAM_LIMITS } from "./faults/limits.js";
 import { pollTask, resultOf, TASKS_CAPS } from "./kit.js";
@@ -27,7 +27,10 @@ const slowEcho = { name: "slow_echo", arguments: { text: "x", ms: 60_000 } };
 
 function assertDeathError(error: unknown, where: string): void {
   const reason = (error as { data?: { reason?: unknown } } | undefined)?.data?.reason;
-  assert.ok(DEATH_REASONS.includes(String(reason)), `${where}: data.reason should be one of ${DEATH_REASONS.join(", ")}; error was ${JSON.stringify(error)}`);
+  assert.ok(
+    DEATH_REASONS.includes(String(reason)),
+    `${where}: data.reason should be one of ${DEATH_REASONS.join(", ")}; error was ${JSON.stringify(error)}`,
+  );
   assertErrorObject(error, { reason: String(reason), message: DEATH_MESSAGE }, where);
 }
 
@@ -36,9 +39,17 @@ describe("an upstream process SIGKILLed while calls run on it", () => {
   let gw: FaultGateway;
   beforeEach(async () => {
     legacy = await LegacyProcess.start({ resumable: true });
-    gw = await startFaultGateway(legacy.url, { upstream: { ...UPSTREAM_LIMITS }, tasks: { ttlMs: TTL_MS, tools: { slow_echo: "always" } } });
+    gw = await startFaultGateway(legacy.url, {
+      upstream: { ...UPSTREAM_LIMITS },
+      tasks: { ttlMs: TTL_MS, tools: { slow_echo: "always" } },
+    });
   });
-  afterEach(() => closeAll(() => gw?.close(), () => legacy?.close()));
+  afterEach(() =>
+    closeAll(
+      () => gw?.close(),
+      () => legacy?.close(),
+    ),
+  );
 
   test("a running task fails with upstream_lost or upstream_unresponsive within seconds, long before its TTL", async (t) => {
     const started = legacy.next<ToolStartedEvent>("tool-started", (e) => e.tool === "slow_echo");
@@ -47,7 +58,9 @@ describe("an upstream process SIGKILLed while calls run on it", () => {
     await started;
 
     await legacy.kill();
-    const { value: task, ms } = await timed(() => pollTask(gw.url, resultOf(created).taskId as string, (task) => task.status !== "working", { timeoutMs: ANSWER_WITHIN_MS }));
+    const { value: task, ms } = await timed(() =>
+      pollTask(gw.url, resultOf(created).taskId as string, (task) => task.status !== "working", { timeoutMs: ANSWER_WITHIN_MS }),
+    );
     t.diagnostic(`task ${String(task.status)} ${ms} ms after SIGKILL`);
     assert.equal(task.status, "failed", JSON.stringify(task));
     assertDeathError(task.error, "the task's error");

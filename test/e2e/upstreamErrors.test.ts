@@ -6,17 +6,17 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { startLegacyServer, type LegacyServer } from "../../examples/legacy-server/server.js";
+import { type LegacyServer, startLegacyServer } from "../../examples/legacy-server/server.js";
 import type { ToolStartedEvent } from "../../examples/legacy-server/state.js";
-import { PROTOCOL_VERSION, type JsonObject } from "../../src/protocol/wire.js";
-import { startBlackhole, type Blackhole } from "./faults/blackholeServer.js";
+import { type JsonObject, PROTOCOL_VERSION } from "../../src/protocol/wire.js";
+import { type Blackhole, startBlackhole } from "./faults/blackholeServer.js";
 import { postRawWithin, rpcWithin } from "./faults/boundedRpc.js";
 import { closeAll } from "./faults/closeAll.js";
 import { timed } from "./faults/deadline.js";
 import { failIfStillRunning } from "./faults/exitGuard.js";
 import { assertErrorReply } from "./faults/expectError.js";
 import { deadUpstreamUrl } from "./faults/freePort.js";
-import { startFaultGateway, type FaultGateway } from "./faults/inProcessGateway.js";
+import { type FaultGateway, startFaultGateway } from "./faults/inProcessGateway.js";
 import { ANSWER_WITHIN_MS, literally, UPSTREAM_LIMITS } from "./faults/limits.js";
 import { LEVEL } from "./faults/logCapture.js";
 import { errorOf } from "./kit.js";
@@ -43,7 +43,11 @@ describe("an upstream unreachable from the start (nothing listens on its port)",
     for (const [method, params] of FIRST_REQUESTS) {
       const { value: reply, ms } = await timed(() => rpcWithin(ANSWER_WITHIN_MS, gw.url, method, params));
       t.diagnostic(`${method}: HTTP ${reply.status} after ${ms} ms`);
-      const error = assertErrorReply(reply, { http: 502, reason: "upstream_unreachable", message: new RegExp(`^Upstream unreachable at ${literally(url).source}: \\S`) }, method);
+      const error = assertErrorReply(
+        reply,
+        { http: 502, reason: "upstream_unreachable", message: new RegExp(`^Upstream unreachable at ${literally(url).source}: \\S`) },
+        method,
+      );
       assert.doesNotMatch(error.message, /^Internal error$/);
     }
     const warnings = gw.logs.lines.filter((line) => line.level === LEVEL.warn && JSON.stringify(line).includes(url));
@@ -60,11 +64,24 @@ describe("an upstream that resets every connection (a fault server)", () => {
     blackhole = await startBlackhole("reset");
     gw = await startFaultGateway(blackhole.url, { upstream: { ...UPSTREAM_LIMITS } });
   });
-  after(() => closeAll(() => gw?.close(), () => blackhole?.close()));
+  after(() =>
+    closeAll(
+      () => gw?.close(),
+      () => blackhole?.close(),
+    ),
+  );
 
   test("server/discover answers 502 upstream_unreachable naming the URL", async () => {
     const reply = await rpcWithin(ANSWER_WITHIN_MS, gw.url, "server/discover", {});
-    assertErrorReply(reply, { http: 502, reason: "upstream_unreachable", message: new RegExp(`^Upstream unreachable at ${literally(blackhole.url).source}: \\S`) }, "server/discover");
+    assertErrorReply(
+      reply,
+      {
+        http: 502,
+        reason: "upstream_unreachable",
+        message: new RegExp(`^Upstream unreachable at ${literally(blackhole.url).source}: \\S`),
+      },
+      "server/discover",
+    );
     assert.ok(blackhole.accepted() > 0, "taskgate did connect");
   });
 });
@@ -76,12 +93,25 @@ describe("an upstream URL that serves an HTML page, not MCP (a fault server)", (
     blackhole = await startBlackhole("html");
     gw = await startFaultGateway(blackhole.url, { upstream: { ...UPSTREAM_LIMITS } });
   });
-  after(() => closeAll(() => gw?.close(), () => blackhole?.close()));
+  after(() =>
+    closeAll(
+      () => gw?.close(),
+      () => blackhole?.close(),
+    ),
+  );
 
   test("discover, lists and calls answer 502 upstream_not_mcp saying what the URL answered", async () => {
     for (const [method, params] of FIRST_REQUESTS) {
       const reply = await rpcWithin(ANSWER_WITHIN_MS, gw.url, method, params);
-      const error = assertErrorReply(reply, { http: 502, reason: "upstream_not_mcp", message: new RegExp(`^Upstream at ${literally(blackhole.url).source} is not an MCP endpoint: \\S`) }, method);
+      const error = assertErrorReply(
+        reply,
+        {
+          http: 502,
+          reason: "upstream_not_mcp",
+          message: new RegExp(`^Upstream at ${literally(blackhole.url).source} is not an MCP endpoint: \\S`),
+        },
+        method,
+      );
       assert.match(error.message, /html/i, "the message says what the URL answered");
     }
   });
@@ -94,7 +124,12 @@ describe("errors of a working upstream, and arguments nested too deep", () => {
     legacy = await startLegacyServer({ port: 0 });
     gw = await startFaultGateway(legacy.url, { upstream: { ...UPSTREAM_LIMITS } });
   });
-  after(() => closeAll(() => gw?.close(), () => legacy?.close()));
+  after(() =>
+    closeAll(
+      () => gw?.close(),
+      () => legacy?.close(),
+    ),
+  );
 
   test("the upstream's own JSON-RPC errors come back with their own code and message, HTTP 200", async () => {
     const cases: Array<[string, JsonObject, number, RegExp]> = [
@@ -109,14 +144,21 @@ describe("errors of a working upstream, and arguments nested too deep", () => {
       assert.equal(reply.status, 200, `${where}: HTTP status`);
       assert.equal(errorOf(reply)?.code, code, `${where}: ${JSON.stringify(reply.message)}`);
       assert.match(errorOf(reply).message, message, where);
-      assert.equal(errorOf(reply).data?.reason, undefined, `${where}: the upstream's own error is relayed as it is, not as a gateway failure`);
+      assert.equal(
+        errorOf(reply).data?.reason,
+        undefined,
+        `${where}: the upstream's own error is relayed as it is, not as a gateway failure`,
+      );
     }
   });
 
   test("arguments nested 8,000 levels deep are refused with -32602, HTTP 200, and never reach the upstream", async () => {
     const depth = 8_000;
     const nested = `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
-    const meta = JSON.stringify({ "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION, "io.modelcontextprotocol/clientCapabilities": {} });
+    const meta = JSON.stringify({
+      "io.modelcontextprotocol/protocolVersion": PROTOCOL_VERSION,
+      "io.modelcontextprotocol/clientCapabilities": {},
+    });
     const body = `{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{"name":"greet","arguments":{"name":"deep","nested":${nested}},"_meta":${meta}}}`;
     let reachedUpstream = false;
     const onStarted = (e: ToolStartedEvent) => {

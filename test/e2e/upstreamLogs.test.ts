@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { pollTask, resultOf, rpc, startStack, TASKS_CAPS, type Stack } from "./kit.js";
+import { pollTask, resultOf, rpc, type Stack, startStack, TASKS_CAPS } from "./kit.js";
 
 const LOG_LEVEL = "io.modelcontextprotocol/logLevel";
 const logFrames = (events: JsonObject[]) => events.filter((e) => e.method === "notifications/message").map((e) => e.params as JsonObject);
@@ -30,7 +30,10 @@ describe("upstream log messages", () => {
 
   test("logLevel debug: every message", async () => {
     const reply = await rpc(stack.url, "tools/call", { name: "log_steps", arguments: {} }, { meta: { [LOG_LEVEL]: "debug" } });
-    assert.deepEqual(logFrames(reply.events).map((p) => p.level), ["debug", "info", "warning", "error"]);
+    assert.deepEqual(
+      logFrames(reply.events).map((p) => p.level),
+      ["debug", "info", "warning", "error"],
+    );
   });
 
   test("no logLevel: no log message at all (the spec forbids them then)", async () => {
@@ -48,7 +51,14 @@ describe("upstream log messages in a task", () => {
   after(() => stack.close());
 
   test("the last informative message (info and above) is the task's statusMessage until the result", async () => {
-    const created = resultOf(await rpc(stack.url, "tools/call", { name: "log_steps", arguments: {} }, { capabilities: TASKS_CAPS, meta: { [LOG_LEVEL]: "debug" } }));
+    const created = resultOf(
+      await rpc(
+        stack.url,
+        "tools/call",
+        { name: "log_steps", arguments: {} },
+        { capabilities: TASKS_CAPS, meta: { [LOG_LEVEL]: "debug" } },
+      ),
+    );
     assert.equal(created.resultType, "task");
     const done = await pollTask(stack.url, created.taskId as string, (t) => t.status === "completed");
     assert.equal(done.statusMessage, "step at error");

@@ -3,7 +3,7 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { errorOf, nextEvent, pollTask, resultOf, rpc, startStack, TASKS_CAPS, type Stack } from "./kit.js";
+import { errorOf, nextEvent, pollTask, resultOf, rpc, type Stack, startStack, TASKS_CAPS } from "./kit.js";
 
 describe("a call the upstream loses mid-way", () => {
   let stack: Stack;
@@ -14,7 +14,9 @@ describe("a call the upstream loses mid-way", () => {
 
   test("a task whose upstream session ends fails with a message saying the call was lost", async () => {
     const started = nextEvent(stack.legacy.events, "tool-started", (e: { tool: string }) => e.tool === "slow_echo");
-    const created = resultOf(await rpc(stack.url, "tools/call", { name: "slow_echo", arguments: { text: "x", ms: 60_000 } }, { capabilities: TASKS_CAPS }));
+    const created = resultOf(
+      await rpc(stack.url, "tools/call", { name: "slow_echo", arguments: { text: "x", ms: 60_000 } }, { capabilities: TASKS_CAPS }),
+    );
     assert.equal(created.resultType, "task");
     await started;
     await stack.legacy.expireAllSessions();

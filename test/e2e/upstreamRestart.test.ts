@@ -7,13 +7,13 @@
 
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, test } from "node:test";
-import type { JsonObject } from "../../src/protocol/wire.js";
 import { COUNTER_URI } from "../../examples/legacy-server/resources.js";
+import type { JsonObject } from "../../src/protocol/wire.js";
 import { rpcWithin } from "./faults/boundedRpc.js";
 import { closeAll } from "./faults/closeAll.js";
 import { until } from "./faults/deadline.js";
 import { failIfStillRunning } from "./faults/exitGuard.js";
-import { startFaultGateway, type FaultGateway } from "./faults/inProcessGateway.js";
+import { type FaultGateway, startFaultGateway } from "./faults/inProcessGateway.js";
 import { LegacyProcess } from "./faults/legacyProcess.js";
 import { ANSWER_WITHIN_MS, UPSTREAM_LIMITS } from "./faults/limits.js";
 import { resultOf } from "./kit.js";
@@ -31,7 +31,12 @@ describe("an upstream restarted under taskgate, answering 400 'No valid session 
     legacy = await LegacyProcess.start({ unknownSessionStatus: 400 });
     gw = await startFaultGateway(legacy.url, { upstream: { ...UPSTREAM_LIMITS } });
   });
-  afterEach(() => closeAll(() => gw?.close(), () => legacy?.close()));
+  afterEach(() =>
+    closeAll(
+      () => gw?.close(),
+      () => legacy?.close(),
+    ),
+  );
 
   test("the first request after the restart re-initialises the session and succeeds; the refused call runs exactly once", async () => {
     const before = await rpcWithin(ANSWER_WITHIN_MS, gw.url, "tools/call", { name: "greet", arguments: { name: "before" } });
@@ -72,12 +77,17 @@ describe("an upstream restarted under taskgate, answering 400 'No valid session 
       // Touch the counter until the stream hears of it: the subscription may be renewed just
       // after the first request that re-initialises the session.
       let lastReply = "";
-      await until(ANSWER_WITHIN_MS, "resources/updated on the same listen stream after the upstream restarted", async () => {
-        const touch = await rpcWithin(ANSWER_WITHIN_MS, gw.url, "tools/call", { name: "touch_resource", arguments: {} });
-        lastReply = JSON.stringify(touch.message).slice(0, 300);
-        await new Promise((r) => setTimeout(r, 200));
-        return stream.frames.filter(isUpdate).length > updatesBefore ? true : undefined;
-      }, 300).catch((error: Error) => {
+      await until(
+        ANSWER_WITHIN_MS,
+        "resources/updated on the same listen stream after the upstream restarted",
+        async () => {
+          const touch = await rpcWithin(ANSWER_WITHIN_MS, gw.url, "tools/call", { name: "touch_resource", arguments: {} });
+          lastReply = JSON.stringify(touch.message).slice(0, 300);
+          await new Promise((r) => setTimeout(r, 200));
+          return stream.frames.filter(isUpdate).length > updatesBefore ? true : undefined;
+        },
+        300,
+      ).catch((error: Error) => {
         throw new Error(`${error.message}; last touch_resource reply: ${lastReply}`);
       });
       assert.equal(stream.isEnded(), false, "the listen stream stayed open across the restart");

@@ -12,9 +12,9 @@ import type { JsonObject } from "../../src/protocol/wire.js";
 import { closeAll } from "./faults/closeAll.js";
 import { failIfStillRunning } from "./faults/exitGuard.js";
 import { assertErrorObject } from "./faults/expectError.js";
-import { startFaultGateway, type FaultGateway } from "./faults/inProcessGateway.js";
+import { type FaultGateway, startFaultGateway } from "./faults/inProcessGateway.js";
 import { ANSWER_WITHIN_MS, UPSTREAM_LIMITS } from "./faults/limits.js";
-import { startMisbehavingTaskServer, type MisbehavingTaskServer } from "./faults/misbehavingTaskServer.js";
+import { type MisbehavingTaskServer, startMisbehavingTaskServer } from "./faults/misbehavingTaskServer.js";
 import { resultOf, TASKS_CAPS } from "./kit.js";
 import { eventually } from "./listenKit.js";
 import { callTool, cancelTask, createTask, TERMINAL, waitForTask } from "./taskFlow.js";
@@ -31,7 +31,12 @@ describe("a 2025-11-25 upstream whose tasks misbehave (fake server)", () => {
     upstream = await startMisbehavingTaskServer();
     gw = await startFaultGateway(upstream.url, { upstream: { ...UPSTREAM_LIMITS } });
   });
-  after(() => closeAll(() => gw?.close(), () => upstream?.close()));
+  after(() =>
+    closeAll(
+      () => gw?.close(),
+      () => upstream?.close(),
+    ),
+  );
 
   const count = (method: string) => upstream.received.filter((m) => m === method).length;
   /** Creates a task of `tool` and waits until taskgate follows its upstream task (a new tasks/result). */
@@ -52,7 +57,11 @@ describe("a 2025-11-25 upstream whose tasks misbehave (fake server)", () => {
     assert.equal(done.status, "failed", JSON.stringify(done));
     assertErrorObject(
       done.error,
-      { reason: "upstream_timeout", message: /^Upstream timed out: no answer to tasks\/result within 1500 ms of its task task-\d+ ending completed \(upstream\.requestTimeoutMs\)$/ },
+      {
+        reason: "upstream_timeout",
+        message:
+          /^Upstream timed out: no answer to tasks\/result within 1500 ms of its task task-\d+ ending completed \(upstream\.requestTimeoutMs\)$/,
+      },
       "stuck_result",
     );
   });
@@ -62,7 +71,10 @@ describe("a 2025-11-25 upstream whose tasks misbehave (fake server)", () => {
     assert.equal(done.status, "failed", JSON.stringify(done));
     assertErrorObject(
       done.error,
-      { reason: "upstream_lost", message: /^Upstream call lost: the upstream no longer knows its task task-\d+ \(tasks\/get: Task not found: task-\d+\)$/ },
+      {
+        reason: "upstream_lost",
+        message: /^Upstream call lost: the upstream no longer knows its task task-\d+ \(tasks\/get: Task not found: task-\d+\)$/,
+      },
       "forgotten_task",
     );
   });
@@ -73,7 +85,10 @@ describe("a 2025-11-25 upstream whose tasks misbehave (fake server)", () => {
     assert.equal((await waitForTask(gw.url, taskId, TERMINAL)).status, "cancelled");
     const ended = () => gw.logs.mentioning("upstream task needed no cancel").filter((line) => line.taskId === taskId);
     await eventually(() => ended().length > 0, "the -32602 answer to tasks/cancel", ANSWER_WITHIN_MS);
-    assert.deepEqual(gw.logs.mentioning("upstream.task.cancel_failed").filter((line) => line.taskId === taskId), []);
+    assert.deepEqual(
+      gw.logs.mentioning("upstream.task.cancel_failed").filter((line) => line.taskId === taskId),
+      [],
+    );
   });
 
   test("tasks/cancel refused upstream (-32603): the task is cancelled here all the same, and the refusal is logged (warn)", async () => {
@@ -95,13 +110,21 @@ describe("a 2025-11-25 upstream whose tasks misbehave (fake server)", () => {
     await upstream.outage(2_500);
     const done = await waitForTask(gw.url, taskId, TERMINAL, { timeoutMs: ANSWER_WITHIN_MS });
     assert.equal(done.status, "failed", JSON.stringify(done));
-    assertErrorObject(done.error, { reason: "upstream_unreachable", message: /^Upstream unreachable at http:\/\/127\.0\.0\.1:\d+\/mcp: connect ECONNREFUSED/ }, "blip");
+    assertErrorObject(
+      done.error,
+      { reason: "upstream_unreachable", message: /^Upstream unreachable at http:\/\/127\.0\.0\.1:\d+\/mcp: connect ECONNREFUSED/ },
+      "blip",
+    );
   });
 
   test("an optional task tool: task-augmented upstream for a request that declared tasks, a plain call for one that did not", async () => {
     // Policy auto (from "optional"): the upstream task is done at once, so the answer is inline.
     const viaTask = await callTool(gw.url, "optional_echo", {}, who);
-    assert.deepEqual(resultOf(viaTask), { content: [{ type: "text", text: "via task" }], resultType: "complete" }, "the related-task _meta is stripped");
+    assert.deepEqual(
+      resultOf(viaTask),
+      { content: [{ type: "text", text: "via task" }], resultType: "complete" },
+      "the related-task _meta is stripped",
+    );
     const plain = await callTool(gw.url, "optional_echo", {}, { token: "alice", capabilities: {} });
     assert.equal(textOf(resultOf(plain)), "plain", JSON.stringify(plain.message));
   });

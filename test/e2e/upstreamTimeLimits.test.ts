@@ -9,13 +9,13 @@ import assert from "node:assert/strict";
 import { after, afterEach, before, beforeEach, describe, test } from "node:test";
 import type { ToolFinishedEvent, ToolStartedEvent } from "../../examples/legacy-server/state.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { startBlackhole, type Blackhole } from "./faults/blackholeServer.js";
+import { type Blackhole, startBlackhole } from "./faults/blackholeServer.js";
 import { rpcWithin } from "./faults/boundedRpc.js";
 import { closeAll } from "./faults/closeAll.js";
 import { timed } from "./faults/deadline.js";
 import { failIfStillRunning } from "./faults/exitGuard.js";
 import { assertErrorEnding, assertErrorObject, assertErrorReply } from "./faults/expectError.js";
-import { startFaultGateway, type FaultGateway } from "./faults/inProcessGateway.js";
+import { type FaultGateway, startFaultGateway } from "./faults/inProcessGateway.js";
 import { LegacyProcess } from "./faults/legacyProcess.js";
 import { ANSWER_WITHIN_MS, UPSTREAM_LIMITS } from "./faults/limits.js";
 import { pollTask, resultOf, TASKS_CAPS } from "./kit.js";
@@ -35,7 +35,12 @@ describe("an upstream that accepts connections and never answers (blackhole serv
     blackhole = await startBlackhole("silent");
     gw = await startFaultGateway(blackhole.url, { upstream: { ...UPSTREAM_LIMITS }, ...TASK_POLICY });
   });
-  after(() => closeAll(() => blackhole?.close(), () => gw?.close()));
+  after(() =>
+    closeAll(
+      () => blackhole?.close(),
+      () => gw?.close(),
+    ),
+  );
 
   test("server/discover, tools/call greet and a task-policy tools/call each answer 504 upstream_timeout naming initialize and upstream.initializeTimeoutMs", async (t) => {
     const calls: Array<[string, JsonObject, JsonObject]> = [
@@ -45,7 +50,11 @@ describe("an upstream that accepts connections and never answers (blackhole serv
     ];
     for (const [method, params, capabilities] of calls) {
       const { value: reply, ms } = await timed(() => rpcWithin(ANSWER_WITHIN_MS, gw.url, method, params, { capabilities }));
-      assertErrorReply(reply, { http: 504, reason: "upstream_timeout", message: INITIALIZE_TIMEOUT }, `${method} ${JSON.stringify(params)}`);
+      assertErrorReply(
+        reply,
+        { http: 504, reason: "upstream_timeout", message: INITIALIZE_TIMEOUT },
+        `${method} ${JSON.stringify(params)}`,
+      );
       t.diagnostic(`${method} ${String(params.name ?? "")}: HTTP ${reply.status} after ${ms} ms`);
     }
     assert.ok(blackhole.accepted() > 0, "taskgate did connect to the upstream");
@@ -60,13 +69,22 @@ describe("an upstream SIGSTOPped after taskgate opened its sessions", () => {
     gw = await startFaultGateway(legacy.url, { upstream: { ...UPSTREAM_LIMITS }, ...TASK_POLICY });
     // Sessions exist (the no-capabilities profile and the tasks one), and the tool catalog is known.
     for (const capabilities of [{}, TASKS_CAPS]) {
-      const warm = await rpcWithin(ANSWER_WITHIN_MS, gw.url, "tools/call", { name: "greet", arguments: { name: "warm" } }, { capabilities });
+      const warm = await rpcWithin(
+        ANSWER_WITHIN_MS,
+        gw.url,
+        "tools/call",
+        { name: "greet", arguments: { name: "warm" } },
+        { capabilities },
+      );
       assert.ok(warm.message.result, `warm-up greet: ${JSON.stringify(warm.message)}`);
     }
   });
   afterEach(async () => {
     if (legacy?.process.isRunning()) legacy.resume();
-    await closeAll(() => gw?.close(), () => legacy?.close());
+    await closeAll(
+      () => gw?.close(),
+      () => legacy?.close(),
+    );
   });
 
   test("tools/list answers 504 upstream_timeout naming tools/list and upstream.requestTimeoutMs", async (t) => {
@@ -78,20 +96,30 @@ describe("an upstream SIGSTOPped after taskgate opened its sessions", () => {
 
   test("an inline tools/call in flight on the stopped upstream ends with upstream_unresponsive once pings go unanswered", async (t) => {
     legacy.pause();
-    const { value: reply, ms } = await timed(() => rpcWithin(ANSWER_WITHIN_MS, gw.url, "tools/call", { name: "greet", arguments: { name: "stuck" } }));
+    const { value: reply, ms } = await timed(() =>
+      rpcWithin(ANSWER_WITHIN_MS, gw.url, "tools/call", { name: "greet", arguments: { name: "stuck" } }),
+    );
     t.diagnostic(`inline greet: HTTP ${reply.status} ${reply.contentType} after ${ms} ms`);
     assertErrorEnding(reply, { http: 504, reason: "upstream_unresponsive", message: UNRESPONSIVE }, "inline greet");
   });
 
   test("a running task fails with upstream_unresponsive once pings go unanswered, and is cancelled upstream when it wakes", async (t) => {
     const started = legacy.next<ToolStartedEvent>("tool-started", (e) => e.tool === "slow_echo");
-    const created = await rpcWithin(ANSWER_WITHIN_MS, gw.url, "tools/call", { name: "slow_echo", arguments: { text: "x", ms: 60_000 } }, { capabilities: TASKS_CAPS });
+    const created = await rpcWithin(
+      ANSWER_WITHIN_MS,
+      gw.url,
+      "tools/call",
+      { name: "slow_echo", arguments: { text: "x", ms: 60_000 } },
+      { capabilities: TASKS_CAPS },
+    );
     const taskId = resultOf(created).taskId as string;
     assert.equal(resultOf(created).status, "working", JSON.stringify(created.message));
     const { requestId } = await started;
 
     legacy.pause();
-    const { value: task, ms } = await timed(() => pollTask(gw.url, taskId, (task) => task.status !== "working", { timeoutMs: ANSWER_WITHIN_MS }));
+    const { value: task, ms } = await timed(() =>
+      pollTask(gw.url, taskId, (task) => task.status !== "working", { timeoutMs: ANSWER_WITHIN_MS }),
+    );
     t.diagnostic(`task ${String(task.status)} ${ms} ms after SIGSTOP`);
     assert.equal(task.status, "failed", JSON.stringify(task));
     assertErrorObject(task.error, { reason: "upstream_unresponsive", message: UNRESPONSIVE }, "the failed task's error");

@@ -5,10 +5,10 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { authenticate, type AuthenticateInput, type AuthenticateResult } from "../../src/auth/authenticate.js";
-import { sha256Hex, type IdentityResolver } from "../../src/auth/identity.js";
-import { checkRequiredScopes } from "../../src/auth/requiredScopes.js";
+import { type AuthenticateInput, type AuthenticateResult, authenticate } from "../../src/auth/authenticate.js";
+import { type IdentityResolver, sha256Hex } from "../../src/auth/identity.js";
 import { createJwtResolver } from "../../src/auth/jwtResolver.js";
+import { checkRequiredScopes } from "../../src/auth/requiredScopes.js";
 import { createTokenResolver } from "../../src/auth/tokenResolver.js";
 import { JwtSchema } from "../../src/config/schema.js";
 import { startJwksServer } from "./jwksServer.js";

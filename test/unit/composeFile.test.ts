@@ -42,18 +42,21 @@ const dockerCmd = (() => {
  * ${NAME:?message} (required). `given` plays the operator's shell; `required` collects the names.
  */
 function interpolate(value: string, given: Record<string, string>, required: Set<string>): string {
-  return value.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:-|:\?)([^}]*))?\}/g, (match, name: string | undefined, op?: string, arg?: string) => {
-    if (match === "$$") return "$";
-    const set = name !== undefined ? given[name] : undefined;
-    if (op === ":?") {
-      required.add(name as string);
-      assert.ok(set, `${name} is required: ${arg}`);
+  return value.replace(
+    /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:-|:\?)([^}]*))?\}/g,
+    (match, name: string | undefined, op?: string, arg?: string) => {
+      if (match === "$$") return "$";
+      const set = name !== undefined ? given[name] : undefined;
+      if (op === ":?") {
+        required.add(name as string);
+        assert.ok(set, `${name} is required: ${arg}`);
+        return set;
+      }
+      if (op === ":-") return set || (arg ?? "");
+      assert.ok(set !== undefined, `${name} has neither a value nor a default`);
       return set;
-    }
-    if (op === ":-") return set || (arg ?? "");
-    assert.ok(set !== undefined, `${name} has neither a value nor a default`);
-    return set;
-  });
+    },
+  );
 }
 
 /** A replica's configuration, loaded by taskgate's loader from its environment and command flags. */
@@ -124,7 +127,12 @@ describe("compose.yaml", () => {
     const required = new Set<string>();
     const configs = replicas.map(([, service]) => replicaConfig(service, operator, required));
     assert.deepEqual([...required], ["TASKGATE_MRTR_SECRET"], "the secret comes from the operator (${…:?}), never from the file");
-    const shared = (config: Config) => ({ store: config.store, tokens: config.auth.tokens, secret: config.mrtr.secret, upstream: config.upstream });
+    const shared = (config: Config) => ({
+      store: config.store,
+      tokens: config.auth.tokens,
+      secret: config.mrtr.secret,
+      upstream: config.upstream,
+    });
     for (const config of configs) assert.deepEqual(shared(config), shared(configs[0] as Config));
     assert.equal(configs[0]?.mrtr.secret, operator.TASKGATE_MRTR_SECRET);
     assert.throws(() => replicaConfig(replicas[0]?.[1] as Service, {}), /TASKGATE_MRTR_SECRET is required/);

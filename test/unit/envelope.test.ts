@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { classifyLegacy, parseEnvelope, type Envelope } from "../../src/http/envelope.js";
+import { classifyLegacy, type Envelope, parseEnvelope } from "../../src/http/envelope.js";
 import { ErrorCode } from "../../src/protocol/errors.js";
 import { META, type RequestId } from "../../src/protocol/wire.js";
 
@@ -24,7 +24,8 @@ function post(method: string, id: RequestId, params: Params = {}, headerOverride
 }
 
 function nameHeader(method: string, params: Params): Headers {
-  const key = { "tools/call": "name", "prompts/get": "name", "resources/read": "uri" }[method] ?? (method.startsWith("tasks/") ? "taskId" : "");
+  const key =
+    { "tools/call": "name", "prompts/get": "name", "resources/read": "uri" }[method] ?? (method.startsWith("tasks/") ? "taskId" : "");
   return typeof params[key] === "string" ? { "mcp-name": params[key] as string } : {};
 }
 
@@ -98,7 +99,13 @@ test("invalid JSON ⇒ -32700, HTTP 400, id null", () => {
 });
 
 test("batch array ⇒ -32600 saying batching does not exist in 2026-07-28", () => {
-  expectError(raw(JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "tools/list" }])), ErrorCode.InvalidRequest, 400, null, "batching does not exist in 2026-07-28");
+  expectError(
+    raw(JSON.stringify([{ jsonrpc: "2.0", id: 1, method: "tools/list" }])),
+    ErrorCode.InvalidRequest,
+    400,
+    null,
+    "batching does not exist in 2026-07-28",
+  );
 });
 
 test("non-object body ⇒ -32600", () => {
@@ -106,7 +113,13 @@ test("non-object body ⇒ -32600", () => {
 });
 
 test("id null ⇒ -32600, id null", () => {
-  expectError(raw(JSON.stringify({ jsonrpc: "2.0", id: null, method: "tools/list", params: {} })), ErrorCode.InvalidRequest, 400, null, "'id'");
+  expectError(
+    raw(JSON.stringify({ jsonrpc: "2.0", id: null, method: "tools/list", params: {} })),
+    ErrorCode.InvalidRequest,
+    400,
+    null,
+    "'id'",
+  );
 });
 
 test("id of the wrong type ⇒ -32600", () => {
@@ -114,7 +127,13 @@ test("id of the wrong type ⇒ -32600", () => {
 });
 
 test("jsonrpc other than 2.0 ⇒ -32600 echoing the id", () => {
-  expectError(raw(JSON.stringify({ jsonrpc: "1.0", id: 9, method: "tools/list", params: { _meta: validMeta() } })), ErrorCode.InvalidRequest, 400, 9, "jsonrpc");
+  expectError(
+    raw(JSON.stringify({ jsonrpc: "1.0", id: 9, method: "tools/list", params: { _meta: validMeta() } })),
+    ErrorCode.InvalidRequest,
+    400,
+    9,
+    "jsonrpc",
+  );
 });
 
 test("missing jsonrpc ⇒ -32600 echoing the id", () => {
@@ -126,7 +145,13 @@ test("a POSTed response (result) ⇒ -32600 echoing the id", () => {
 });
 
 test("a POSTed response (error) ⇒ -32600 echoing the id", () => {
-  expectError(raw(JSON.stringify({ jsonrpc: "2.0", id: 4, error: { code: 1, message: "x" } })), ErrorCode.InvalidRequest, 400, 4, "responses");
+  expectError(
+    raw(JSON.stringify({ jsonrpc: "2.0", id: 4, error: { code: 1, message: "x" } })),
+    ErrorCode.InvalidRequest,
+    400,
+    4,
+    "responses",
+  );
 });
 
 test("missing method ⇒ -32600 echoing the id", () => {
@@ -134,7 +159,13 @@ test("missing method ⇒ -32600 echoing the id", () => {
 });
 
 test("params that is not an object ⇒ -32600 echoing the id", () => {
-  expectError(raw(JSON.stringify({ jsonrpc: "2.0", id: 6, method: "tools/list", params: [1] })), ErrorCode.InvalidRequest, 400, 6, "'params'");
+  expectError(
+    raw(JSON.stringify({ jsonrpc: "2.0", id: 6, method: "tools/list", params: [1] })),
+    ErrorCode.InvalidRequest,
+    400,
+    6,
+    "'params'",
+  );
 });
 
 test("notifications/* without id ⇒ notification (no header checks)", () => {
@@ -148,7 +179,14 @@ test("notification with params ⇒ notification", () => {
 });
 
 test("a non-notification method without id ⇒ -32600, id null", () => {
-  expectError(raw(JSON.stringify({ jsonrpc: "2.0", method: "tools/list", params: { _meta: validMeta() } })), ErrorCode.InvalidRequest, 400, null, "'tools/list'", "'id'");
+  expectError(
+    raw(JSON.stringify({ jsonrpc: "2.0", method: "tools/list", params: { _meta: validMeta() } })),
+    ErrorCode.InvalidRequest,
+    400,
+    null,
+    "'tools/list'",
+    "'id'",
+  );
 });
 
 // ---- 2. required _meta ----------------------------------------------------------------------------
@@ -169,12 +207,24 @@ test("_meta absent wins over a mismatched Mcp-Method header", () => {
 });
 
 test("missing protocolVersion key ⇒ -32602 naming it (conformance: missing-protocol-version)", () => {
-  const error = expectError(discover(102, { _meta: { [META.clientCapabilities]: {} } }), ErrorCode.InvalidParams, 400, 102, `'${META.protocolVersion}'`);
+  const error = expectError(
+    discover(102, { _meta: { [META.clientCapabilities]: {} } }),
+    ErrorCode.InvalidParams,
+    400,
+    102,
+    `'${META.protocolVersion}'`,
+  );
   assert.ok(!error.message.includes(META.clientCapabilities));
 });
 
 test("missing clientCapabilities key ⇒ -32602 naming it (conformance: missing-client-capabilities)", () => {
-  expectError(discover(104, { _meta: { [META.protocolVersion]: VERSION } }), ErrorCode.InvalidParams, 400, 104, `'${META.clientCapabilities}'`);
+  expectError(
+    discover(104, { _meta: { [META.protocolVersion]: VERSION } }),
+    ErrorCode.InvalidParams,
+    400,
+    104,
+    `'${META.clientCapabilities}'`,
+  );
 });
 
 test("both keys missing ⇒ -32602 naming both", () => {
@@ -186,31 +236,60 @@ test("_meta that is not an object ⇒ -32602", () => {
 });
 
 test("protocolVersion that is not a string ⇒ -32602", () => {
-  expectError(discover(108, { _meta: { [META.protocolVersion]: 2026, [META.clientCapabilities]: {} } }), ErrorCode.InvalidParams, 400, 108, META.protocolVersion);
+  expectError(
+    discover(108, { _meta: { [META.protocolVersion]: 2026, [META.clientCapabilities]: {} } }),
+    ErrorCode.InvalidParams,
+    400,
+    108,
+    META.protocolVersion,
+  );
 });
 
 test("clientCapabilities that is not an object ⇒ -32602", () => {
-  expectError(discover(109, { _meta: { [META.protocolVersion]: VERSION, [META.clientCapabilities]: [] } }), ErrorCode.InvalidParams, 400, 109, META.clientCapabilities);
+  expectError(
+    discover(109, { _meta: { [META.protocolVersion]: VERSION, [META.clientCapabilities]: [] } }),
+    ErrorCode.InvalidParams,
+    400,
+    109,
+    META.clientCapabilities,
+  );
 });
 
 test("invalid logLevel ⇒ -32602", () => {
-  expectError(post("tools/list", 110, { _meta: validMeta({ [META.logLevel]: "verbose" }) }), ErrorCode.InvalidParams, 400, 110, META.logLevel, "verbose");
+  expectError(
+    post("tools/list", 110, { _meta: validMeta({ [META.logLevel]: "verbose" }) }),
+    ErrorCode.InvalidParams,
+    400,
+    110,
+    META.logLevel,
+    "verbose",
+  );
 });
 
 // ---- 3. standard headers --------------------------------------------------------------------------
 
 test("missing MCP-Protocol-Version ⇒ -32020", () => {
-  expectMismatch(post("tools/list", 11, {}, { "mcp-protocol-version": undefined }), 11, "Missing required header MCP-Protocol-Version (expected '2026-07-28')");
+  expectMismatch(
+    post("tools/list", 11, {}, { "mcp-protocol-version": undefined }),
+    11,
+    "Missing required header MCP-Protocol-Version (expected '2026-07-28')",
+  );
 });
 
 test("header 2026-07-28 with _meta v999.0.0 ⇒ -32020 not -32022 (conformance: header-mismatch-400)", () => {
-  expectMismatch(post("server/discover", 302, { _meta: validMeta({ [META.protocolVersion]: "v999.0.0" }) }), 302,
-    "Header mismatch: MCP-Protocol-Version header value '2026-07-28' does not match body value 'v999.0.0'");
+  expectMismatch(
+    post("server/discover", 302, { _meta: validMeta({ [META.protocolVersion]: "v999.0.0" }) }),
+    302,
+    "Header mismatch: MCP-Protocol-Version header value '2026-07-28' does not match body value 'v999.0.0'",
+  );
 });
 
 test("Mcp-Method different from body ⇒ -32020 (conformance: tools/list with Mcp-Method prompts/list)", () => {
-  expectMismatch(post("tools/list", 12, {}, { "mcp-method": "prompts/list" }), 12,
-    "Header mismatch: Mcp-Method header value 'prompts/list' does not match body value 'tools/list'");
+  expectMismatch(
+    post("tools/list", 12, {}, { "mcp-method": "prompts/list" }),
+    12,
+    "Header mismatch: Mcp-Method header value 'prompts/list' does not match body value 'tools/list'",
+  );
 });
 
 test("tools/call with Mcp-Method tasks/get ⇒ -32020 (conformance: tasks-headers-reject-mismatched-method)", () => {
@@ -231,8 +310,11 @@ test("header names are case-insensitive: mcp-method / MCP-METHOD accepted (confo
 });
 
 test("Mcp-Name different from params.name ⇒ -32020 (conformance: wrong_tool_name)", () => {
-  expectMismatch(post("tools/call", 18, { name: "bar" }, { "mcp-name": "foo" }), 18,
-    "Header mismatch: Mcp-Name header value 'foo' does not match body value 'bar'");
+  expectMismatch(
+    post("tools/call", 18, { name: "bar" }, { "mcp-name": "foo" }),
+    18,
+    "Header mismatch: Mcp-Name header value 'foo' does not match body value 'bar'",
+  );
 });
 
 test("Mcp-Name '  greet  ' is accepted for greet (conformance: sep-2243-server-accepts-whitespace-header-value)", () => {
@@ -240,7 +322,11 @@ test("Mcp-Name '  greet  ' is accepted for greet (conformance: sep-2243-server-a
 });
 
 test("missing Mcp-Name on tools/call ⇒ -32020 (conformance)", () => {
-  expectMismatch(post("tools/call", 20, { name: "greet" }, { "mcp-name": undefined }), 20, "Missing required header Mcp-Name (expected 'greet')");
+  expectMismatch(
+    post("tools/call", 20, { name: "greet" }, { "mcp-name": undefined }),
+    20,
+    "Missing required header Mcp-Name (expected 'greet')",
+  );
 });
 
 test("missing Mcp-Name on prompts/get ⇒ -32020", () => {
@@ -248,7 +334,11 @@ test("missing Mcp-Name on prompts/get ⇒ -32020", () => {
 });
 
 test("missing Mcp-Name on resources/read ⇒ -32020", () => {
-  expectMismatch(post("resources/read", 22, { uri: "file:///a" }, { "mcp-name": undefined }), 22, "Missing required header Mcp-Name (expected 'file:///a')");
+  expectMismatch(
+    post("resources/read", 22, { uri: "file:///a" }, { "mcp-name": undefined }),
+    22,
+    "Missing required header Mcp-Name (expected 'file:///a')",
+  );
 });
 
 test("resources/read compares Mcp-Name with params.uri", () => {
@@ -286,10 +376,17 @@ test("undecodable MCP-Protocol-Version ⇒ -32020", () => {
 });
 
 test("base64 MCP-Protocol-Version and Mcp-Method are decoded too", () => {
-  expectRequest(post("tools/list", 32, {}, {
-    "mcp-protocol-version": `=?base64?${Buffer.from(VERSION).toString("base64")}?=`,
-    "mcp-method": `=?base64?${Buffer.from("tools/list").toString("base64")}?=`,
-  }));
+  expectRequest(
+    post(
+      "tools/list",
+      32,
+      {},
+      {
+        "mcp-protocol-version": `=?base64?${Buffer.from(VERSION).toString("base64")}?=`,
+        "mcp-method": `=?base64?${Buffer.from("tools/list").toString("base64")}?=`,
+      },
+    ),
+  );
 });
 
 test("raw non-ASCII Mcp-Name ⇒ -32020", () => {
@@ -315,7 +412,11 @@ test("tasks/get with matching Mcp-Name is accepted (conformance: routing-headers
 });
 
 test("tasks/get with a different Mcp-Name ⇒ -32020 (conformance: rejects-mismatched-mcp-name-on-tasks-get)", () => {
-  expectMismatch(post("tasks/get", 40, { taskId: "t1" }, { "mcp-name": "t2" }), 40, "Header mismatch: Mcp-Name header value 't2' does not match body value 't1'");
+  expectMismatch(
+    post("tasks/get", 40, { taskId: "t1" }, { "mcp-name": "t2" }),
+    40,
+    "Header mismatch: Mcp-Name header value 't2' does not match body value 't1'",
+  );
 });
 
 test("tasks/cancel with a different Mcp-Name ⇒ -32020", () => {
@@ -342,7 +443,10 @@ test("Mcp-Name on a method without a name param is ignored", () => {
 test("unsupported version (header and _meta v999.0.0) ⇒ -32022 HTTP 400 with data (conformance)", () => {
   const error = expectError(
     post("server/discover", 301, { _meta: validMeta({ [META.protocolVersion]: "v999.0.0" }) }, { "mcp-protocol-version": "v999.0.0" }),
-    ErrorCode.UnsupportedProtocolVersion, 400, 301, "v999.0.0",
+    ErrorCode.UnsupportedProtocolVersion,
+    400,
+    301,
+    "v999.0.0",
   );
   assert.deepEqual(error.data, { supported: ["2026-07-28"], requested: "v999.0.0" });
 });
@@ -350,14 +454,20 @@ test("unsupported version (header and _meta v999.0.0) ⇒ -32022 HTTP 400 with d
 test("a legacy version with modern _meta ⇒ -32022 echoing it exactly", () => {
   const error = expectError(
     post("tools/list", "v-1", { _meta: validMeta({ [META.protocolVersion]: "2025-11-25" }) }, { "mcp-protocol-version": "2025-11-25" }),
-    ErrorCode.UnsupportedProtocolVersion, 400, "v-1",
+    ErrorCode.UnsupportedProtocolVersion,
+    400,
+    "v-1",
   );
   assert.deepEqual(error.data, { supported: ["2026-07-28"], requested: "2025-11-25" });
 });
 
 test("version is checked before the method (unsupported version + unknown method ⇒ -32022)", () => {
-  expectError(post("unknown/method", 303, { _meta: validMeta({ [META.protocolVersion]: "v1" }) }, { "mcp-protocol-version": "v1" }),
-    ErrorCode.UnsupportedProtocolVersion, 400, 303);
+  expectError(
+    post("unknown/method", 303, { _meta: validMeta({ [META.protocolVersion]: "v1" }) }, { "mcp-protocol-version": "v1" }),
+    ErrorCode.UnsupportedProtocolVersion,
+    400,
+    303,
+  );
 });
 
 // ---- 5. method known ------------------------------------------------------------------------------
@@ -367,8 +477,14 @@ test("unknown method ⇒ -32601 HTTP 404 (conformance: unknown/method)", () => {
 });
 
 test("initialize with modern _meta ⇒ -32601 HTTP 404 with a removal message (conformance)", () => {
-  expectError(post("initialize", 500, { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: "c", version: "1" } }),
-    ErrorCode.MethodNotFound, 404, 500, "'initialize' was removed in 2026-07-28: send server/discover or call methods directly with _meta", "2026-07-28");
+  expectError(
+    post("initialize", 500, { protocolVersion: VERSION, capabilities: {}, clientInfo: { name: "c", version: "1" } }),
+    ErrorCode.MethodNotFound,
+    404,
+    500,
+    "'initialize' was removed in 2026-07-28: send server/discover or call methods directly with _meta",
+    "2026-07-28",
+  );
 });
 
 for (const [method, hint] of [
@@ -381,8 +497,8 @@ for (const [method, hint] of [
   ["sampling/createMessage", "input_required"],
 ] as const) {
   test(`removed method ${method} ⇒ -32601 HTTP 404 (conformance)`, () => {
-  expectError(post(method, `id-${method}`, { taskId: "t1" }), ErrorCode.MethodNotFound, 404, `id-${method}`, `'${method}'`, hint);
-});
+    expectError(post(method, `id-${method}`, { taskId: "t1" }), ErrorCode.MethodNotFound, 404, `id-${method}`, `'${method}'`, hint);
+  });
 }
 
 test("method names are case-sensitive (Tools/List ⇒ 404)", () => {
@@ -400,7 +516,12 @@ const legacySessions = new Set(["legacy-1"]);
 const classify = (method: string, headers: Headers, body?: unknown) =>
   classifyLegacy({ method, headers, body, isKnownLegacySession: (id) => legacySessions.has(id) });
 const modernBody = (method: string) => ({ jsonrpc: "2.0", id: 1, method, params: { _meta: validMeta() } });
-const legacyInit = { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "c", version: "1" } } };
+const legacyInit = {
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+};
 
 test("classifyLegacy: known legacy Mcp-Session-Id ⇒ legacy, whatever the body", () => {
   assert.equal(classify("POST", { "mcp-session-id": "legacy-1", "mcp-protocol-version": VERSION }, modernBody("tools/list")), true);
@@ -444,7 +565,10 @@ test("classifyLegacy: POST without the header but with modern _meta ⇒ not lega
 });
 
 test("classifyLegacy: 2026-07-28 header without _meta ⇒ not legacy (gets -32602)", () => {
-  assert.equal(classify("POST", { "mcp-protocol-version": VERSION }, { jsonrpc: "2.0", id: 101, method: "server/discover", params: {} }), false);
+  assert.equal(
+    classify("POST", { "mcp-protocol-version": VERSION }, { jsonrpc: "2.0", id: 101, method: "server/discover", params: {} }),
+    false,
+  );
 });
 
 test("classifyLegacy: legacy-version header, no modern _meta, expired session ⇒ legacy (so it gets 404 ⇒ re-init)", () => {

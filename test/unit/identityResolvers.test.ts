@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createIdentityResolver } from "../../src/auth/createIdentityResolver.js";
 import { createDemoResolver } from "../../src/auth/demoResolver.js";
-import { sha256Hex, type ResolveResult } from "../../src/auth/identity.js";
+import { type ResolveResult, sha256Hex } from "../../src/auth/identity.js";
 import { createTokenResolver } from "../../src/auth/tokenResolver.js";
 import { identityResolverContract } from "./identityResolver.contract.js";
 

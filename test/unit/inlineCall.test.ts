@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { InlineCall, type InlineRequest } from "../../src/calls/inlineCall.js";
 import { LiveInlineCalls } from "../../src/calls/liveInlineCalls.js";
-import { ParkedCalls, type CallBinding } from "../../src/calls/parkedCalls.js";
+import { type CallBinding, ParkedCalls } from "../../src/calls/parkedCalls.js";
 import { RequestStateCodec } from "../../src/calls/requestStateCodec.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { ErrorCode } from "../../src/protocol/errors.js";
@@ -170,7 +170,11 @@ describe("InlineCall", () => {
     assert.equal(live.count(), 1);
     await live.drain(20);
     const frames = await messages;
-    assert.deepEqual(frames.at(-1), { jsonrpc: "2.0", id: 7, error: { code: -32603, message: "taskgate is shutting down", data: { reason: "shutting_down" } } });
+    assert.deepEqual(frames.at(-1), {
+      jsonrpc: "2.0",
+      id: 7,
+      error: { code: -32603, message: "taskgate is shutting down", data: { reason: "shutting_down" } },
+    });
     assert.equal(call.abortedBecause, "gateway shutting down");
     assert.equal(live.count(), 0);
   });

@@ -24,10 +24,25 @@ const schema = {
     name: { type: "string", minLength: 2, maxLength: 5, pattern: "^[a-z]+$" },
     email: { type: "string", format: "email" },
     when: { type: "string", format: "date" },
-    colour: { type: "string", oneOf: [{ const: "red", title: "Red" }, { const: "green", title: "Green" }] },
+    colour: {
+      type: "string",
+      oneOf: [
+        { const: "red", title: "Red" },
+        { const: "green", title: "Green" },
+      ],
+    },
     size: { type: "string", enum: ["S", "M", "L"], enumNames: ["Small", "Medium", "Large"] },
     tags: { type: "array", items: { type: "string", enum: ["a", "b"] }, maxItems: 2 },
-    picks: { type: "array", items: { anyOf: [{ const: "x", title: "X" }, { const: "y", title: "Y" }] }, minItems: 1 },
+    picks: {
+      type: "array",
+      items: {
+        anyOf: [
+          { const: "x", title: "X" },
+          { const: "y", title: "Y" },
+        ],
+      },
+      minItems: 1,
+    },
     agree: { type: "boolean" },
   },
   required: ["count"],
@@ -71,7 +86,18 @@ describe("checkInputResponse: form elicitation content against requestedSchema (
   });
 
   it("a full valid answer passes; extra properties are allowed unless the schema says otherwise", () => {
-    const valid = { count: 100, ratio: 0.5, name: "ada", email: "ada@example.com", when: "2026-07-28", colour: "green", size: "M", tags: ["b"], picks: ["x", "y"], agree: true };
+    const valid = {
+      count: 100,
+      ratio: 0.5,
+      name: "ada",
+      email: "ada@example.com",
+      when: "2026-07-28",
+      colour: "green",
+      size: "M",
+      tags: ["b"],
+      picks: ["x", "y"],
+      agree: true,
+    };
     assert.equal(check(valid), undefined);
     assert.equal(check({ ...valid, note: "extra" }), undefined);
     assert.equal(
@@ -81,9 +107,17 @@ describe("checkInputResponse: form elicitation content against requestedSchema (
   });
 
   it("a schema naming a newer draft ($schema) and one with local $refs are checked too", () => {
-    const draft2020 = { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { n: { type: "integer", maximum: 3 } } };
+    const draft2020 = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      properties: { n: { type: "integer", maximum: 3 } },
+    };
     assert.equal(check({ n: 4 }, draft2020), "'n' must be <= 3");
-    const withRef = { type: "object", definitions: { small: { type: "integer", maximum: 3 } }, properties: { n: { $ref: "#/definitions/small" } } };
+    const withRef = {
+      type: "object",
+      definitions: { small: { type: "integer", maximum: 3 } },
+      properties: { n: { $ref: "#/definitions/small" } },
+    };
     assert.equal(check({ n: 4 }, withRef), "'n' must be <= 3");
     assert.equal(check({ n: 2 }, withRef), undefined);
   });
@@ -108,7 +142,10 @@ describe("checkInputResponse: form elicitation content against requestedSchema (
     assert.equal(checkInputResponse(form(schema), accept([1])), "an accepted form answer needs a 'content' object");
     assert.equal(checkInputResponse(form(schema), { action: "decline" }), undefined);
     assert.equal(checkInputResponse(form(schema), { action: "cancel", content: { count: 999 } }), undefined);
-    const url: InputRequest = { method: "elicitation/create", params: { mode: "url", message: "Sign in", url: "https://x", elicitationId: "e1" } };
+    const url: InputRequest = {
+      method: "elicitation/create",
+      params: { mode: "url", message: "Sign in", url: "https://x", elicitationId: "e1" },
+    };
     assert.equal(checkInputResponse(url, { action: "accept" }), undefined);
     assert.equal(checkInputResponse(form(schema), "accept"), "each answer must be a JSON object");
   });
@@ -128,15 +165,24 @@ describe("checkInputResponse: sampling answers (SDK CreateMessageResult schemas)
     const { model: _model, ...noModel } = good;
     assert.equal(checkInputResponse(sampling, noModel), "a sampling answer: 'model' is required (a string)");
     assert.equal(checkInputResponse(sampling, { ...good, role: "bot" }), `a sampling answer: 'role' must be one of "user", "assistant"`);
-    assert.equal(checkInputResponse(sampling, { ...good, content: { type: "text" } }), "a sampling answer: 'content.text' is required (a string)");
-    assert.match(checkInputResponse(sampling, { ...good, content: { type: "video" } }) ?? "", /^a sampling answer: 'content.type' is not a content block of a known type/);
+    assert.equal(
+      checkInputResponse(sampling, { ...good, content: { type: "text" } }),
+      "a sampling answer: 'content.text' is required (a string)",
+    );
+    assert.match(
+      checkInputResponse(sampling, { ...good, content: { type: "video" } }) ?? "",
+      /^a sampling answer: 'content.type' is not a content block of a known type/,
+    );
     assert.equal(checkInputResponse(sampling, { ...good, stopReason: 5 }), "a sampling answer: 'stopReason' is not of an accepted type");
   });
 
   it("tool-use content only when the question offered tools", () => {
     const toolUse = { ...good, content: [{ type: "tool_use", id: "t1", name: "search", input: { q: "x" } }], stopReason: "toolUse" };
     assert.ok(checkInputResponse(sampling, toolUse), "refused without tools in the question");
-    const withTools: InputRequest = { method: "sampling/createMessage", params: { messages: [], maxTokens: 10, tools: [{ name: "search", inputSchema: { type: "object" } }] } };
+    const withTools: InputRequest = {
+      method: "sampling/createMessage",
+      params: { messages: [], maxTokens: 10, tools: [{ name: "search", inputSchema: { type: "object" } }] },
+    };
     assert.equal(checkInputResponse(withTools, toolUse), undefined);
   });
 });
@@ -148,7 +194,10 @@ describe("checkInputResponse: roots answers (SDK ListRootsResult schema)", () =>
     assert.equal(checkInputResponse(roots, { roots: [] }), undefined);
     assert.equal(checkInputResponse(roots, { roots: [{ uri: "file:///home/ada/project", name: "project" }] }), undefined);
     assert.equal(checkInputResponse(roots, { roots: [{ name: "no uri" }] }), "a roots answer: 'roots[0].uri' is required (a string)");
-    assert.equal(checkInputResponse(roots, { roots: [{ uri: "https://example.com" }] }), `a roots answer: 'roots[0].uri' must start with "file://"`);
+    assert.equal(
+      checkInputResponse(roots, { roots: [{ uri: "https://example.com" }] }),
+      `a roots answer: 'roots[0].uri' must start with "file://"`,
+    );
     assert.equal(checkInputResponse(roots, {}), "a roots answer: 'roots' is required (an array)");
   });
 });

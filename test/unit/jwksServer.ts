@@ -7,7 +7,7 @@
 
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTPayload } from "jose";
+import { type CryptoKey, exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from "jose";
 
 export type JwksBehaviour = "ok" | "http-500" | "redirect" | "not-json" | "not-a-jwks" | "hang";
 
@@ -117,7 +117,14 @@ export async function startJwksServer(options: { kids?: string[] } = {}): Promis
       const key = options.signWith ?? entry?.privateKey;
       if (!key) throw new Error(`no key to sign with for kid ${kid}`);
       const now = Math.floor(Date.now() / 1000);
-      const claims: Record<string, unknown> = { iss: kit.issuer, aud: kit.audience, sub: "alice", iat: now, exp: now + 300, ...options.claims };
+      const claims: Record<string, unknown> = {
+        iss: kit.issuer,
+        aud: kit.audience,
+        sub: "alice",
+        iat: now,
+        exp: now + 300,
+        ...options.claims,
+      };
       for (const [name, value] of Object.entries(claims)) if (value === undefined) delete claims[name];
       return new SignJWT(claims as JWTPayload).setProtectedHeader({ alg, kid, typ: "at+jwt" }).sign(key);
     },

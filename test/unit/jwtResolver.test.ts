@@ -10,12 +10,12 @@ import { createPublicKey, generateKeyPairSync } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { CompactEncrypt, generateKeyPair, SignJWT, UnsecuredJWT } from "jose";
 import type { ResolveResult } from "../../src/auth/identity.js";
-import { createJwtResolver } from "../../src/auth/jwtResolver.js";
 import type { JwtOptions } from "../../src/auth/jwtKeys.js";
+import { createJwtResolver } from "../../src/auth/jwtResolver.js";
 import { JwtSchema } from "../../src/config/schema.js";
 import { identityResolverContract } from "./identityResolver.contract.js";
-import { closedPortUrl, startJwksServer, type JwksServer } from "./jwksServer.js";
-import { CLIENT_ID, startOidcIssuer, type OidcIssuer } from "./oidcIssuer.js";
+import { closedPortUrl, type JwksServer, startJwksServer } from "./jwksServer.js";
+import { CLIENT_ID, type OidcIssuer, startOidcIssuer } from "./oidcIssuer.js";
 
 const issuerKit: JwksServer = await startJwksServer({ kids: ["k1"] });
 after(() => issuerKit.close());
@@ -121,7 +121,11 @@ describe("jwt resolver: refused tokens (invalid_token, with a description a pers
 
   it("wrong issuer: names both", async () => {
     const token = await issuerKit.sign({ claims: { iss: "https://evil.example" } });
-    refusedWith(await resolver().resolve(token), token, new RegExp(`^issuer 'https://evil\\.example' is not '${issuerKit.issuer.replace(/[.]/g, "\\.")}'$`));
+    refusedWith(
+      await resolver().resolve(token),
+      token,
+      new RegExp(`^issuer 'https://evil\\.example' is not '${issuerKit.issuer.replace(/[.]/g, "\\.")}'$`),
+    );
   });
 
   it("bad signature: a forger's key under the published kid, and a payload altered after signing", async () => {
@@ -131,7 +135,9 @@ describe("jwt resolver: refused tokens (invalid_token, with a description a pers
 
     const genuine = await issuerKit.sign({ claims: { sub: "alice" } });
     const [head, , signature] = genuine.split(".");
-    const payload = Buffer.from(JSON.stringify({ iss: issuerKit.issuer, aud: issuerKit.audience, sub: "mallory", exp: now() + 300 })).toString("base64url");
+    const payload = Buffer.from(
+      JSON.stringify({ iss: issuerKit.issuer, aud: issuerKit.audience, sub: "mallory", exp: now() + 300 }),
+    ).toString("base64url");
     const altered = `${head}.${payload}.${signature}`;
     refusedWith(await resolver().resolve(altered), altered, /signature does not verify/);
   });
@@ -142,7 +148,11 @@ describe("jwt resolver: refused tokens (invalid_token, with a description a pers
     const r = createJwtResolver(options({ jwksCooldownMs: 0 }));
     assert.ok((await r.resolve(await issuerKit.sign())).ok, "a first token loads the JWKS");
     const before = issuerKit.fetches;
-    refusedWith(await r.resolve(token), token, /^the issuer's JWKS has no key 'unpublished' for algorithm 'ES256', even after fetching it again/);
+    refusedWith(
+      await r.resolve(token),
+      token,
+      /^the issuer's JWKS has no key 'unpublished' for algorithm 'ES256', even after fetching it again/,
+    );
     assert.equal(issuerKit.fetches, before + 1, "the unknown kid made the resolver fetch the JWKS again");
   });
 
@@ -204,7 +214,9 @@ describe("jwt resolver: refused tokens (invalid_token, with a description a pers
 
   it("an encrypted token (JWE)", async () => {
     const { publicKey } = await generateKeyPair("RSA-OAEP-256");
-    const jwe = await new CompactEncrypt(new TextEncoder().encode("{}")).setProtectedHeader({ alg: "RSA-OAEP-256", enc: "A256GCM" }).encrypt(publicKey);
+    const jwe = await new CompactEncrypt(new TextEncoder().encode("{}"))
+      .setProtectedHeader({ alg: "RSA-OAEP-256", enc: "A256GCM" })
+      .encrypt(publicKey);
     refusedWith(await resolver().resolve(jwe), jwe, /encrypted \(JWE\)/);
   });
 });
@@ -283,7 +295,12 @@ describe("jwt resolver: a JWKS that cannot be had is temporarily_unavailable, no
     const url = await closedPortUrl();
     const r = createJwtResolver({ ...options(), jwksUrl: url, issuer: kit.issuer });
     const token = await kit.sign();
-    refusedWith(await r.resolve(token), token, new RegExp(`^the JWKS at ${url} cannot be fetched: .*ECONNREFUSED`), "temporarily_unavailable");
+    refusedWith(
+      await r.resolve(token),
+      token,
+      new RegExp(`^the JWKS at ${url} cannot be fetched: .*ECONNREFUSED`),
+      "temporarily_unavailable",
+    );
   });
 
   it("recovers without a restart once the JWKS answers again", async () => {
@@ -313,7 +330,10 @@ describe("jwt resolver: a fixed public key (auth.jwt.publicKey)", () => {
     createJwtResolver(JwtSchema.parse({ publicKey, issuer: issuerKit.issuer, audience: issuerKit.audience, ...extra }));
 
   it("PEM (SPKI): verifies tokens of its key, refuses others", async () => {
-    const pem = createPublicKey({ key: issuerKit.publicJwkOf("k1") as import("node:crypto").JsonWebKey, format: "jwk" }).export({ type: "spki", format: "pem" }) as string;
+    const pem = createPublicKey({ key: issuerKit.publicJwkOf("k1") as import("node:crypto").JsonWebKey, format: "jwk" }).export({
+      type: "spki",
+      format: "pem",
+    }) as string;
     const r = fixed(pem);
     assert.ok((await r.resolve(await issuerKit.sign())).ok);
     const { privateKey: other } = await generateKeyPair("ES256");
@@ -330,9 +350,15 @@ describe("jwt resolver: a fixed public key (auth.jwt.publicKey)", () => {
 
       const rsa = generateKeyPairSync("rsa", { modulusLength: 2048 });
       const sign = (alg: string) =>
-        new SignJWT({ iss: kit.issuer, aud: kit.audience, sub: "alice" }).setProtectedHeader({ alg }).setExpirationTime("5m").sign(rsa.privateKey);
+        new SignJWT({ iss: kit.issuer, aud: kit.audience, sub: "alice" })
+          .setProtectedHeader({ alg })
+          .setExpirationTime("5m")
+          .sign(rsa.privateKey);
       const jwk = { ...rsa.publicKey.export({ format: "jwk" }) };
-      assert.ok((await fixed(JSON.stringify(jwk), { issuer: kit.issuer }).resolve(await sign("PS256"))).ok, "no alg: RS* and PS* fit an RSA key");
+      assert.ok(
+        (await fixed(JSON.stringify(jwk), { issuer: kit.issuer }).resolve(await sign("PS256"))).ok,
+        "no alg: RS* and PS* fit an RSA key",
+      );
       const rs256Only = fixed(JSON.stringify({ ...jwk, alg: "RS256" }), { issuer: kit.issuer });
       assert.ok((await rs256Only.resolve(await sign("RS256"))).ok);
       const ps = await sign("PS256");

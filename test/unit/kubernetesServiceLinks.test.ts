@@ -79,17 +79,24 @@ describe("loadConfig with service-link variables", () => {
   it("a real TASKGATE_PORT=3100 still sets the port", () => {
     const { config, report } = loadConfigWithReport({ env: { ...required, TASKGATE_PORT: "3100", TASKGATE_SERVICE_HOST: "10.96.0.12" } });
     assert.equal(config.port, 3100);
-    assert.deepEqual(report.ignored.map((entry) => entry.variable), ["TASKGATE_SERVICE_HOST"]);
+    assert.deepEqual(
+      report.ignored.map((entry) => entry.variable),
+      ["TASKGATE_SERVICE_HOST"],
+    );
   });
 
   it("a misspelt variable among them is still an error, and a malformed TASKGATE_PORT too", () => {
     assert.throws(
       () => loadConfigWithReport({ env: { ...required, ...SERVICE_TASKGATE, TASKGATE_UPSTREAM_ULR: "http://x/" } }),
-      (error: unknown) => error instanceof ConfigError && /TASKGATE_UPSTREAM_ULR: unknown environment variable \(did you mean TASKGATE_UPSTREAM_URL\?\)/.test(error.message),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        /TASKGATE_UPSTREAM_ULR: unknown environment variable \(did you mean TASKGATE_UPSTREAM_URL\?\)/.test(error.message),
     );
     assert.throws(
       () => loadConfigWithReport({ env: { ...required, TASKGATE_PORT: "tcp://10.96.0.12" } }),
-      (error: unknown) => error instanceof ConfigError && /^TASKGATE_PORT: must be an integer \(option port\), got "tcp:\/\/10\.96\.0\.12"$/.test(error.message),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        /^TASKGATE_PORT: must be an integer \(option port\), got "tcp:\/\/10\.96\.0\.12"$/.test(error.message),
     );
   });
 });

@@ -27,7 +27,6 @@ const LAYERS = [
   "util",
 ];
 
-
 const layerOf = (file: string): string => {
   const parts = file.split(/[\\/]/);
   return parts.length > 1 ? parts[0]! : parts[0]!.replace(/\.ts$/, "");

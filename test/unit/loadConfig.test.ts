@@ -7,9 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { parse as parseYaml } from "yaml";
-import { REPO } from "../repoRoot.js";
 import { ConfigError, ENV_OPTIONS, ENV_VARS, loadConfig, loadConfigWithReport } from "../../src/config/loadConfig.js";
 import { ConfigSchema } from "../../src/config/schema.js";
+import { REPO } from "../repoRoot.js";
 
 const dir = mkdtempSync(join(tmpdir(), "taskgate-config-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -50,7 +50,21 @@ describe("loadConfig: layering", () => {
   it("fills every default when only the required options are given", () => {
     const config = loadConfig({ env: minimalEnv });
     assert.deepEqual(config, {
-      upstream: { url: "http://127.0.0.1:9000/mcp", env: {}, maxSessions: 1000, maxProcesses: 100, stopGraceMs: 2_000, sessionIdleMs: 300_000, connectTimeoutMs: 5_000, initializeTimeoutMs: 15_000, requestTimeoutMs: 30_000, pingIntervalMs: 15_000, pingTimeoutMs: 10_000, headers: {}, forwardAuthorization: false },
+      upstream: {
+        url: "http://127.0.0.1:9000/mcp",
+        env: {},
+        maxSessions: 1000,
+        maxProcesses: 100,
+        stopGraceMs: 2_000,
+        sessionIdleMs: 300_000,
+        connectTimeoutMs: 5_000,
+        initializeTimeoutMs: 15_000,
+        requestTimeoutMs: 30_000,
+        pingIntervalMs: 15_000,
+        pingTimeoutMs: 10_000,
+        headers: {},
+        forwardAuthorization: false,
+      },
       host: "127.0.0.1",
       port: 3000,
       path: "/mcp",
@@ -60,7 +74,14 @@ describe("loadConfig: layering", () => {
       auth: { mode: "demo", tokens: [], requiredScopes: [] },
       legacy: { enabled: true, auth: "required" },
       quotas: {},
-      store: { kind: "memory", path: ".taskgate/tasks.json", url: "redis://127.0.0.1:6379", prefix: "taskgate", leaseMs: 15_000, commandTimeoutMs: 5_000 },
+      store: {
+        kind: "memory",
+        path: ".taskgate/tasks.json",
+        url: "redis://127.0.0.1:6379",
+        prefix: "taskgate",
+        leaseMs: 15_000,
+        commandTimeoutMs: 5_000,
+      },
       tasks: { policy: "auto", autoAfterMs: 1000, ttlMs: 3_600_000, pollIntervalMs: 5000, tools: {}, inputKeys: {} },
       mrtr: { holdTimeoutMs: 300_000 },
       http: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000 },
@@ -206,7 +227,14 @@ describe("loadConfig: layering", () => {
       allowedOrigins: ["https://o"],
       allowedHosts: ["h"],
       auth: { mode: "tokens", tokens: [{ sha256: HASH, subject: "alice" }], requiredScopes: ["tools:call", "admin"] },
-      store: { kind: "redis", path: "/tmp/t.json", url: "rediss://redis.internal:6380/2", prefix: "tg:prod", leaseMs: 20_000, commandTimeoutMs: 22 },
+      store: {
+        kind: "redis",
+        path: "/tmp/t.json",
+        url: "rediss://redis.internal:6380/2",
+        prefix: "tg:prod",
+        leaseMs: 20_000,
+        commandTimeoutMs: 22,
+      },
       tasks: { policy: "required", autoAfterMs: 5, ttlMs: 6, pollIntervalMs: 7, tools: {}, inputKeys: {} },
       mrtr: { secret: "0123456789abcdef0123456789abcdef", holdTimeoutMs: 9 },
       http: { headersTimeoutMs: 18, requestTimeoutMs: 19, keepAliveTimeoutMs: 20 },
@@ -221,28 +249,49 @@ describe("loadConfig: layering", () => {
 
   it("maps the stdio upstream's variables: the command line is split like a shell does, without one", () => {
     const config = loadConfig({
-      env: { TASKGATE_AUTH_MODE: "demo", TASKGATE_UPSTREAM_COMMAND: `npx -y "@scope/my server" '/data dir' a\\ b`, TASKGATE_UPSTREAM_CWD: "/srv" },
+      env: {
+        TASKGATE_AUTH_MODE: "demo",
+        TASKGATE_UPSTREAM_COMMAND: `npx -y "@scope/my server" '/data dir' a\\ b`,
+        TASKGATE_UPSTREAM_CWD: "/srv",
+      },
     });
     assert.deepEqual(config.upstream.command, ["npx", "-y", "@scope/my server", "/data dir", "a b"]);
     assert.equal(config.upstream.cwd, "/srv");
     assert.equal(config.upstream.url, undefined);
     const open = problemsOf(() => loadConfig({ env: { TASKGATE_AUTH_MODE: "demo", TASKGATE_UPSTREAM_COMMAND: "node 'server.js" } }));
-    assert.match(lineWith(open, "TASKGATE_UPSTREAM_COMMAND"), /cannot be read as a command line.*single quote opened in it is never closed/);
+    assert.match(
+      lineWith(open, "TASKGATE_UPSTREAM_COMMAND"),
+      /cannot be read as a command line.*single quote opened in it is never closed/,
+    );
   });
 
   it("upstream.url and upstream.command together are refused, naming both and where each came from", () => {
     const file = write(".yaml", "upstream:\n  url: http://u/mcp\nauth:\n  mode: demo\n");
-    const problems = problemsOf(() => loadConfig({ file, overrides: { upstream: { command: ["node", "server.js"] } }, flagNames: { "upstream.command": "--upstream-command" } }));
+    const problems = problemsOf(() =>
+      loadConfig({
+        file,
+        overrides: { upstream: { command: ["node", "server.js"] } },
+        flagNames: { "upstream.command": "--upstream-command" },
+      }),
+    );
     assert.equal(problems.length, 1);
-    assert.match(problems[0] as string, /^upstream\.command: upstream\.url and upstream\.command are mutually exclusive.*remove one \(from flag --upstream-command\)/);
+    assert.match(
+      problems[0] as string,
+      /^upstream\.command: upstream\.url and upstream\.command are mutually exclusive.*remove one \(from flag --upstream-command\)/,
+    );
   });
 
   it("upstream credentials (HTTP headers) with upstream.command are refused, pointing to upstream.env", () => {
-    const problems = problemsOf(() => loadConfig({ env: { TASKGATE_AUTH_MODE: "demo", TASKGATE_UPSTREAM_COMMAND: "node server.js" }, overrides: { upstream: { subjectHeader: "X-User" } } }));
+    const problems = problemsOf(() =>
+      loadConfig({
+        env: { TASKGATE_AUTH_MODE: "demo", TASKGATE_UPSTREAM_COMMAND: "node server.js" },
+        overrides: { upstream: { subjectHeader: "X-User" } },
+      }),
+    );
     assert.match(lineWith(problems, "upstream.subjectHeader"), /is only used with upstream\.url.*upstream\.env/);
   });
 
-    it("upstream.env and upstream.cwd without upstream.command are refused", () => {
+  it("upstream.env and upstream.cwd without upstream.command are refused", () => {
     const problems = problemsOf(() => loadConfig({ env: { ...minimalEnv, TASKGATE_UPSTREAM_CWD: "/srv" } }));
     assert.match(lineWith(problems, "upstream.cwd"), /is only used with upstream\.command/);
   });
@@ -293,7 +342,13 @@ describe("loadConfig: layering", () => {
       },
     });
     const publicKey = loadConfig({
-      env: { ...minimalEnv, TASKGATE_AUTH_MODE: "jwt", TASKGATE_AUTH_JWT_PUBLIC_KEY: "-----BEGIN PUBLIC KEY-----\nMFkw\n-----END PUBLIC KEY-----", TASKGATE_AUTH_JWT_ISSUER: "i", TASKGATE_AUTH_JWT_AUDIENCE: "a" },
+      env: {
+        ...minimalEnv,
+        TASKGATE_AUTH_MODE: "jwt",
+        TASKGATE_AUTH_JWT_PUBLIC_KEY: "-----BEGIN PUBLIC KEY-----\nMFkw\n-----END PUBLIC KEY-----",
+        TASKGATE_AUTH_JWT_ISSUER: "i",
+        TASKGATE_AUTH_JWT_AUDIENCE: "a",
+      },
     });
     assert.equal(publicKey.auth.jwt?.publicKey, "-----BEGIN PUBLIC KEY-----\nMFkw\n-----END PUBLIC KEY-----");
   });
@@ -333,10 +388,16 @@ describe("loadConfig: PORT, the platform convention", () => {
   it("empty is not set; anything but a whole number is refused naming PORT", () => {
     assert.equal(loadConfig({ env: { ...minimalEnv, PORT: " " } }).port, 3000);
     for (const value of ["http", "80.5", "-1"]) {
-      const line = lineWith(problemsOf(() => loadConfig({ env: { ...minimalEnv, PORT: value } })), "PORT");
+      const line = lineWith(
+        problemsOf(() => loadConfig({ env: { ...minimalEnv, PORT: value } })),
+        "PORT",
+      );
       assert.equal(line, `PORT: must be an integer (option port, used when TASKGATE_PORT is not set), got ${JSON.stringify(value)}`);
     }
-    const tooBig = lineWith(problemsOf(() => loadConfig({ env: { ...minimalEnv, PORT: "70000" } })), "port");
+    const tooBig = lineWith(
+      problemsOf(() => loadConfig({ env: { ...minimalEnv, PORT: "70000" } })),
+      "port",
+    );
     assert.match(tooBig, /^port: .*65535.*\(from PORT\)$/);
   });
 });
@@ -344,7 +405,10 @@ describe("loadConfig: PORT, the platform convention", () => {
 describe("loadConfig: the report of where values came from", () => {
   it("names the options of each layer and every value a later layer replaced, never the values", () => {
     const secret = "0123456789abcdef0123456789abcdef-file";
-    const file = write(".yaml", `${minimalYaml}host: 127.0.0.1\nport: 4000\nmrtr:\n  secret: ${secret}\ntasks:\n  tools:\n    greet: never\n`);
+    const file = write(
+      ".yaml",
+      `${minimalYaml}host: 127.0.0.1\nport: 4000\nmrtr:\n  secret: ${secret}\ntasks:\n  tools:\n    greet: never\n`,
+    );
     const { report } = loadConfigWithReport({
       file,
       env: { TASKGATE_HOST: "0.0.0.0", TASKGATE_PORT: "4000", TASKGATE_MRTR_SECRET: `${secret}-env` },
@@ -369,27 +433,39 @@ describe("loadConfig: the report of where values came from", () => {
 describe("loadConfig: errors name the option, its source and what is allowed", () => {
   it("bad port from the file: path, file and line, and the limit", () => {
     const file = write(".yaml", `${minimalYaml}port: 99999\n`);
-    const line = lineWith(problemsOf(() => loadConfig({ file })), "port");
+    const line = lineWith(
+      problemsOf(() => loadConfig({ file })),
+      "port",
+    );
     assert.match(line, /^port: /);
     assert.match(line, /65535/);
     assert.ok(line.includes(`config file ${file}, line 5`), line);
   });
 
   it("bad port from env and from a flag name their source", () => {
-    const fromEnv = lineWith(problemsOf(() => loadConfig({ env: { ...minimalEnv, TASKGATE_PORT: "70000" } })), "port");
+    const fromEnv = lineWith(
+      problemsOf(() => loadConfig({ env: { ...minimalEnv, TASKGATE_PORT: "70000" } })),
+      "port",
+    );
     assert.match(fromEnv, /^port: .*65535.*\(from TASKGATE_PORT\)$/);
     const fromFlag = lineWith(
       problemsOf(() => loadConfig({ env: minimalEnv, overrides: { port: -1 }, flagNames: { port: "--port" } })),
       "port",
     );
     assert.match(fromFlag, /^port: .*>=0.*\(from flag --port\)$/);
-    const unnamedFlag = lineWith(problemsOf(() => loadConfig({ env: minimalEnv, overrides: { port: -1 } })), "port");
+    const unnamedFlag = lineWith(
+      problemsOf(() => loadConfig({ env: minimalEnv, overrides: { port: -1 } })),
+      "port",
+    );
     assert.match(unnamedFlag, /command-line flags/);
   });
 
   it("bad url", () => {
     const file = write(".yaml", "upstream:\n  url: ftp://legacy/mcp\nauth:\n  mode: demo\n");
-    const line = lineWith(problemsOf(() => loadConfig({ file })), "upstream.url");
+    const line = lineWith(
+      problemsOf(() => loadConfig({ file })),
+      "upstream.url",
+    );
     assert.match(line, /^upstream\.url: must be an http\(s\) URL/);
     assert.ok(line.includes('"ftp://legacy/mcp"'), line);
     assert.ok(line.includes(`config file ${file}, line 2`), line);
@@ -397,7 +473,10 @@ describe("loadConfig: errors name the option, its source and what is allowed", (
 
   it("bad store.url names store.url and says redis://, from the file and from TASKGATE_STORE_URL", () => {
     const file = write(".yaml", `${minimalYaml}store:\n  kind: redis\n  url: http://x\n`);
-    const line = lineWith(problemsOf(() => loadConfig({ file })), "store.url");
+    const line = lineWith(
+      problemsOf(() => loadConfig({ file })),
+      "store.url",
+    );
     assert.match(line, /^store\.url: must be a redis:\/\/ or rediss:\/\/ URL/);
     assert.ok(line.includes('"http://x"'), line);
     assert.ok(line.includes(`config file ${file}, line 7`), line);
@@ -430,7 +509,10 @@ describe("loadConfig: errors name the option, its source and what is allowed", (
 
   it("non-integer env numbers name the variable", () => {
     for (const value of ["abc", "1.5", "1e3", "12x"]) {
-      const line = lineWith(problemsOf(() => loadConfig({ env: { ...minimalEnv, TASKGATE_TASKS_TTL_MS: value } })), "TASKGATE");
+      const line = lineWith(
+        problemsOf(() => loadConfig({ env: { ...minimalEnv, TASKGATE_TASKS_TTL_MS: value } })),
+        "TASKGATE",
+      );
       assert.match(line, /^TASKGATE_TASKS_TTL_MS: must be an integer \(option tasks\.ttlMs\)/);
       assert.ok(line.includes(JSON.stringify(value)), line);
     }
@@ -448,10 +530,16 @@ describe("loadConfig: errors name the option, its source and what is allowed", (
     );
     assert.equal(fromEnv, 'cache.cacheScope: must be one of public, private, got "world" (from TASKGATE_CACHE_SCOPE)');
     const file = write(".yaml", `${minimalYaml}tasks:\n  tools:\n    greet: sometimes\n`);
-    const fromFile = lineWith(problemsOf(() => loadConfig({ file })), "tasks.tools.greet");
+    const fromFile = lineWith(
+      problemsOf(() => loadConfig({ file })),
+      "tasks.tools.greet",
+    );
     assert.match(fromFile, /must be one of never, auto, always, required/);
     assert.ok(fromFile.includes(`line 7`), fromFile);
-    const mode = lineWith(problemsOf(() => loadConfig({ env: { ...minimalEnv, TASKGATE_AUTH_MODE: "sso" } })), "auth.mode");
+    const mode = lineWith(
+      problemsOf(() => loadConfig({ env: { ...minimalEnv, TASKGATE_AUTH_MODE: "sso" } })),
+      "auth.mode",
+    );
     assert.match(mode, /'demo'.*'tokens'.*"sso".*TASKGATE_AUTH_MODE/);
   });
 
@@ -461,7 +549,10 @@ describe("loadConfig: errors name the option, its source and what is allowed", (
     const mode = lineWith(problems, "auth.mode");
     assert.match(mode, /^auth\.mode: is required but not set — must be chosen explicitly: 'demo' .*, 'tokens' .* or 'jwt'/);
     assert.match(mode, /TASKGATE_AUTH_MODE/);
-    assert.match(lineWith(problems, "upstream.url"), /^upstream\.url: is required but not set — set upstream\.url .* or upstream\.command .*TASKGATE_UPSTREAM_URL/);
+    assert.match(
+      lineWith(problems, "upstream.url"),
+      /^upstream\.url: is required but not set — set upstream\.url .* or upstream\.command .*TASKGATE_UPSTREAM_URL/,
+    );
     // An auth block without mode is reported the same way.
     const inBlock = problemsOf(() => loadConfig({ file: write(".yaml", "upstream:\n  url: http://u/\nauth: {}\n") }));
     assert.match(lineWith(inBlock, "auth.mode"), /^auth\.mode: is required but not set/);
@@ -471,7 +562,10 @@ describe("loadConfig: errors name the option, its source and what is allowed", (
     const viaEnv = problemsOf(() => loadConfig({ env: { ...minimalEnv, TASKGATE_AUTH_MODE: "tokens" } }));
     assert.match(lineWith(viaEnv, "auth.tokens"), /^auth\.tokens: mode 'tokens' needs at least one token/);
     const file = write(".yaml", "upstream:\n  url: http://u/\nauth:\n  mode: tokens\n  tokens: []\n");
-    const viaFile = lineWith(problemsOf(() => loadConfig({ file })), "auth.tokens");
+    const viaFile = lineWith(
+      problemsOf(() => loadConfig({ file })),
+      "auth.tokens",
+    );
     assert.match(viaFile, /^auth\.tokens: mode 'tokens' needs at least one token/);
     assert.ok(viaFile.includes(`config file ${file}, line 5`), viaFile);
   });
@@ -485,17 +579,24 @@ describe("loadConfig: errors name the option, its source and what is allowed", (
     const badHash = problemsOf(() => loadConfig({ env: { ...env, TASKGATE_AUTH_TOKENS: "ABCD:alice" } }));
     assert.match(lineWith(badHash, "auth.tokens[0].sha256"), /64 lowercase hex.*\(from TASKGATE_AUTH_TOKENS\)$/);
     assert.ok(!badHash.join("\n").includes("ABCD"), "token material is not echoed");
-    const duplicate = problemsOf(() =>
-      loadConfig({ env: { ...env, TASKGATE_AUTH_TOKENS: `${HASH}:alice,${HASH}:bob` } }),
-    );
+    const duplicate = problemsOf(() => loadConfig({ env: { ...env, TASKGATE_AUTH_TOKENS: `${HASH}:alice,${HASH}:bob` } }));
     assert.match(lineWith(duplicate, "auth.tokens[1].sha256"), /duplicate token hash/);
   });
 
   it("mode jwt without auth.jwt names what it needs; auth.jwt with another mode is refused", () => {
-    const missing = lineWith(problemsOf(() => loadConfig({ env: { ...minimalEnv, TASKGATE_AUTH_MODE: "jwt" } })), "auth.jwt");
+    const missing = lineWith(
+      problemsOf(() => loadConfig({ env: { ...minimalEnv, TASKGATE_AUTH_MODE: "jwt" } })),
+      "auth.jwt",
+    );
     assert.match(missing, /^auth\.jwt: mode 'jwt' needs auth\.jwt: issuer, audience, and jwksUrl or publicKey/);
-    const file = write(".yaml", `${minimalYaml}  jwt:\n    jwksUrl: https://idp.example/jwks\n    issuer: https://idp.example\n    audience: x\n`);
-    const stray = lineWith(problemsOf(() => loadConfig({ file })), "auth.jwt");
+    const file = write(
+      ".yaml",
+      `${minimalYaml}  jwt:\n    jwksUrl: https://idp.example/jwks\n    issuer: https://idp.example\n    audience: x\n`,
+    );
+    const stray = lineWith(
+      problemsOf(() => loadConfig({ file })),
+      "auth.jwt",
+    );
     assert.match(stray, /^auth\.jwt: is only used with mode 'jwt' but auth\.mode is 'demo': set auth\.mode to jwt or remove auth\.jwt/);
     assert.ok(stray.includes(`config file ${file}, line 5`), stray);
   });
@@ -509,10 +610,17 @@ describe("loadConfig: errors name the option, its source and what is allowed", (
   });
 
   it("auth.jwt: exactly one of jwksUrl and publicKey", () => {
-    const neither = lineWith(problemsOf(() => loadConfig({ file: jwtYaml("    issuer: i\n    audience: a\n") })), "auth.jwt.jwksUrl");
+    const neither = lineWith(
+      problemsOf(() => loadConfig({ file: jwtYaml("    issuer: i\n    audience: a\n") })),
+      "auth.jwt.jwksUrl",
+    );
     assert.match(neither, /^auth\.jwt\.jwksUrl: set exactly one of auth\.jwt\.jwksUrl .* and auth\.jwt\.publicKey/);
     const both = problemsOf(() =>
-      loadConfig({ file: jwtYaml("    issuer: i\n    audience: a\n    jwksUrl: https://idp.example/jwks\n    publicKey: '-----BEGIN PUBLIC KEY-----'\n") }),
+      loadConfig({
+        file: jwtYaml(
+          "    issuer: i\n    audience: a\n    jwksUrl: https://idp.example/jwks\n    publicKey: '-----BEGIN PUBLIC KEY-----'\n",
+        ),
+      }),
     );
     assert.match(lineWith(both, "auth.jwt.jwksUrl"), /set exactly one of/);
   });
@@ -523,68 +631,143 @@ describe("loadConfig: errors name the option, its source and what is allowed", (
       problemsOf(() => loadConfig({ env: { ...env, TASKGATE_AUTH_JWT_JWKS_URL: "http://idp.example/jwks" } })),
       "auth.jwt.jwksUrl",
     );
-    assert.match(line, /^auth\.jwt\.jwksUrl: must be https \(plain http is accepted only on a loopback host.*\(from TASKGATE_AUTH_JWT_JWKS_URL\)$/);
+    assert.match(
+      line,
+      /^auth\.jwt\.jwksUrl: must be https \(plain http is accepted only on a loopback host.*\(from TASKGATE_AUTH_JWT_JWKS_URL\)$/,
+    );
     for (const url of ["http://127.0.0.1:8080/jwks", "http://[::1]:8080/jwks", "http://localhost/jwks", "https://idp.example/jwks"]) {
       assert.equal(loadConfig({ env: { ...env, TASKGATE_AUTH_JWT_JWKS_URL: url } }).auth.jwt?.jwksUrl, url);
     }
   });
 
   it("auth.jwt.algorithms: HS* and none are refused, saying why; defaults are asymmetric only", () => {
-    const env = { ...minimalEnv, TASKGATE_AUTH_MODE: "jwt", TASKGATE_AUTH_JWT_ISSUER: "i", TASKGATE_AUTH_JWT_AUDIENCE: "a", TASKGATE_AUTH_JWT_JWKS_URL: "https://idp.example/jwks" };
+    const env = {
+      ...minimalEnv,
+      TASKGATE_AUTH_MODE: "jwt",
+      TASKGATE_AUTH_JWT_ISSUER: "i",
+      TASKGATE_AUTH_JWT_AUDIENCE: "a",
+      TASKGATE_AUTH_JWT_JWKS_URL: "https://idp.example/jwks",
+    };
     const problems = problemsOf(() => loadConfig({ env: { ...env, TASKGATE_AUTH_JWT_ALGORITHMS: "RS256,HS256,none" } }));
     assert.equal(problems.length, 2);
     assert.match(lineWith(problems, "auth.jwt.algorithms[1]"), /HS\* shared-secret algorithms and "none" are not accepted\), got "HS256"/);
     assert.match(lineWith(problems, "auth.jwt.algorithms[2]"), /got "none"/);
     const defaults = loadConfig({ env }).auth.jwt;
-    assert.deepEqual(defaults?.algorithms, ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"]);
+    assert.deepEqual(defaults?.algorithms, [
+      "RS256",
+      "RS384",
+      "RS512",
+      "PS256",
+      "PS384",
+      "PS512",
+      "ES256",
+      "ES384",
+      "ES512",
+      "EdDSA",
+      "Ed25519",
+    ]);
     assert.equal(defaults?.clockToleranceSec, 30);
     assert.equal(defaults?.subjectClaim, "sub");
     assert.equal(defaults?.jwksTimeoutMs, 5000);
     assert.equal(defaults?.jwksCooldownMs, 30_000);
-    assert.match(lineWith(problemsOf(() => loadConfig({ env: { ...env, TASKGATE_AUTH_JWT_CLOCK_TOLERANCE_SEC: "3600" } })), "clockToleranceSec"), /300/);
+    assert.match(
+      lineWith(
+        problemsOf(() => loadConfig({ env: { ...env, TASKGATE_AUTH_JWT_CLOCK_TOLERANCE_SEC: "3600" } })),
+        "clockToleranceSec",
+      ),
+      /300/,
+    );
   });
 
   it("scopes must be RFC 6749 scope-tokens; resource metadata URLs are checked", () => {
     const scopes = problemsOf(() => loadConfig({ env: { ...minimalEnv, TASKGATE_AUTH_REQUIRED_SCOPES: 'ok,has space,quo"te' } }));
     assert.equal(scopes.length, 2);
-    assert.match(lineWith(scopes, "auth.requiredScopes[1]"), /printable ASCII without spaces, quotes or backslashes.*\(from TASKGATE_AUTH_REQUIRED_SCOPES\)$/);
-    const file = write(".yaml", `${minimalYaml}  resourceMetadata:\n    resource: https://gw.example/mcp#top\n    authorizationServers: [login]\n`);
+    assert.match(
+      lineWith(scopes, "auth.requiredScopes[1]"),
+      /printable ASCII without spaces, quotes or backslashes.*\(from TASKGATE_AUTH_REQUIRED_SCOPES\)$/,
+    );
+    const file = write(
+      ".yaml",
+      `${minimalYaml}  resourceMetadata:\n    resource: https://gw.example/mcp#top\n    authorizationServers: [login]\n`,
+    );
     const problems = problemsOf(() => loadConfig({ file }));
     assert.match(lineWith(problems, "auth.resourceMetadata.resource"), /must not contain a fragment/);
-    assert.match(lineWith(problems, "auth.resourceMetadata.authorizationServers[0]"), /must be the issuer URL of an authorization server, got "login"/);
+    assert.match(
+      lineWith(problems, "auth.resourceMetadata.authorizationServers[0]"),
+      /must be the issuer URL of an authorization server, got "login"/,
+    );
   });
 
   it("missing file", () => {
     const file = join(dir, "does-not-exist.yaml");
-    assert.deepEqual(problemsOf(() => loadConfig({ file })), [`config file not found: ${file}`]);
+    assert.deepEqual(
+      problemsOf(() => loadConfig({ file })),
+      [`config file not found: ${file}`],
+    );
   });
 
   it("unsupported extension", () => {
     const file = write(".toml", "port = 1\n");
-    assert.match(lineWith(problemsOf(() => loadConfig({ file })), file), /unsupported extension ".toml"/);
+    assert.match(
+      lineWith(
+        problemsOf(() => loadConfig({ file })),
+        file,
+      ),
+      /unsupported extension ".toml"/,
+    );
   });
 
   it("YAML syntax error gives the line", () => {
     const file = write(".yaml", "upstream:\n  url: http://u/\nauth:\n  mode: [demo\n");
-    const line = lineWith(problemsOf(() => loadConfig({ file })), file);
-    assert.match(line, new RegExp(`^config file ${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: YAML syntax error at line \\d+, column \\d+: `));
+    const line = lineWith(
+      problemsOf(() => loadConfig({ file })),
+      file,
+    );
+    assert.match(
+      line,
+      new RegExp(`^config file ${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: YAML syntax error at line \\d+, column \\d+: `),
+    );
     const duplicateKey = write(".yaml", "port: 1\nport: 2\n");
-    assert.match(lineWith(problemsOf(() => loadConfig({ file: duplicateKey })), "YAML"), /at line 2, column 1/);
+    assert.match(
+      lineWith(
+        problemsOf(() => loadConfig({ file: duplicateKey })),
+        "YAML",
+      ),
+      /at line 2, column 1/,
+    );
   });
 
   it("JSON syntax error gives the line", () => {
     const file = write(".json", '{\n  "port": 3000,\n}\n');
-    assert.match(lineWith(problemsOf(() => loadConfig({ file })), file), /JSON syntax error at line 3, column 1/);
+    assert.match(
+      lineWith(
+        problemsOf(() => loadConfig({ file })),
+        file,
+      ),
+      /JSON syntax error at line 3, column 1/,
+    );
   });
 
   it("a file whose top level is not a mapping", () => {
     const file = write(".yaml", "- port\n- host\n");
-    assert.match(lineWith(problemsOf(() => loadConfig({ file })), file), /top level must be a mapping/);
+    assert.match(
+      lineWith(
+        problemsOf(() => loadConfig({ file })),
+        file,
+      ),
+      /top level must be a mapping/,
+    );
   });
 
   it("a wrongly typed value says what was expected", () => {
     const file = write(".yaml", `${minimalYaml}port: "3000"\n`);
-    assert.match(lineWith(problemsOf(() => loadConfig({ file })), "port"), /^port: .*expected number, received string/);
+    assert.match(
+      lineWith(
+        problemsOf(() => loadConfig({ file })),
+        "port",
+      ),
+      /^port: .*expected number, received string/,
+    );
   });
 });
 
@@ -594,22 +777,33 @@ describe("loadConfig: upstream credentials, legacy door, quotas", () => {
   it("`${NAME}` in an upstream header value is read from the environment; several, and text around them", () => {
     const config = loadConfig({
       env: { ...minimalEnv, TG_KEY: "k-1", TG_TENANT: "acme" },
-      overrides: { upstream: upstream({ headers: { "X-Api-Key": "${TG_KEY}", "X-Tenant": "t=${TG_TENANT};k=${TG_KEY}", "X-Plain": "plain" } }) },
+      overrides: {
+        upstream: upstream({ headers: { "X-Api-Key": "${TG_KEY}", "X-Tenant": "t=${TG_TENANT};k=${TG_KEY}", "X-Plain": "plain" } }),
+      },
     });
     assert.deepEqual(config.upstream.headers, { "X-Api-Key": "k-1", "X-Tenant": "t=acme;k=k-1", "X-Plain": "plain" });
   });
 
   it("an unset or empty variable is one problem each, naming the header, the variable and the file line", () => {
-    const file = write(".yaml", "upstream:\n  url: http://127.0.0.1:9000/mcp\n  headers:\n    X-Api-Key: ${TG_NOPE}\n    X-Other: ${TG_EMPTY}\nauth:\n  mode: demo\n");
+    const file = write(
+      ".yaml",
+      "upstream:\n  url: http://127.0.0.1:9000/mcp\n  headers:\n    X-Api-Key: ${TG_NOPE}\n    X-Other: ${TG_EMPTY}\nauth:\n  mode: demo\n",
+    );
     const problems = problemsOf(() => loadConfig({ file, env: { TG_EMPTY: "" } }));
     assert.equal(problems.length, 2);
-    assert.match(lineWith(problems, "TG_NOPE"), /^upstream\.headers\.X-Api-Key: environment variable TG_NOPE is not set \(the value refers to \$\{TG_NOPE\}\) \(from config file .*, line 4\)$/);
+    assert.match(
+      lineWith(problems, "TG_NOPE"),
+      /^upstream\.headers\.X-Api-Key: environment variable TG_NOPE is not set \(the value refers to \$\{TG_NOPE\}\) \(from config file .*, line 4\)$/,
+    );
     assert.match(lineWith(problems, "TG_EMPTY"), /^upstream\.headers\.X-Other: environment variable TG_EMPTY is not set/);
   });
 
   it("a header value that is not printable ASCII (a line break from a variable) is refused without echoing it", () => {
     const problems = problemsOf(() =>
-      loadConfig({ env: { ...minimalEnv, TG_BAD: "s3cret\r\nX-Evil: 1" }, overrides: { upstream: upstream({ headers: { "X-Api-Key": "${TG_BAD}" } }) } }),
+      loadConfig({
+        env: { ...minimalEnv, TG_BAD: "s3cret\r\nX-Evil: 1" },
+        overrides: { upstream: upstream({ headers: { "X-Api-Key": "${TG_BAD}" } }) },
+      }),
     );
     assert.equal(problems.length, 1);
     assert.match(problems[0] as string, /^upstream\.headers\.X-Api-Key: must be printable ASCII/);
@@ -617,24 +811,39 @@ describe("loadConfig: upstream credentials, legacy door, quotas", () => {
   });
 
   it("headers taskgate sets itself, a bad header name, and a subject header that clashes are refused", () => {
-    const reserved = problemsOf(() => loadConfig({ env: minimalEnv, overrides: { upstream: upstream({ headers: { "Mcp-Session-Id": "x" } }) } }));
+    const reserved = problemsOf(() =>
+      loadConfig({ env: minimalEnv, overrides: { upstream: upstream({ headers: { "Mcp-Session-Id": "x" } }) } }),
+    );
     assert.match(lineWith(reserved, "Mcp-Session-Id"), /'mcp-session-id' is set by taskgate itself/);
     const badName = problemsOf(() => loadConfig({ env: minimalEnv, overrides: { upstream: upstream({ headers: { "X Api": "x" } }) } }));
     assert.match(badName[0] as string, /must be an HTTP header name/);
-    const clash = problemsOf(() => loadConfig({ env: minimalEnv, overrides: { upstream: upstream({ headers: { "X-User": "svc" }, subjectHeader: "x-user" }) } }));
+    const clash = problemsOf(() =>
+      loadConfig({ env: minimalEnv, overrides: { upstream: upstream({ headers: { "X-User": "svc" }, subjectHeader: "x-user" }) } }),
+    );
     assert.match(lineWith(clash, "subjectHeader"), /also a static header in upstream\.headers/);
-    const authorization = problemsOf(() => loadConfig({ env: minimalEnv, overrides: { upstream: upstream({ subjectHeader: "Authorization" }) } }));
+    const authorization = problemsOf(() =>
+      loadConfig({ env: minimalEnv, overrides: { upstream: upstream({ subjectHeader: "Authorization" }) } }),
+    );
     assert.match(lineWith(authorization, "subjectHeader"), /choose another name/);
   });
 
   it("forwarding the caller's Authorization and a static one: refused (never both by accident); forwarding with an API key is fine", () => {
     const problems = problemsOf(() =>
-      loadConfig({ env: { ...minimalEnv, TASKGATE_UPSTREAM_FORWARD_AUTHORIZATION: "true" }, overrides: { upstream: upstream({ headers: { Authorization: "Bearer svc" } }) } }),
+      loadConfig({
+        env: { ...minimalEnv, TASKGATE_UPSTREAM_FORWARD_AUTHORIZATION: "true" },
+        overrides: { upstream: upstream({ headers: { Authorization: "Bearer svc" } }) },
+      }),
     );
     assert.equal(problems.length, 1);
-    assert.match(problems[0] as string, /^upstream\.forwardAuthorization: forwards the caller's Authorization, but upstream\.headers sets one too: choose one \(never both by accident\)/);
+    assert.match(
+      problems[0] as string,
+      /^upstream\.forwardAuthorization: forwards the caller's Authorization, but upstream\.headers sets one too: choose one \(never both by accident\)/,
+    );
     assert.ok(!(problems[0] as string).includes("svc"));
-    const fine = loadConfig({ env: { ...minimalEnv, TASKGATE_UPSTREAM_FORWARD_AUTHORIZATION: "true" }, overrides: { upstream: upstream({ headers: { "X-Api-Key": "k" } }) } });
+    const fine = loadConfig({
+      env: { ...minimalEnv, TASKGATE_UPSTREAM_FORWARD_AUTHORIZATION: "true" },
+      overrides: { upstream: upstream({ headers: { "X-Api-Key": "k" } }) },
+    });
     assert.equal(fine.upstream.forwardAuthorization, true);
   });
 
@@ -662,13 +871,17 @@ describe("example configs", () => {
 
   it("config/taskgate.example.yaml names each option's environment variable", () => {
     const text = readFileSync(example, "utf8");
-    for (const { variable, option } of ENV_OPTIONS) assert.ok(text.includes(`env: ${variable}`), `${variable} (${option}) is named in the example`);
+    for (const { variable, option } of ENV_OPTIONS)
+      assert.ok(text.includes(`env: ${variable}`), `${variable} (${option}) is named in the example`);
   });
 
   it("config/taskgate.example.yaml asks for a token and loads once one is given", () => {
     const problems = problemsOf(() => loadConfig({ file: example }));
     assert.equal(problems.length, 1);
-    assert.match(problems[0] as string, /^auth\.tokens: mode 'tokens' needs at least one token \(from config file .*taskgate\.example\.yaml, line \d+\)$/);
+    assert.match(
+      problems[0] as string,
+      /^auth\.tokens: mode 'tokens' needs at least one token \(from config file .*taskgate\.example\.yaml, line \d+\)$/,
+    );
     const config = loadConfig({ file: example, env: { TASKGATE_AUTH_TOKENS: `${HASH}:alice` } });
     assert.deepEqual(config.auth, { mode: "tokens", tokens: [{ sha256: HASH, subject: "alice" }], requiredScopes: [] });
   });
@@ -676,7 +889,11 @@ describe("example configs", () => {
   it("README.md's configuration table has a row for every variable, with its option", () => {
     const readme = readFileSync(join(REPO, "README.md"), "utf8");
     for (const { variable, option } of ENV_OPTIONS) {
-      assert.match(readme, new RegExp(`^\\| \`${option.replace(/\./g, "\\.")}\` \\| \`${variable}\``, "m"), `README row for ${option} (${variable})`);
+      assert.match(
+        readme,
+        new RegExp(`^\\| \`${option.replace(/\./g, "\\.")}\` \\| \`${variable}\``, "m"),
+        `README row for ${option} (${variable})`,
+      );
     }
   });
 

@@ -22,7 +22,10 @@ test("a source that throws: 500 naming the log event, and the log says what fail
     },
   };
   mountMetrics(app, failingSource, createLogger("info", logs));
-  const response = await request(app).get("/metrics").expect(500).expect("Content-Type", /text\/plain/);
+  const response = await request(app)
+    .get("/metrics")
+    .expect(500)
+    .expect("Content-Type", /text\/plain/);
   assert.match(response.text, /metrics\.failed/);
   const [line] = logs.lines.filter((l) => l.event === "metrics.failed");
   assert.equal(line?.err, "the task runner is gone");

@@ -39,7 +39,10 @@ describe("OpenQuestions", () => {
     const { answered } = call.ask(formQuestion("name"));
     const matched = questions.match({ stale: { ignored: true }, name: { action: "decline" } });
     assert.ok(matched.ok);
-    assert.deepEqual(matched.answers.map((a) => a.key), ["name"]);
+    assert.deepEqual(
+      matched.answers.map((a) => a.key),
+      ["name"],
+    );
     questions.take(matched.answers);
     OpenQuestions.deliver(matched.answers);
     assert.deepEqual(await answered, { action: "decline" });

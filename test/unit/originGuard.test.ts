@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-
+import { type AllowedOriginsAndHosts, checkOriginAndHost } from "../../src/http/originGuard.js";
 import { ErrorCode } from "../../src/protocol/errors.js";
-import { checkOriginAndHost, type AllowedOriginsAndHosts } from "../../src/http/originGuard.js";
 
 const none: AllowedOriginsAndHosts = { origins: [], hosts: [] };
 
@@ -94,9 +93,9 @@ test("Origin value in the message is truncated", () => {
 });
 
 test("a refusal names the refused header and its value, for the log line", () => {
-  assert.deepEqual(
-    (({ header, value }) => ({ header, value }))(checkOriginAndHost({ host: "taskgate.internal:3000" }, none)!),
-    { header: "Host", value: "taskgate.internal:3000" },
-  );
+  assert.deepEqual((({ header, value }) => ({ header, value }))(checkOriginAndHost({ host: "taskgate.internal:3000" }, none)!), {
+    header: "Host",
+    value: "taskgate.internal:3000",
+  });
   assert.equal(checkOriginAndHost({ host: "localhost", origin: "https://evil.example" }, none)?.header, "Origin");
 });

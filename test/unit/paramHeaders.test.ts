@@ -4,7 +4,11 @@ import { checkParamHeaders, paramHeadersOf } from "../../src/protocol/paramHeade
 
 const schema = {
   type: "object",
-  properties: { region: { type: "string", "x-mcp-header": "Region" }, days: { type: "integer", "x-mcp-header": "Days" }, note: { type: "string" } },
+  properties: {
+    region: { type: "string", "x-mcp-header": "Region" },
+    days: { type: "integer", "x-mcp-header": "Days" },
+    note: { type: "string" },
+  },
 };
 const params = paramHeadersOf(schema);
 
@@ -16,9 +20,15 @@ describe("Mcp-Param-* headers", () => {
   });
 
   it("accepts equal values: plain, base64-encoded, numbers compared numerically, names case-insensitive", () => {
-    assert.equal(checkParamHeaders({ "mcp-param-region": "Hello", "mcp-param-days": "3" }, params, { region: "Hello", days: 3 }), undefined);
+    assert.equal(
+      checkParamHeaders({ "mcp-param-region": "Hello", "mcp-param-days": "3" }, params, { region: "Hello", days: 3 }),
+      undefined,
+    );
     assert.equal(checkParamHeaders({ "mcp-param-region": "=?base64?SGVsbG8=?=" }, params, { region: "Hello" }), undefined);
-    assert.equal(checkParamHeaders({ "MCP-PARAM-REGION": "  Hello  ", "mcp-param-days": "03" }, params, { region: "Hello", days: 3 }), undefined);
+    assert.equal(
+      checkParamHeaders({ "MCP-PARAM-REGION": "  Hello  ", "mcp-param-days": "03" }, params, { region: "Hello", days: 3 }),
+      undefined,
+    );
     // Only the prefix or only the suffix: a literal value.
     assert.equal(checkParamHeaders({ "mcp-param-region": "SGVsbG8=" }, params, { region: "SGVsbG8=" }), undefined);
     assert.equal(checkParamHeaders({ "mcp-param-region": "=?base64?SGVsbG8=" }, params, { region: "=?base64?SGVsbG8=" }), undefined);
@@ -42,7 +52,11 @@ describe("Mcp-Param-* headers", () => {
     rejects({}, { region: "Hello" }, /Missing required header Mcp-Param-Region \(expected 'Hello'/);
   });
   it("rejects a mismatch", () => {
-    rejects({ "mcp-param-region": "Paris" }, { region: "Hello" }, /Mcp-Param-Region header value 'Paris' does not match argument 'region' value 'Hello'/);
+    rejects(
+      { "mcp-param-region": "Paris" },
+      { region: "Hello" },
+      /Mcp-Param-Region header value 'Paris' does not match argument 'region' value 'Hello'/,
+    );
     rejects({ "mcp-param-region": "Hello", "mcp-param-days": "4" }, { region: "Hello", days: 3 }, /Mcp-Param-Days/);
   });
   it("rejects malformed base64 (bad padding, bad alphabet)", () => {
@@ -50,6 +64,10 @@ describe("Mcp-Param-* headers", () => {
     rejects({ "mcp-param-region": "=?base64?SGVs!!!bG8=?=" }, { region: "Hello" }, /Mcp-Param-Region is malformed/);
   });
   it("rejects a header for an absent argument", () => {
-    rejects({ "mcp-param-region": "x", "mcp-param-days": "3" }, { region: "x", note: "y" }, /Mcp-Param-Days is set but argument 'days' is absent/);
+    rejects(
+      { "mcp-param-region": "x", "mcp-param-days": "3" },
+      { region: "x", note: "y" },
+      /Mcp-Param-Days is set but argument 'days' is absent/,
+    );
   });
 });

@@ -7,14 +7,14 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
-import { BUILD_ROOT } from "../repoRoot.js";
-import { setTimeout as sleep } from "node:timers/promises";
 import { after, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import { createClient } from "@redis/client";
-import type { HolderCommand, HolderReply, TaskCommand } from "../../src/cluster/holderLink.js";
 import { createCluster } from "../../src/cluster/createCluster.js";
+import type { HolderCommand, HolderReply, TaskCommand } from "../../src/cluster/holderLink.js";
 import { RedisHolderLink } from "../../src/cluster/redisHolderLink.js";
 import { RedisLeases } from "../../src/cluster/redisLeases.js";
+import { BUILD_ROOT } from "../repoRoot.js";
 import { makeRecord } from "./taskStore.contract.js";
 
 const url = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -87,7 +87,10 @@ describe("RedisLeases", () => {
     const child = spawn(
       process.execPath,
       [
-        "--import", "tsx", "--input-type=module", "-e",
+        "--import",
+        "tsx",
+        "--input-type=module",
+        "-e",
         `import { RedisLeases } from "./src/cluster/redisLeases.js";
          const l = await RedisLeases.connect(${JSON.stringify({ url, prefix, instanceId: "crashing", leaseMs: 1_000 })});
          await l.start();
@@ -148,7 +151,8 @@ describe("RedisHolderLink", () => {
     const [holder, sender] = await Promise.all([link("holder-err"), link("sender-err")]);
     try {
       await holder.serve(async (command): Promise<HolderReply> => {
-        if ((command as TaskCommand).taskId === "refused") return { ok: false, error: { code: -32602, message: "no such input key", data: { key: "k" } } };
+        if ((command as TaskCommand).taskId === "refused")
+          return { ok: false, error: { code: -32602, message: "no such input key", data: { key: "k" } } };
         throw new Error("store exploded");
       });
       assert.deepEqual(await sender.send("holder-err", cancel("refused")), {
@@ -256,7 +260,10 @@ describe("RedisHolderLink", () => {
       assert.deepEqual(await sender.send("holder-rounds", leave), { ok: true });
       assert.deepEqual(seen, [resume(), leave]);
       const malformed = { kind: "resume", ownerHash: "o".repeat(64), requestState: "box.seal" } as unknown as HolderCommand;
-      assert.deepEqual(await sender.send("holder-rounds", malformed), { ok: false, error: { code: -32602, message: "Malformed holder command" } });
+      assert.deepEqual(await sender.send("holder-rounds", malformed), {
+        ok: false,
+        error: { code: -32602, message: "Malformed holder command" },
+      });
       assert.equal(seen.length, 2, "a malformed command never reaches the handler");
     } finally {
       await Promise.all([holder.close(), sender.close()]);
@@ -266,7 +273,10 @@ describe("RedisHolderLink", () => {
   it("serve twice is refused; send after close resolves undefined", async () => {
     const l = await link("twice");
     await l.serve(async () => ({ ok: true }));
-    await assert.rejects(l.serve(async () => ({ ok: true })), /already serving/);
+    await assert.rejects(
+      l.serve(async () => ({ ok: true })),
+      /already serving/,
+    );
     await l.close();
     assert.equal(await l.send("twice", cancel("t")), undefined);
   });
@@ -290,7 +300,9 @@ describe("createCluster", () => {
     ]);
     try {
       await Promise.all([one.leases.start(), two.leases.start()]);
-      await one.link.serve(async (command) => ((command as TaskCommand).taskId === "t" ? { ok: true } : { ok: false, error: { code: -1, message: "?" } }));
+      await one.link.serve(async (command) =>
+        (command as TaskCommand).taskId === "t" ? { ok: true } : { ok: false, error: { code: -1, message: "?" } },
+      );
       assert.equal(await two.leases.isAlive("one"), true);
       assert.deepEqual(await two.link.send("one", cancel("t")), { ok: true });
       const got = new Promise((resolve) => two.bus.subscribe("task-x", resolve));

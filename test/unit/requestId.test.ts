@@ -42,7 +42,11 @@ describe("X-Request-Id", () => {
   test("it wins over a traceparent; a refused one gives way to the traceparent", () => {
     assert.equal(requestIdOf({ "x-request-id": ["mine"], traceparent: [TRACEPARENT] }).id, "mine");
     const replaced = requestIdOf({ "x-request-id": ["a b"], traceparent: [TRACEPARENT] });
-    assert.deepEqual(replaced, { id: TRACE_ID, from: "traceparent", refused: "not visible ASCII (control characters, spaces or non-ASCII)" });
+    assert.deepEqual(replaced, {
+      id: TRACE_ID,
+      from: "traceparent",
+      refused: "not visible ASCII (control characters, spaces or non-ASCII)",
+    });
   });
 });
 

@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { argumentsDigest, REQUEST_STATE_REASONS, RequestStateCodec, type RequestStateClaims } from "../../src/calls/requestStateCodec.js";
+import { argumentsDigest, REQUEST_STATE_REASONS, type RequestStateClaims, RequestStateCodec } from "../../src/calls/requestStateCodec.js";
 
 const SECRET = "0123456789abcdef0123456789abcdef-shared";
 const NOW = 1_800_000_000_000;
@@ -50,7 +50,17 @@ describe("RequestStateCodec", () => {
       .split(".")
       .map((part) => Buffer.from(part, "base64url").toString("latin1"))
       .join("\n");
-    for (const value of [claims.owner, claims.name, claims.held, claims.round, claims.method, claims.args, "tools/", "build_", String(claims.exp)]) {
+    for (const value of [
+      claims.owner,
+      claims.name,
+      claims.held,
+      claims.round,
+      claims.method,
+      claims.args,
+      "tools/",
+      "build_",
+      String(claims.exp),
+    ]) {
       assert.ok(!token.includes(value), `token shows ${value}`);
       assert.ok(!decoded.includes(value), `decoded token shows ${value}`);
     }
@@ -60,7 +70,10 @@ describe("RequestStateCodec", () => {
 
   it("a state sealed under another key says so, distinct from 'altered'", () => {
     const expected = REQUEST_STATE_REASONS.otherKey;
-    assert.match(expected, /sealed by another taskgate process \(restarted without mrtr\.secret, or instances with different mrtr\.secret\)/);
+    assert.match(
+      expected,
+      /sealed by another taskgate process \(restarted without mrtr\.secret, or instances with different mrtr\.secret\)/,
+    );
     assert.match(expected, /set the same mrtr\.secret on every instance/);
     // A restart without mrtr.secret: a new random key.
     assert.equal(failure(new RequestStateCodec(), new RequestStateCodec().seal(claims)), expected);
@@ -80,13 +93,20 @@ describe("RequestStateCodec", () => {
       const opened = codec.open(changed, NOW);
       // The last character of a part may carry only padding bits: then the bytes, and the state, are unchanged.
       if (opened.ok) {
-        const bytes = (t: string) => t.split(".").map((part) => Buffer.from(part, "base64url").toString("hex")).join(".");
+        const bytes = (t: string) =>
+          t
+            .split(".")
+            .map((part) => Buffer.from(part, "base64url").toString("hex"))
+            .join(".");
         assert.equal(bytes(changed), bytes(token), `a change at ${i} was accepted`);
         continue;
       }
       reasons.add(opened.reason);
     }
-    assert.deepEqual([...reasons].sort(), [REQUEST_STATE_REASONS.altered, REQUEST_STATE_REASONS.malformed, REQUEST_STATE_REASONS.otherKey].sort());
+    assert.deepEqual(
+      [...reasons].sort(),
+      [REQUEST_STATE_REASONS.altered, REQUEST_STATE_REASONS.malformed, REQUEST_STATE_REASONS.otherKey].sort(),
+    );
     // Swapping in another state's box under this seal is altered too.
     const [otherBox] = codec.seal({ ...claims, owner: "someone-else" }).split(".");
     assert.equal(failure(codec, `${otherBox}.${token.split(".")[1]}`), REQUEST_STATE_REASONS.altered);
@@ -107,7 +127,19 @@ describe("RequestStateCodec", () => {
     const shortSeal = Buffer.from(seal, "base64url").subarray(0, 10).toString("base64url");
     const otherVersion = Buffer.from(seal, "base64url");
     otherVersion[0] = 2;
-    for (const bad of [undefined, 42, {}, "", "abc", `${token}.extra`, "a b.c", "!!.!!", `${box}.${shortSeal}`, `AAAA.${seal}`, `${box}.${otherVersion.toString("base64url")}`]) {
+    for (const bad of [
+      undefined,
+      42,
+      {},
+      "",
+      "abc",
+      `${token}.extra`,
+      "a b.c",
+      "!!.!!",
+      `${box}.${shortSeal}`,
+      `AAAA.${seal}`,
+      `${box}.${otherVersion.toString("base64url")}`,
+    ]) {
       assert.equal(failure(codec, bad), REQUEST_STATE_REASONS.malformed, String(bad));
     }
   });

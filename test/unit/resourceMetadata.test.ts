@@ -48,7 +48,12 @@ describe("resourceMetadataOptions: when taskgate publishes metadata", () => {
 
 describe("buildResourceMetadata", () => {
   it("the full document from configuration", () => {
-    const options = { resource: "https://gw.example.com/mcp", authorizationServers: ["https://login.example.com/"], scopesSupported: ["mcp:tools"], resourceName: "Gateway" };
+    const options = {
+      resource: "https://gw.example.com/mcp",
+      authorizationServers: ["https://login.example.com/"],
+      scopesSupported: ["mcp:tools"],
+      resourceName: "Gateway",
+    };
     assert.deepEqual(buildResourceMetadata(options, resourceIdentifier(options, "http://10.0.0.5:3000", "/mcp")), {
       resource: "https://gw.example.com/mcp",
       authorization_servers: ["https://login.example.com/"],
@@ -69,14 +74,23 @@ describe("buildResourceMetadata", () => {
 describe("well-known URLs (RFC 9728 §3.1)", () => {
   it("metadataUrlFor inserts the well-known segment between host and path", () => {
     assert.equal(metadataUrlFor("https://gw.example.com/mcp"), "https://gw.example.com/.well-known/oauth-protected-resource/mcp");
-    assert.equal(metadataUrlFor("https://gw.example.com:8443/tenant/a/mcp"), "https://gw.example.com:8443/.well-known/oauth-protected-resource/tenant/a/mcp");
+    assert.equal(
+      metadataUrlFor("https://gw.example.com:8443/tenant/a/mcp"),
+      "https://gw.example.com:8443/.well-known/oauth-protected-resource/tenant/a/mcp",
+    );
     assert.equal(metadataUrlFor("https://gw.example.com/"), "https://gw.example.com/.well-known/oauth-protected-resource");
     assert.equal(metadataUrlFor("https://gw.example.com"), "https://gw.example.com/.well-known/oauth-protected-resource");
   });
 
   it("wellKnownMetadataPaths: the path-suffixed form for the MCP path, then the bare form", () => {
-    assert.deepEqual(wellKnownMetadataPaths("/mcp"), ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"]);
-    assert.deepEqual(wellKnownMetadataPaths("/a/b"), ["/.well-known/oauth-protected-resource/a/b", "/.well-known/oauth-protected-resource"]);
+    assert.deepEqual(wellKnownMetadataPaths("/mcp"), [
+      "/.well-known/oauth-protected-resource/mcp",
+      "/.well-known/oauth-protected-resource",
+    ]);
+    assert.deepEqual(wellKnownMetadataPaths("/a/b"), [
+      "/.well-known/oauth-protected-resource/a/b",
+      "/.well-known/oauth-protected-resource",
+    ]);
     assert.deepEqual(wellKnownMetadataPaths("/"), ["/.well-known/oauth-protected-resource"]);
   });
 });

@@ -4,7 +4,7 @@
 // servers.
 
 import { RpcError } from "../../src/protocol/errors.js";
-import type { JsonObject, JsonRpcErrorObject, InputRequest } from "../../src/protocol/wire.js";
+import type { InputRequest, JsonObject, JsonRpcErrorObject } from "../../src/protocol/wire.js";
 import type { Question } from "../../src/questions/question.js";
 import type { CallOutcome, CallWatcher, Progress, RunningCall } from "../../src/upstream/upstreamCall.js";
 
@@ -76,5 +76,9 @@ export class ScriptedCall implements RunningCall {
 
 export const formQuestion = (property: string, message = `Your ${property}?`): InputRequest => ({
   method: "elicitation/create",
-  params: { mode: "form", message, requestedSchema: { type: "object", properties: { [property]: { type: "string" } }, required: [property] } },
+  params: {
+    mode: "form",
+    message,
+    requestedSchema: { type: "object", properties: { [property]: { type: "string" } }, required: [property] },
+  },
 });

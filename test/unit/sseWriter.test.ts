@@ -2,7 +2,7 @@
 // that stops reading is cut off instead of having frames pile up in the server's memory.
 
 import assert from "node:assert/strict";
-import { createServer, request, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, request, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, describe, it } from "node:test";
 import { SseWriter } from "../../src/http/sseWriter.js";

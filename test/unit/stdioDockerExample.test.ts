@@ -26,9 +26,18 @@ describe("examples/stdio-server/Dockerfile", () => {
   it("starts a program that package installs, through a valid upstream.command", () => {
     const line = /^ENV TASKGATE_UPSTREAM_COMMAND="([^"]+)"$/m.exec(dockerfile)?.[1];
     assert.ok(line, "the image sets TASKGATE_UPSTREAM_COMMAND");
-    const config = loadConfig({ env: { TASKGATE_UPSTREAM_COMMAND: line, TASKGATE_AUTH_MODE: "demo", TASKGATE_UPSTREAM_MAX_PROCESSES: "20" } });
-    const bins = (JSON.parse(readFileSync(join(REPO, "node_modules", "@modelcontextprotocol", "server-filesystem", "package.json"), "utf8")) as { bin: Record<string, string> }).bin;
-    assert.ok(config.upstream.command?.[0] && config.upstream.command[0] in bins, `${config.upstream.command?.[0]} is a program of the package (${Object.keys(bins).join(", ")})`);
+    const config = loadConfig({
+      env: { TASKGATE_UPSTREAM_COMMAND: line, TASKGATE_AUTH_MODE: "demo", TASKGATE_UPSTREAM_MAX_PROCESSES: "20" },
+    });
+    const bins = (
+      JSON.parse(readFileSync(join(REPO, "node_modules", "@modelcontextprotocol", "server-filesystem", "package.json"), "utf8")) as {
+        bin: Record<string, string>;
+      }
+    ).bin;
+    assert.ok(
+      config.upstream.command?.[0] && config.upstream.command[0] in bins,
+      `${config.upstream.command?.[0]} is a program of the package (${Object.keys(bins).join(", ")})`,
+    );
     assert.deepEqual(config.upstream.command, ["mcp-server-filesystem", "/data"]);
   });
 });

@@ -4,8 +4,8 @@
 // Delivery may be synchronous or asynchronous, so cases wait for what they expect.
 
 import assert from "node:assert/strict";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { TaskBus } from "../../src/cluster/taskBus.js";
 import type { TaskRecord } from "../../src/tasks/taskRecord.js";
 import { makeRecord } from "./taskStore.contract.js";
@@ -78,8 +78,14 @@ export function taskBusContract(name: string, open: OpenTaskBus): void {
       bus.publish(makeRecord({ taskId, version: 2 }));
       await staying.until(2);
       await sleep(50);
-      assert.deepEqual(leaving.records.map((r) => r.version), [1]);
-      assert.deepEqual(staying.records.map((r) => r.version), [1, 2]);
+      assert.deepEqual(
+        leaving.records.map((r) => r.version),
+        [1],
+      );
+      assert.deepEqual(
+        staying.records.map((r) => r.version),
+        [1, 2],
+      );
     });
 
     it("listenerCount counts the subscribers of an id", () => {

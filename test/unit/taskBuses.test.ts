@@ -5,13 +5,13 @@
 
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
 import { after, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import { createClient } from "@redis/client";
 import { RedisTaskBus } from "../../src/cluster/redisTaskBus.js";
 import { InProcessTaskBus } from "../../src/cluster/taskBus.js";
-import { follow, taskBusContract } from "./taskBus.contract.js";
 import type { TaskRecord } from "../../src/tasks/taskRecord.js";
+import { follow, taskBusContract } from "./taskBus.contract.js";
 import { makeRecord } from "./taskStore.contract.js";
 
 const url = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -31,14 +31,23 @@ taskBusContract("redis", () => RedisTaskBus.connect<TaskRecord>({ url, prefix })
 
 describe("RedisTaskBus across instances", () => {
   it("a record published on bus A reaches subscribers on bus B, and A's own subscribers exactly once", async () => {
-    const [a, b] = await Promise.all([RedisTaskBus.connect<TaskRecord>({ url, prefix }), RedisTaskBus.connect<TaskRecord>({ url, prefix })]);
+    const [a, b] = await Promise.all([
+      RedisTaskBus.connect<TaskRecord>({ url, prefix }),
+      RedisTaskBus.connect<TaskRecord>({ url, prefix }),
+    ]);
     try {
       const record = makeRecord({ holder: "instance-a" });
       const onB = follow(b, record.taskId);
       const onA = follow(a, record.taskId);
       a.publish(record);
       a.publish({ ...record, version: 2, status: "completed" });
-      assert.deepEqual((await onB.until(2)).map((r) => [r.version, r.status]), [[1, "working"], [2, "completed"]]);
+      assert.deepEqual(
+        (await onB.until(2)).map((r) => [r.version, r.status]),
+        [
+          [1, "working"],
+          [2, "completed"],
+        ],
+      );
       assert.deepEqual(onB.records[0], record);
       await onA.until(2);
       await sleep(100); // a duplicate (local emit + Redis echo) would have arrived by now

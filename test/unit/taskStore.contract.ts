@@ -5,8 +5,8 @@
 
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { TaskRecord } from "../../src/tasks/taskRecord.js";
 import type { TaskStore } from "../../src/tasks/taskStore.js";
 
@@ -166,8 +166,14 @@ export function taskStoreContract(name: string, open: OpenTaskStore, traits: { p
     it("an update that changes the taskId or makes the record unstorable rejects and changes nothing", async () => {
       const record = makeRecord();
       await store.create(record);
-      await assert.rejects(store.update(record.taskId, (c) => ({ ...c, taskId: "other" })), /tried to change its taskId/);
-      await assert.rejects(store.update(record.taskId, (c) => ({ ...c, createdAt: "yesterday-ish" })), /createdAt is not a parseable date/);
+      await assert.rejects(
+        store.update(record.taskId, (c) => ({ ...c, taskId: "other" })),
+        /tried to change its taskId/,
+      );
+      await assert.rejects(
+        store.update(record.taskId, (c) => ({ ...c, createdAt: "yesterday-ish" })),
+        /createdAt is not a parseable date/,
+      );
       assert.deepEqual(await store.get(record.taskId), record);
       assert.equal(await store.get("other"), undefined);
     });
@@ -178,7 +184,10 @@ export function taskStoreContract(name: string, open: OpenTaskStore, traits: { p
       const keys = Array.from({ length: 50 }, (_, i) => `key-${i}`);
       await Promise.all(
         keys.map((key) =>
-          store.update(record.taskId, (current) => ({ ...current, inputRequests: { ...current.inputRequests, [key]: { method: "roots/list", params: {} } } })),
+          store.update(record.taskId, (current) => ({
+            ...current,
+            inputRequests: { ...current.inputRequests, [key]: { method: "roots/list", params: {} } },
+          })),
         ),
       );
       const final = await store.get(record.taskId);
@@ -270,7 +279,7 @@ export function taskStoreContract(name: string, open: OpenTaskStore, traits: { p
       const completed = await store.update(finished.taskId, (c) => ({
         ...c,
         status: "completed",
-        result: { content: [{ type: "text", text: "done \"quoted\"\nnext line ✓" }], structuredContent: { n: 42 } },
+        result: { content: [{ type: "text", text: 'done "quoted"\nnext line ✓' }], structuredContent: { n: 42 } },
       }));
       await store.close();
 
@@ -289,9 +298,7 @@ export function taskStoreContract(name: string, open: OpenTaskStore, traits: { p
       const records = Array.from({ length: 20 }, () => makeRecord({ result: { blob: "x".repeat(2_000) } }));
       // Concurrent writes, so some land while an earlier disk write is still in flight.
       await Promise.all(records.map((r) => store.create(r)));
-      await Promise.all(
-        records.map((r) => store.update(r.taskId, (c) => ({ ...c, statusMessage: "k", status: "completed" }))),
-      );
+      await Promise.all(records.map((r) => store.update(r.taskId, (c) => ({ ...c, statusMessage: "k", status: "completed" }))));
       await store.create(makeRecord({ taskId: "last-one" }));
 
       const again = await reopen(); // the first store is NOT closed: nothing gets flushed for us
@@ -307,11 +314,9 @@ export function taskStoreContract(name: string, open: OpenTaskStore, traits: { p
     persistenceCase("persistence: a write that lands while a slow write is in flight is stored when it resolves", async () => {
       // A big record makes one write slow; small creates keep arriving until it has finished.
       let bigDone = false;
-      const big = store
-        .create(makeRecord({ status: "completed", result: { blob: "x".repeat(4_000_000) } }))
-        .finally(() => {
-          bigDone = true;
-        });
+      const big = store.create(makeRecord({ status: "completed", result: { blob: "x".repeat(4_000_000) } })).finally(() => {
+        bigDone = true;
+      });
       const small: TaskRecord[] = [];
       const writes: Promise<void>[] = [];
       while (!bigDone) {

@@ -11,9 +11,9 @@
 //                        forever; minRewrite (bytes) makes compaction frequent
 //   fill                 create 64 KB tasks until a write fails, then try one more and exit
 
+import { randomUUID } from "node:crypto";
 import { createTaskStore } from "../../src/tasks/stores/createTaskStore.js";
 import type { TaskRecord } from "../../src/tasks/taskRecord.js";
-import { randomUUID } from "node:crypto";
 
 const [mode, file, extra] = process.argv.slice(2);
 if (file === undefined) throw new Error("usage: taskStoreCrash.child.ts hold|churn|fill <file> [minRewriteBytes]");
@@ -54,11 +54,14 @@ if (mode === "hold") {
       await store.create(record);
       say(`ack ${record.taskId} 0`);
       for (let step = 1; step <= 6; step++) {
-        const next = await store.update(record.taskId, (current): TaskRecord => ({
-          ...current,
-          statusMessage: `v${current.version + 1}`,
-          status: step === 6 ? "completed" : "working",
-        }));
+        const next = await store.update(
+          record.taskId,
+          (current): TaskRecord => ({
+            ...current,
+            statusMessage: `v${current.version + 1}`,
+            status: step === 6 ? "completed" : "working",
+          }),
+        );
         say(`ack ${record.taskId} ${next?.version}`);
       }
     }

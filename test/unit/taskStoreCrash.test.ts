@@ -5,12 +5,12 @@
 // half-written compaction file.
 
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import { createTaskStore } from "../../src/tasks/stores/createTaskStore.js";
 import { storeChildArgs, tempDir } from "./taskStoreKit.js";
 
@@ -66,7 +66,11 @@ async function assertHoldsEverything(file: string, acked: Map<string, number>, r
       assert.ok(record, `${round}: acknowledged task ${id} (version ${version}) is missing`);
       assert.ok(record.version >= version, `${round}: task ${id} is at version ${record.version}, ${version} was acknowledged`);
       assert.equal(record.statusMessage, `v${record.version}`, `${round}: task ${id} is a mix of two writes`);
-      assert.equal(unfinished.has(id), record.status === "working", `${round}: task ${id} (${record.status}) wrongly in or out of the unfinished index`);
+      assert.equal(
+        unfinished.has(id),
+        record.status === "working",
+        `${round}: task ${id} (${record.status}) wrongly in or out of the unfinished index`,
+      );
     }
   } finally {
     await store.close();

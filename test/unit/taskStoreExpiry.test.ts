@@ -4,10 +4,10 @@
 // over several event-loop turns.
 
 import assert from "node:assert/strict";
-import { setTimeout as sleep } from "node:timers/promises";
 import { describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import { ExpiryQueue } from "../../src/tasks/stores/expiryQueue.js";
-import { factsOf, RecordTable, startSweeper, SWEEP_CHUNK } from "../../src/tasks/stores/recordTable.js";
+import { factsOf, RecordTable, SWEEP_CHUNK, startSweeper } from "../../src/tasks/stores/recordTable.js";
 import type { TaskRecord } from "../../src/tasks/taskRecord.js";
 import { makeRecord } from "./taskStore.contract.js";
 
@@ -23,7 +23,10 @@ describe("expiry of in-memory records", () => {
     assert.equal(queue.popDue(0), undefined);
     const popped: number[] = [];
     for (let due = queue.popDue(250); due; due = queue.popDue(250)) popped.push(due.at);
-    assert.deepEqual(popped, [...deadlines].filter((at) => at <= 250).sort((a, b) => a - b));
+    assert.deepEqual(
+      popped,
+      [...deadlines].filter((at) => at <= 250).sort((a, b) => a - b),
+    );
     assert.equal(queue.size, 250);
   });
 
@@ -36,7 +39,13 @@ describe("expiry of in-memory records", () => {
     const forever = makeRecord({ ttlMs: null });
     for (const r of [expired, live, forever]) put(table, r);
     assert.equal(table.json(expired.taskId, now), undefined);
-    assert.deepEqual(table.unfinished(now).map((j) => (JSON.parse(j) as TaskRecord).taskId).sort(), [live.taskId, forever.taskId].sort());
+    assert.deepEqual(
+      table
+        .unfinished(now)
+        .map((j) => (JSON.parse(j) as TaskRecord).taskId)
+        .sort(),
+      [live.taskId, forever.taskId].sort(),
+    );
     const bytesBefore = table.liveBytes;
     assert.equal(table.size, 3);
     assert.equal(table.sweep(now), 1);

@@ -8,8 +8,8 @@ import { spawn } from "node:child_process";
 import { appendFile, readFile, stat, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import { createTaskStore } from "../../src/tasks/stores/createTaskStore.js";
 import type { TaskRecord } from "../../src/tasks/taskRecord.js";
 import { makeRecord } from "./taskStore.contract.js";
@@ -116,7 +116,10 @@ describe("file store: files it did not write", () => {
     assert.deepEqual(await store.get(running.taskId), running);
     assert.deepEqual(await store.get(done.taskId), done);
     assert.equal(await store.get(expired.taskId), undefined);
-    assert.deepEqual((await store.listUnfinished()).map((r) => r.taskId), [running.taskId]);
+    assert.deepEqual(
+      (await store.listUnfinished()).map((r) => r.taskId),
+      [running.taskId],
+    );
     await store.close();
     assert.equal(await readFile(`${file}.keyv-file-backup`, "utf8"), original);
     assert.ok((await readFile(file, "utf8")).startsWith(HEADER), "now a journal");
@@ -176,7 +179,10 @@ describe("file store: journal upkeep", () => {
     await appendFile(file, JSON.stringify(makeRecord()).slice(0, 40));
     const again = await openFile(file);
     assert.deepEqual(await again.get(kept.taskId), kept);
-    assert.deepEqual((await again.listUnfinished()).map((r) => r.taskId), [kept.taskId]);
+    assert.deepEqual(
+      (await again.listUnfinished()).map((r) => r.taskId),
+      [kept.taskId],
+    );
     await again.close();
     assert.equal(await readFile(file, "utf8"), `${HEADER}${JSON.stringify(kept)}\n`, "rewritten without the torn line");
 
@@ -254,7 +260,10 @@ describe("file store: failures", () => {
     const store = await openFile(file, { writeTimeoutMs: 1 });
     const big = makeRecord({ status: "completed", result: { blob: "q".repeat(30_000_000) } });
     await assert.rejects(store.create(big), (error: Error) => {
-      assert.equal(error.message, `task store (file ${file}) did not finish a write within 1 ms (store.commandTimeoutMs; the disk is slow or stuck, the write may still land)`);
+      assert.equal(
+        error.message,
+        `task store (file ${file}) did not finish a write within 1 ms (store.commandTimeoutMs; the disk is slow or stuck, the write may still land)`,
+      );
       return true;
     });
     const started = Date.now();

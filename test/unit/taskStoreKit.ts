@@ -3,15 +3,15 @@
 // or REDIS_URL; only keys under the prefix are deleted afterwards), and a throwaway redis-server of
 // our own on a free loopback port, for tests that must stop Redis (never the shared one).
 
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { after } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { after } from "node:test";
 import { createClient } from "@redis/client";
 import type { RedisClient } from "../../src/tasks/stores/createTaskStore.js";
 
@@ -38,14 +38,12 @@ export function tempDir(label: string): Promise<string> {
 }
 
 /** Connects like the gateway does (first connect fails at once), with errors swallowed after. */
-export const connectTo =
-  (url: string) =>
-  async (): Promise<RedisClient> => {
-    const client = createClient({ url, socket: { connectTimeout: 2_000, reconnectStrategy: false } });
-    client.on("error", () => undefined);
-    await client.connect();
-    return client;
-  };
+export const connectTo = (url: string) => async (): Promise<RedisClient> => {
+  const client = createClient({ url, socket: { connectTimeout: 2_000, reconnectStrategy: false } });
+  client.on("error", () => undefined);
+  await client.connect();
+  return client;
+};
 
 const prefixes: string[] = [];
 

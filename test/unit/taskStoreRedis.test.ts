@@ -50,7 +50,11 @@ describe("redis store", () => {
       assert.equal(await raw.type(`${prefix}:index:unfinished:instance-k`), "set");
       assert.deepEqual((await raw.sMembers(`${prefix}:index:unfinished:instance-k`)).sort(), [expiring.taskId, forever.taskId].sort());
       await store.update(forever.taskId, (c) => ({ ...c, status: "completed" }));
-      assert.deepEqual(await raw.sMembers(`${prefix}:index:unfinished:instance-k`), [expiring.taskId], "finishing removes it from the index in the same step");
+      assert.deepEqual(
+        await raw.sMembers(`${prefix}:index:unfinished:instance-k`),
+        [expiring.taskId],
+        "finishing removes it from the index in the same step",
+      );
       assert.ok((await raw.pTTL(`${prefix}:task:${expiring.taskId}`)) > 55_000);
     } finally {
       await store.close();
@@ -71,8 +75,14 @@ describe("redis store", () => {
       assert.deepEqual(await a.get(fromB.taskId), fromB);
       const done = await a.update(fromA.taskId, (c) => ({ ...c, status: "completed", result: { ok: true } }));
       assert.deepEqual(await b.get(fromA.taskId), done);
-      assert.deepEqual((await a.listUnfinished()).map((r) => r.taskId), []);
-      assert.deepEqual((await b.listUnfinished()).map((r) => r.taskId), [fromB.taskId]);
+      assert.deepEqual(
+        (await a.listUnfinished()).map((r) => r.taskId),
+        [],
+      );
+      assert.deepEqual(
+        (await b.listUnfinished()).map((r) => r.taskId),
+        [fromB.taskId],
+      );
       // Another instance finishing b's task: b's index drops it the next time b lists.
       await a.update(fromB.taskId, (c) => ({ ...c, status: "failed" }));
       assert.deepEqual(await b.listUnfinished(), []);
@@ -93,7 +103,8 @@ describe("redis store", () => {
       const updated = await store.update(record.taskId, (current) => {
         seen.push(current.version);
         // First run only: another writer fails the task while this update is between read and write.
-        if (seen.length === 1) redisCliSet(key, JSON.stringify({ ...current, status: "failed", statusMessage: "holder gone", version: current.version + 1 }));
+        if (seen.length === 1)
+          redisCliSet(key, JSON.stringify({ ...current, status: "failed", statusMessage: "holder gone", version: current.version + 1 }));
         return current.status === "failed" ? undefined : { ...current, statusMessage: "progress 50%" };
       });
       assert.deepEqual(seen, [record.version, record.version + 1], "mutate ran again on the other instance's write");
@@ -176,7 +187,13 @@ describe("redis store", () => {
   it("an unreachable Redis fails createTaskStore at once with an error naming the store", async () => {
     const started = Date.now();
     await assert.rejects(
-      createTaskStore({ kind: "redis", connect: connectTo("redis://127.0.0.1:1"), label: "redis://127.0.0.1:1", prefix: "p", instanceId: "x" }),
+      createTaskStore({
+        kind: "redis",
+        connect: connectTo("redis://127.0.0.1:1"),
+        label: "redis://127.0.0.1:1",
+        prefix: "p",
+        instanceId: "x",
+      }),
       /^Error: task store \(redis redis:\/\/127\.0\.0\.1:1\): .*ECONNREFUSED/,
     );
     assert.ok(Date.now() - started < 5_000, `took ${Date.now() - started} ms`);
@@ -210,7 +227,8 @@ describe("redis store: a Redis that stops answering (throwaway redis-server, SIG
   });
   after(() => server.stop());
 
-  const expected = () => `task store (redis ${server.url}) did not answer within ${TIMEOUT} ms (store.commandTimeoutMs; the command may still be carried out)`;
+  const expected = () =>
+    `task store (redis ${server.url}) did not answer within ${TIMEOUT} ms (store.commandTimeoutMs; the command may still be carried out)`;
 
   for (const [name, run] of [
     ["get", () => store.get(record.taskId)],
@@ -234,7 +252,13 @@ describe("redis store: a Redis that stops answering (throwaway redis-server, SIG
     await store.close();
     assert.ok(Date.now() - started < TIMEOUT * 3 + 1_000, `close took ${Date.now() - started} ms`);
     server.process.kill("SIGCONT");
-    const again = await createTaskStore({ kind: "redis", connect: connectTo(server.url), label: server.url, prefix: "stop-test", instanceId: "i" });
+    const again = await createTaskStore({
+      kind: "redis",
+      connect: connectTo(server.url),
+      label: server.url,
+      prefix: "stop-test",
+      instanceId: "i",
+    });
     try {
       assert.deepEqual(await again.get(record.taskId), record);
     } finally {

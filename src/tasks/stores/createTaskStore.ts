@@ -5,10 +5,10 @@
 // "redis": shared by the instances on one Redis and prefix; the caller hands over how to connect
 //   (redisTaskStore.ts); start fails at once, naming `label`, if Redis cannot be reached.
 
-import { openJournalTaskStore, type JournalTaskStoreOptions } from "./journalTaskStore.js";
+import type { TaskStore } from "../taskStore.js";
+import { type JournalTaskStoreOptions, openJournalTaskStore } from "./journalTaskStore.js";
 import { MemoryTaskStore, type MemoryTaskStoreOptions } from "./memoryTaskStore.js";
 import { openRedisTaskStore, type RedisTaskStoreOptions } from "./redisTaskStore.js";
-import type { TaskStore } from "../taskStore.js";
 
 export type { RedisClient } from "./redisTaskStore.js";
 

@@ -15,15 +15,15 @@
 
 import { copyFile, mkdir, open, readFile } from "node:fs/promises";
 import path from "node:path";
+import type { TaskRecord } from "../taskRecord.js";
+import type { TaskStore } from "../taskStore.js";
 import { recordsFromKeyvFile } from "./keyvFileImport.js";
 import { OperationGate } from "./operationGate.js";
 import { factsOf, RecordTable, startSweeper } from "./recordTable.js";
+import { assertStorable, liveRecord, type Mutate, nextRecord } from "./storedRecord.js";
 import { acquireStoreLock, type StoreLock } from "./storeLock.js";
-import { assertStorable, liveRecord, nextRecord, type Mutate } from "./storedRecord.js";
 import { HEADER_BYTES, isJournal, JournalWriter, parseJournal, syncFolder, writeJournalFile } from "./taskJournal.js";
 import { limit } from "./timeLimit.js";
-import type { TaskRecord } from "../taskRecord.js";
-import type { TaskStore } from "../taskStore.js";
 
 export interface JournalTaskStoreOptions {
   /** The journal file (config store.path); its folder is created if missing. */
@@ -191,7 +191,8 @@ class JournalTaskStore implements TaskStore {
     return limit(
       landed,
       this.writeTimeoutMs,
-      () => `${this.label} did not finish a write within ${this.writeTimeoutMs} ms (store.commandTimeoutMs; the disk is slow or stuck, the write may still land)`,
+      () =>
+        `${this.label} did not finish a write within ${this.writeTimeoutMs} ms (store.commandTimeoutMs; the disk is slow or stuck, the write may still land)`,
     );
   }
 }

@@ -4,8 +4,8 @@
 // are ignored: the journal store rebuilds its index from the records). The journal store imports such
 // a file once, keeping a copy of it beside (see journalTaskStore.ts).
 
-import { assertStorable } from "./storedRecord.js";
 import type { TaskRecord } from "../taskRecord.js";
+import { assertStorable } from "./storedRecord.js";
 
 const TASK_KEY = "taskgate:task:";
 

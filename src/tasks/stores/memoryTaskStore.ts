@@ -3,10 +3,10 @@
 // runs synchronously inside the call, so update() is atomic and mutate runs exactly once. Expired
 // records are dropped by a timer-driven sweep (every sweepIntervalMs, in bounded chunks).
 
-import { factsOf, RecordTable, startSweeper } from "./recordTable.js";
-import { assertStorable, nextRecord, type Mutate } from "./storedRecord.js";
 import type { TaskRecord } from "../taskRecord.js";
 import type { TaskStore } from "../taskStore.js";
+import { factsOf, RecordTable, startSweeper } from "./recordTable.js";
+import { assertStorable, type Mutate, nextRecord } from "./storedRecord.js";
 
 export interface MemoryTaskStoreOptions {
   /** How often expired records are dropped from memory (default 60 s). */

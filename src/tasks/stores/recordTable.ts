@@ -4,9 +4,9 @@
 // durable journal store's view of its file. Expired rows stay until sweep() drops them (reads treat
 // them as absent at once); sweep is driven by a timer, in bounded chunks (startSweeper).
 
+import type { TaskRecord } from "../taskRecord.js";
 import { ExpiryQueue } from "./expiryQueue.js";
 import { deadlineOf, isUnfinished } from "./storedRecord.js";
-import type { TaskRecord } from "../taskRecord.js";
 
 interface Row {
   json: string;

@@ -18,11 +18,11 @@
 
 import { createHash } from "node:crypto";
 import type { RedisClientType } from "@redis/client";
-import { OperationGate } from "./operationGate.js";
-import { assertStorable, deadlineOf, isExpired, isUnfinished, nextRecord, type Mutate } from "./storedRecord.js";
-import { limit } from "./timeLimit.js";
 import type { TaskRecord } from "../taskRecord.js";
 import type { TaskStore } from "../taskStore.js";
+import { OperationGate } from "./operationGate.js";
+import { assertStorable, deadlineOf, isExpired, isUnfinished, type Mutate, nextRecord } from "./storedRecord.js";
+import { limit } from "./timeLimit.js";
 
 export type RedisClient = RedisClientType;
 
@@ -217,7 +217,11 @@ class RedisTaskStore implements TaskStore {
     const named = sent.catch((error: unknown) => {
       throw new Error(`${this.name}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     });
-    return limit(named, this.timeoutMs, () => `${this.name} did not answer within ${this.timeoutMs} ms (store.commandTimeoutMs; the command may still be carried out)`);
+    return limit(
+      named,
+      this.timeoutMs,
+      () => `${this.name} did not answer within ${this.timeoutMs} ms (store.commandTimeoutMs; the command may still be carried out)`,
+    );
   }
 
   /** EVALSHA, falling back to EVAL when Redis does not have the script (first use, or after a restart). */

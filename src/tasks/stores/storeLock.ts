@@ -94,7 +94,9 @@ async function readLock(lockPath: string): Promise<LockContent | undefined> {
   } catch {
     // fall through
   }
-  throw new Error(`task store lock file ${lockPath} is not a taskgate lock (${JSON.stringify(text.slice(0, 80))}); delete it if no taskgate uses the store`);
+  throw new Error(
+    `task store lock file ${lockPath} is not a taskgate lock (${JSON.stringify(text.slice(0, 80))}); delete it if no taskgate uses the store`,
+  );
 }
 
 /** Who holds the lock, if that process still runs; undefined if the lock is stale. */

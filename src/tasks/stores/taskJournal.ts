@@ -17,10 +17,10 @@
 // writer failed: that append and every later one reject with the cause (after a failed fsync the
 // kernel's view of the file cannot be trusted; a restart reloads what is on disk).
 
-import { open, rename, type FileHandle } from "node:fs/promises";
+import { type FileHandle, open, rename } from "node:fs/promises";
 import path from "node:path";
-import { assertStorable } from "./storedRecord.js";
 import type { TaskRecord } from "../taskRecord.js";
+import { assertStorable } from "./storedRecord.js";
 
 export const JOURNAL_HEADER = JSON.stringify({ taskgateJournal: 1 });
 export const HEADER_BYTES = Buffer.byteLength(JOURNAL_HEADER) + 1;

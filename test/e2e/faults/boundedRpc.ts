@@ -5,7 +5,7 @@
 
 import { createParser } from "eventsource-parser";
 import type { JsonObject } from "../../../src/protocol/wire.js";
-import { modernBody, modernHeaders, readReply, rpc, type RpcOptions, type RpcReply } from "../kit.js";
+import { modernBody, modernHeaders, type RpcOptions, type RpcReply, readReply, rpc } from "../kit.js";
 
 /** The timeout of AbortSignal.timeout(), possibly wrapped by kit.rpc() as the cause of its error. */
 function isTimeout(error: unknown): boolean {
@@ -19,7 +19,13 @@ function limitError(method: string, limitMs: number, error: unknown): Error {
 }
 
 /** rpc() that gives up after `limitMs` (the whole reply, SSE included). */
-export async function rpcWithin(limitMs: number, url: string, method: string, params: JsonObject = {}, options: RpcOptions = {}): Promise<RpcReply> {
+export async function rpcWithin(
+  limitMs: number,
+  url: string,
+  method: string,
+  params: JsonObject = {},
+  options: RpcOptions = {},
+): Promise<RpcReply> {
   try {
     return await rpc(url, method, params, { ...options, signal: AbortSignal.timeout(limitMs) });
   } catch (error) {
@@ -28,9 +34,20 @@ export async function rpcWithin(limitMs: number, url: string, method: string, pa
 }
 
 /** POSTs `body` as it is (e.g. JSON nested deeper than JSON.stringify can go) with the modern headers of `method`. */
-export async function postRawWithin(limitMs: number, url: string, method: string, body: string, headerParams: JsonObject = {}): Promise<RpcReply> {
+export async function postRawWithin(
+  limitMs: number,
+  url: string,
+  method: string,
+  body: string,
+  headerParams: JsonObject = {},
+): Promise<RpcReply> {
   try {
-    const response = await fetch(url, { method: "POST", headers: modernHeaders(method, headerParams), body, signal: AbortSignal.timeout(limitMs) });
+    const response = await fetch(url, {
+      method: "POST",
+      headers: modernHeaders(method, headerParams),
+      body,
+      signal: AbortSignal.timeout(limitMs),
+    });
     return await readReply(response);
   } catch (error) {
     throw limitError(method, limitMs, error);
@@ -49,7 +66,12 @@ export interface WatchedCall {
 }
 
 /** POSTs a modern request and returns as soon as the response headers are in; frames keep arriving. */
-export async function watchCall(url: string, method: string, params: JsonObject, options: RpcOptions & { limitMs?: number } = {}): Promise<WatchedCall> {
+export async function watchCall(
+  url: string,
+  method: string,
+  params: JsonObject,
+  options: RpcOptions & { limitMs?: number } = {},
+): Promise<WatchedCall> {
   const limitMs = options.limitMs ?? 20_000;
   const abort = AbortSignal.timeout(limitMs);
   const headers = modernHeaders(method, params, options.token === undefined ? "alice" : options.token);
@@ -64,7 +86,13 @@ export async function watchCall(url: string, method: string, params: JsonObject,
   const frames: JsonObject[] = [];
   if (!contentType.includes("text/event-stream")) {
     const text = await response.text();
-    return { status: response.status, contentType, json: text ? (JSON.parse(text) as JsonObject) : {}, frames, ended: Promise.resolve("end") };
+    return {
+      status: response.status,
+      contentType,
+      json: text ? (JSON.parse(text) as JsonObject) : {},
+      frames,
+      ended: Promise.resolve("end"),
+    };
   }
   const parser = createParser({ onEvent: (event) => frames.push(JSON.parse(event.data) as JsonObject) });
   const ended = (async () => {

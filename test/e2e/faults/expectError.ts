@@ -31,7 +31,10 @@ export function assertErrorObject(error: unknown, expected: Omit<ExpectedError, 
 
 /** Checks a reply that must be this error, as JSON with its HTTP status. */
 export function assertErrorReply(reply: RpcReply, expected: ExpectedError, where: string): RpcErrorObject {
-  assert.ok(reply.message.error, `${where}: expected error ${expected.reason} (HTTP ${expected.http}), got HTTP ${reply.status} ${JSON.stringify(reply.message).slice(0, 500)}`);
+  assert.ok(
+    reply.message.error,
+    `${where}: expected error ${expected.reason} (HTTP ${expected.http}), got HTTP ${reply.status} ${JSON.stringify(reply.message).slice(0, 500)}`,
+  );
   const error = assertErrorObject(reply.message.error, expected, where);
   assert.equal(reply.status, expected.http, `${where}: HTTP status for ${expected.reason}`);
   assert.ok(reply.contentType.includes("application/json"), `${where}: a ${expected.http} error is a JSON body, got ${reply.contentType}`);
@@ -42,7 +45,10 @@ export function assertErrorReply(reply: RpcReply, expected: ExpectedError, where
 export function assertErrorEnding(reply: RpcReply, expected: ExpectedError, where: string): RpcErrorObject {
   if (reply.contentType.includes("text/event-stream")) {
     assert.equal(reply.status, 200, `${where}: an SSE reply is HTTP 200`);
-    assert.ok(reply.message.error, `${where}: the stream's final message must be an error; frames: ${JSON.stringify(reply.events).slice(0, 500)}`);
+    assert.ok(
+      reply.message.error,
+      `${where}: the stream's final message must be an error; frames: ${JSON.stringify(reply.events).slice(0, 500)}`,
+    );
     return assertErrorObject(reply.message.error, expected, `${where} (SSE frame)`);
   }
   return assertErrorReply(reply, expected, where);

@@ -6,7 +6,7 @@
 import pino from "pino";
 import { z } from "zod";
 import { ConfigSchema } from "../../../src/config/schema.js";
-import { startGateway, type Gateway } from "../../../src/gateway.js";
+import { type Gateway, startGateway } from "../../../src/gateway.js";
 import { createLogger } from "../../../src/observability/logger.js";
 import { within } from "./deadline.js";
 import { LogCapture } from "./logCapture.js";
@@ -52,7 +52,12 @@ export async function startFaultGateway(upstreamUrl: string, config: FaultConfig
   const parsed = checked.data;
   const logs = new LogCapture();
   const level = process.env.TEST_LOG_LEVEL ?? "debug";
-  const destination = process.env.TEST_LOG_LEVEL ? pino.multistream([{ stream: logs, level: "trace" }, { stream: process.stderr, level: "trace" }]) : logs;
+  const destination = process.env.TEST_LOG_LEVEL
+    ? pino.multistream([
+        { stream: logs, level: "trace" },
+        { stream: process.stderr, level: "trace" },
+      ])
+    : logs;
   const gateway = await startGateway(parsed, { log: createLogger(level, destination) });
   return {
     gateway,

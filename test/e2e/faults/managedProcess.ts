@@ -2,7 +2,7 @@
 // ready once a line of its output matches, every wait bounded. A process still running when the
 // test process exits is SIGKILLed then (a crashed test leaves nothing behind); SIGSTOPped ones too.
 
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 
 export interface ManagedProcessOptions {
@@ -63,7 +63,9 @@ export class ManagedProcess {
       createInterface({ input: child.stderr! }).on("line", onLine);
       const onEarlyExit = (code: number | null, signal: string | null) => {
         clearTimeout(timer);
-        reject(new Error(`${options.name} exited before it was ready (code ${code}, signal ${signal}); output: ${managed.output.slice(-2000)}`));
+        reject(
+          new Error(`${options.name} exited before it was ready (code ${code}, signal ${signal}); output: ${managed.output.slice(-2000)}`),
+        );
       };
       child.once("exit", onEarlyExit);
       child.once("error", (error) => {

@@ -40,7 +40,14 @@ export async function startMisbehavingTaskServer(): Promise<MisbehavingTaskServe
   let next = 0;
   const sockets = new Set<Socket>();
 
-  const task = (taskId: string, status: string) => ({ taskId, status, createdAt: new Date().toISOString(), lastUpdatedAt: new Date().toISOString(), ttl: 60_000, pollInterval: 100 });
+  const task = (taskId: string, status: string) => ({
+    taskId,
+    status,
+    createdAt: new Date().toISOString(),
+    lastUpdatedAt: new Date().toISOString(),
+    ttl: 60_000,
+    pollInterval: 100,
+  });
 
   /** The answer to `message`, or undefined to leave the request hanging. */
   const answer = (message: Message): { result?: unknown; error?: { code: number; message: string } } | undefined => {
@@ -61,7 +68,11 @@ export async function startMisbehavingTaskServer(): Promise<MisbehavingTaskServe
       case "tools/list":
         return {
           result: {
-            tools: TOOLS.map((name) => ({ name, inputSchema: { type: "object" }, execution: { taskSupport: name === "optional_echo" ? "optional" : "required" } })),
+            tools: TOOLS.map((name) => ({
+              name,
+              inputSchema: { type: "object" },
+              execution: { taskSupport: name === "optional_echo" ? "optional" : "required" },
+            })),
           },
         };
       case "tools/call": {
@@ -76,7 +87,9 @@ export async function startMisbehavingTaskServer(): Promise<MisbehavingTaskServe
         if (tool === "forgotten_task" || !tool) return { error: { code: -32602, message: `Task not found: ${taskId}` } };
         return { result: task(taskId, DONE_AT_ONCE.has(tool) ? "completed" : "working") };
       case "tasks/result":
-        return tool === "optional_echo" ? { result: { ...text("via task"), _meta: { "io.modelcontextprotocol/related-task": { taskId } } } } : undefined;
+        return tool === "optional_echo"
+          ? { result: { ...text("via task"), _meta: { "io.modelcontextprotocol/related-task": { taskId } } } }
+          : undefined;
       case "tasks/cancel":
         if (tool === "refused_cancel") return { error: { code: -32603, message: "the task store is down" } };
         return { error: { code: -32602, message: `Cannot cancel task in terminal status: completed` } };
@@ -88,14 +101,17 @@ export async function startMisbehavingTaskServer(): Promise<MisbehavingTaskServe
   const handle = (request: IncomingMessage, response: ServerResponse) => {
     if (request.method === "DELETE") return void response.writeHead(200).end();
     if (request.method !== "POST") return void response.writeHead(405).end();
-    bodyOf(request).then((message) => {
-      if (message.method) received.push(message.method);
-      if (message.id === undefined || message.method === undefined) return void response.writeHead(202).end();
-      const reply = answer(message);
-      if (!reply) return; // hangs until the client gives up
-      response.writeHead(200, { "content-type": "application/json", "mcp-session-id": "fake-session" });
-      response.end(JSON.stringify({ jsonrpc: "2.0", id: message.id, ...reply }));
-    }, () => response.writeHead(400).end());
+    bodyOf(request).then(
+      (message) => {
+        if (message.method) received.push(message.method);
+        if (message.id === undefined || message.method === undefined) return void response.writeHead(202).end();
+        const reply = answer(message);
+        if (!reply) return; // hangs until the client gives up
+        response.writeHead(200, { "content-type": "application/json", "mcp-session-id": "fake-session" });
+        response.end(JSON.stringify({ jsonrpc: "2.0", id: message.id, ...reply }));
+      },
+      () => response.writeHead(400).end(),
+    );
   };
   const listen = async (port: number) => {
     const server = createServer(handle);

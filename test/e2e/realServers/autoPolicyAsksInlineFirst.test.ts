@@ -14,7 +14,7 @@ import { cancelTask, TERMINAL, waitForTask } from "../taskFlow.js";
 import { accept, callTool, expectInputRequired, expectTask, TASKS_AND_FORMS, textOf } from "./calls.js";
 import { startGatewayInFront } from "./gatewayInFront.js";
 import type { ServerProcess } from "./serverProcess.js";
-import { startThirdPartyServer, type ServerName } from "./thirdPartyServers.js";
+import { type ServerName, startThirdPartyServer } from "./thirdPartyServers.js";
 
 interface Scenario {
   server: ServerName;

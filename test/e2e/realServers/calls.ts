@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import type { JsonObject } from "../../../src/protocol/wire.js";
-import { resultOf, rpc, TASKS_CAPS, type RpcOptions, type RpcReply } from "../kit.js";
+import { type RpcOptions, type RpcReply, resultOf, rpc, TASKS_CAPS } from "../kit.js";
 import { assertCreateTaskResult, textOf } from "../taskShapes.js";
 
 export { textOf };
@@ -29,13 +29,20 @@ export async function call(url: string, method: string, params: JsonObject = {},
   try {
     return await rpc(url, method, params, { ...options, signal });
   } catch (error) {
-    if (limit.aborted) throw new Error(`taskgate gave no complete reply to ${method} ${JSON.stringify(params.name ?? "")} within ${timeoutMs} ms`);
+    if (limit.aborted)
+      throw new Error(`taskgate gave no complete reply to ${method} ${JSON.stringify(params.name ?? "")} within ${timeoutMs} ms`);
     throw error;
   }
 }
 
 /** tools/call as `token` with these client capabilities (and extra params: requestState, inputResponses, _meta). */
-export function callTool(url: string, name: string, args: JsonObject, who: { token: string; capabilities: JsonObject }, extra: CallOptions & { params?: JsonObject } = {}): Promise<RpcReply> {
+export function callTool(
+  url: string,
+  name: string,
+  args: JsonObject,
+  who: { token: string; capabilities: JsonObject },
+  extra: CallOptions & { params?: JsonObject } = {},
+): Promise<RpcReply> {
   const { params, ...options } = extra;
   return call(url, "tools/call", { name, arguments: args, ...params }, { ...options, token: who.token, capabilities: who.capabilities });
 }

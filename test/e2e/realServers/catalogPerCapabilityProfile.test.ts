@@ -12,7 +12,7 @@ import type { Gateway } from "../../../src/gateway.js";
 import type { JsonObject } from "../../../src/protocol/wire.js";
 import { resultOf } from "../kit.js";
 import { call, callTool, expectComplete, expectError, expectInputRequired, textOf } from "./calls.js";
-import { startCountingProxy, type CountingProxy } from "./countingProxy.js";
+import { type CountingProxy, startCountingProxy } from "./countingProxy.js";
 import { startGatewayInFront } from "./gatewayInFront.js";
 import { answerRootsRounds } from "./roots.js";
 import type { ServerProcess } from "./serverProcess.js";
@@ -29,13 +29,21 @@ interface Case {
 }
 
 /** One MRTR round asking `method`, answered with `answer`, then the final result. */
-function oneQuestion(tool: string, args: JsonObject, method: string, answer: JsonObject, checkQuestion: (params: JsonObject) => void = () => undefined) {
+function oneQuestion(
+  tool: string,
+  args: JsonObject,
+  method: string,
+  answer: JsonObject,
+  checkQuestion: (params: JsonObject) => void = () => undefined,
+) {
   return async (url: string, who: { token: string; capabilities: JsonObject }) => {
     const round = expectInputRequired(await callTool(url, tool, args, who));
     const question = round.inputRequests[round.key]!;
     assert.equal(question.method, method, `${tool} asks ${method}, got ${JSON.stringify(question)}`);
     checkQuestion(question.params);
-    return expectComplete(await callTool(url, tool, args, who, { params: { requestState: round.requestState, inputResponses: { [round.key]: answer } } }));
+    return expectComplete(
+      await callTool(url, tool, args, who, { params: { requestState: round.requestState, inputResponses: { [round.key]: answer } } }),
+    );
   };
 }
 
@@ -75,10 +83,16 @@ const CASES: Case[] = [
     capabilities: { elicitation: { url: {} } },
     tool: "trigger-url-elicitation",
     args: { url: "https://example.com/authorize" },
-    run: oneQuestion("trigger-url-elicitation", { url: "https://example.com/authorize" }, "elicitation/create", { action: "accept" }, (params) => {
-      assert.equal(params.mode, "url");
-      assert.equal(params.url, "https://example.com/authorize");
-    }),
+    run: oneQuestion(
+      "trigger-url-elicitation",
+      { url: "https://example.com/authorize" },
+      "elicitation/create",
+      { action: "accept" },
+      (params) => {
+        assert.equal(params.mode, "url");
+        assert.equal(params.url, "https://example.com/authorize");
+      },
+    ),
     finalText: /User completed the URL elicitation flow/,
   },
 ];
@@ -109,7 +123,10 @@ describe("server-everything: tools per client capability profile", () => {
   for (const c of CASES) {
     test(`with ${c.capability} declared, ${c.tool} is listed and can be called (it asks, the answer completes it)`, async () => {
       const who = { token: `caller-${c.capability}`, capabilities: c.capabilities };
-      assert.ok((await toolNames(c.capabilities, who.token)).includes(c.tool), `${c.tool} must be listed for a client declaring ${c.capability}`);
+      assert.ok(
+        (await toolNames(c.capabilities, who.token)).includes(c.tool),
+        `${c.tool} must be listed for a client declaring ${c.capability}`,
+      );
       const done = await c.run(gateway.url, who);
       assert.notEqual(done.isError, true, textOf(done));
       assert.match(textOf(done), c.finalText);

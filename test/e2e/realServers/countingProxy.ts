@@ -50,7 +50,10 @@ export async function startCountingProxy(upstreamUrl: string, options: CountingP
     const refused = options.refuse?.(req.headers);
     seen.push({ httpMethod: req.method, headers: { ...req.headers }, ...(refused ? { refused } : {}) });
     if (!refused) return next();
-    res.status(refused).set("WWW-Authenticate", 'Bearer error="invalid_token"').json({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Unauthorized" } });
+    res
+      .status(refused)
+      .set("WWW-Authenticate", 'Bearer error="invalid_token"')
+      .json({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Unauthorized" } });
   });
   app.use(express.json({ limit: "10mb", type: () => true }));
   app.use((req, _res, next) => {
@@ -58,7 +61,8 @@ export async function startCountingProxy(upstreamUrl: string, options: CountingP
     for (const message of messages) {
       const { method, params } = (message ?? {}) as { method?: unknown; params?: Record<string, unknown> };
       const session = req.headers["mcp-session-id"];
-      if (typeof method === "string") forwarded.push({ method, params, sessionId: typeof session === "string" ? session : undefined, headers: { ...req.headers } });
+      if (typeof method === "string")
+        forwarded.push({ method, params, sessionId: typeof session === "string" ? session : undefined, headers: { ...req.headers } });
     }
     next();
   });

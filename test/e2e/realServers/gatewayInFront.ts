@@ -2,8 +2,8 @@
 // auth, a free loopback port) in front of a given legacy MCP endpoint. Logs are silent unless
 // TEST_LOG_LEVEL is set.
 
-import { ConfigSchema, type ConfigInput } from "../../../src/config/schema.js";
-import { startGateway, type Gateway } from "../../../src/gateway.js";
+import { type ConfigInput, ConfigSchema } from "../../../src/config/schema.js";
+import { type Gateway, startGateway } from "../../../src/gateway.js";
 import { createLogger } from "../../../src/observability/logger.js";
 
 export type GatewayOptions = Omit<Partial<ConfigInput>, "upstream">;
@@ -14,7 +14,10 @@ export function startGatewayInFront(upstreamUrl: string, options: GatewayOptions
 }
 
 /** A taskgate that starts `command` (argv) as its stdio upstream, one process per upstream session. */
-export function startGatewayOnCommand(command: string[], options: GatewayOptions & { upstream?: Omit<NonNullable<ConfigInput["upstream"]>, "url" | "command"> } = {}): Promise<Gateway> {
+export function startGatewayOnCommand(
+  command: string[],
+  options: GatewayOptions & { upstream?: Omit<NonNullable<ConfigInput["upstream"]>, "url" | "command"> } = {},
+): Promise<Gateway> {
   const { upstream, ...rest } = options;
   const config = ConfigSchema.parse({ port: 0, auth: { mode: "demo" }, ...rest, upstream: { ...upstream, command } });
   return startGateway(config, { log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent") });

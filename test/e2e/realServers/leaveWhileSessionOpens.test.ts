@@ -47,7 +47,11 @@ describe("FastMCP (our fixture): a slow initialize", () => {
     const from = server.lines.length;
     const leave = new AbortController();
     const timer = setTimeout(() => leave.abort(), LEAVE_AFTER_MS);
-    await assert.rejects(callTool(gateway.url, "note", { tag }, who, { signal: leave.signal }), { name: "AbortError" }, "the client left before any reply");
+    await assert.rejects(
+      callTool(gateway.url, "note", { tag }, who, { signal: leave.signal }),
+      { name: "AbortError" },
+      "the client left before any reply",
+    );
     clearTimeout(timer);
 
     // The same caller again: once this call ran upstream, the opening the first one waited for is over.

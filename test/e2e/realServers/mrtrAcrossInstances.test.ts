@@ -10,11 +10,11 @@ import assert from "node:assert/strict";
 import { randomBytes, randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import type { Gateway } from "../../../src/gateway.js";
+import { deleteKeysUnder, REDIS_URL } from "../sharedRedisStack.js";
 import { accept, callTool, expectComplete, expectError, expectInputRequired, FORMS, textOf } from "./calls.js";
 import { startGatewayInFront } from "./gatewayInFront.js";
 import type { ServerProcess } from "./serverProcess.js";
 import { startThirdPartyServer } from "./thirdPartyServers.js";
-import { deleteKeysUnder, REDIS_URL } from "../sharedRedisStack.js";
 
 const PREFIX = `taskgate-test-${randomUUID()}`;
 const SECRET = randomBytes(32).toString("hex");
@@ -45,7 +45,9 @@ describe("simpleStreamableHttp (SDK 1.x) behind two taskgates sharing Redis", ()
     const round = expectInputRequired(await callTool(a.url, "collect-user-info", ARGS, alice));
     assert.equal(round.inputRequests[round.key]!.method, "elicitation/create");
     const done = expectComplete(
-      await callTool(b.url, "collect-user-info", ARGS, alice, { params: { requestState: round.requestState, inputResponses: { [round.key]: accept(CONTACT) } } }),
+      await callTool(b.url, "collect-user-info", ARGS, alice, {
+        params: { requestState: round.requestState, inputResponses: { [round.key]: accept(CONTACT) } },
+      }),
     );
     assert.match(textOf(done), /^Thank you! Collected contact information: .*"name": "Ada Lovelace"/s);
   });
@@ -53,7 +55,10 @@ describe("simpleStreamableHttp (SDK 1.x) behind two taskgates sharing Redis", ()
   test("another identity presenting alice's requestState on B is refused with -32602, and alice then completes on B", async () => {
     const round = expectInputRequired(await callTool(a.url, "collect-user-info", ARGS, alice));
     const retry = { requestState: round.requestState, inputResponses: { [round.key]: accept(CONTACT) } };
-    const refused = expectError(await callTool(b.url, "collect-user-info", ARGS, { token: "mallory", capabilities: FORMS }, { params: retry }), -32602);
+    const refused = expectError(
+      await callTool(b.url, "collect-user-info", ARGS, { token: "mallory", capabilities: FORMS }, { params: retry }),
+      -32602,
+    );
     assert.match(refused.message, /another identity/);
     const done = expectComplete(await callTool(b.url, "collect-user-info", ARGS, alice, { params: retry }));
     assert.match(textOf(done), /"email": "ada@example.com"/);
@@ -68,7 +73,9 @@ describe("simpleStreamableHttp (SDK 1.x) behind two taskgates sharing Redis", ()
       closed = true;
       const started = Date.now();
       const gone = expectError(
-        await callTool(b.url, "collect-user-info", ARGS, alice, { params: { requestState: round.requestState, inputResponses: { [round.key]: accept(CONTACT) } } }),
+        await callTool(b.url, "collect-user-info", ARGS, alice, {
+          params: { requestState: round.requestState, inputResponses: { [round.key]: accept(CONTACT) } },
+        }),
         -32602,
       );
       assert.match(gone.message, /is gone: the taskgate instance holding it stopped or does not answer/);

@@ -24,7 +24,8 @@ export async function answerRootsRounds(
     assert.equal(typeof result.requestState, "string", "input_required carries a requestState");
     const questions = Object.entries((result.inputRequests ?? {}) as Record<string, { method: string }>);
     assert.ok(questions.length > 0, `input_required without inputRequests: ${JSON.stringify(result)}`);
-    for (const [key, question] of questions) assert.equal(question.method, "roots/list", `round ${round}, ${key}: expected roots/list, got ${JSON.stringify(question)}`);
+    for (const [key, question] of questions)
+      assert.equal(question.method, "roots/list", `round ${round}, ${key}: expected roots/list, got ${JSON.stringify(question)}`);
     const inputResponses = Object.fromEntries(questions.map(([key]) => [key, { roots }]));
     reply = await callTool(url, tool, args, who, { params: { requestState: result.requestState, inputResponses } });
   }

@@ -12,13 +12,15 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { preloadArgs } from "./fixtureModules.js";
 import { freeLoopbackPort } from "./freePort.js";
-import { startServerProcess, type ServerProcess } from "./serverProcess.js";
+import { type ServerProcess, startServerProcess } from "./serverProcess.js";
 import { startThirdPartyServer } from "./thirdPartyServers.js";
 
 /** Runs `script` (CommonJS, via -e) under the preload; resolves with its stdout. */
 function runWithPreload(script: string, env: Record<string, string> = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...preloadArgs("loopbackOnly"), "-e", script], { env: { PATH: process.env.PATH ?? "", ...env } });
+    const child = spawn(process.execPath, [...preloadArgs("loopbackOnly"), "-e", script], {
+      env: { PATH: process.env.PATH ?? "", ...env },
+    });
     let out = "";
     let err = "";
     child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")));
@@ -69,8 +71,16 @@ describe("the loopback-only preload", () => {
 
 describe("startServerProcess: readiness", () => {
   test("a server that exits before its readiness line fails with its exit code and last lines", async () => {
-    const launch = { name: "dies-early", args: ["-e", "console.log('about to fail'); process.exit(3)"], portVariable: "PORT", ready: /never printed/ };
-    await assert.rejects(startServerProcess(launch, await freeLoopbackPort()), /dies-early exited before it was ready \(code 3, signal null\); last lines:\nabout to fail/);
+    const launch = {
+      name: "dies-early",
+      args: ["-e", "console.log('about to fail'); process.exit(3)"],
+      portVariable: "PORT",
+      ready: /never printed/,
+    };
+    await assert.rejects(
+      startServerProcess(launch, await freeLoopbackPort()),
+      /dies-early exited before it was ready \(code 3, signal null\); last lines:\nabout to fail/,
+    );
   });
 
   test("a server that never prints its readiness line fails after readyTimeoutMs with its last lines, and is reaped", async () => {

@@ -4,7 +4,7 @@
 // limit (else an error with the log tail), stop = SIGTERM then SIGKILL, always reaped, and a
 // restart on the same port. Output lines (stdout and stderr) are kept for tests to wait on.
 
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { REPO } from "../../repoRoot.js";
 import { preloadArgs } from "./fixtureModules.js";
@@ -39,7 +39,10 @@ export interface ServerProcess {
    * Resolves with the first line from index `from` on (default: lines still to come) that
    * matches; rejects after `timeoutMs` with the log tail.
    */
-  waitForLine(match: RegExp | ((line: string) => boolean), options?: { timeoutMs?: number; from?: number; signal?: AbortSignal }): Promise<string>;
+  waitForLine(
+    match: RegExp | ((line: string) => boolean),
+    options?: { timeoutMs?: number; from?: number; signal?: AbortSignal },
+  ): Promise<string>;
   /** Stops the server and starts it again on the same port; resolves once it is ready again. */
   restart(): Promise<void>;
   /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process has exited. */
@@ -92,7 +95,9 @@ export async function startServerProcess(launch: ServerLaunch, port: number): Pr
       };
       const timer = setTimeout(() => {
         done();
-        reject(new Error(`${launch.name}: no output line matching ${String(match)} within ${timeoutMs} ms; last lines:\n${tail() || "(none)"}`));
+        reject(
+          new Error(`${launch.name}: no output line matching ${String(match)} within ${timeoutMs} ms; last lines:\n${tail() || "(none)"}`),
+        );
       }, timeoutMs);
       listeners.add(listener);
       options.signal?.addEventListener("abort", onAbort, { once: true });
@@ -113,7 +118,9 @@ export async function startServerProcess(launch: ServerLaunch, port: number): Pr
     const from = lines.length;
     // "close" (not "exit"): by then its last output lines have been read, so the tail is complete.
     const exited = new Promise<never>((_, reject) =>
-      spawned.once("close", (code, signal) => reject(new Error(`${launch.name} exited before it was ready (code ${code}, signal ${signal}); last lines:\n${tail()}`))),
+      spawned.once("close", (code, signal) =>
+        reject(new Error(`${launch.name} exited before it was ready (code ${code}, signal ${signal}); last lines:\n${tail()}`)),
+      ),
     );
     exited.catch(() => undefined);
     const waiting = new AbortController();

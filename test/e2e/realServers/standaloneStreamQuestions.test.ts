@@ -19,11 +19,20 @@ import { startThirdPartyServer } from "./thirdPartyServers.js";
 const TASK_WAIT_MS = 15_000;
 
 /** Runs a tool as a task that asks one form question on the GET stream; answers it; returns the completed task. */
-async function askAsTask(url: string, tool: string, who: { token: string }, check: (question: JsonObject) => void, answer: JsonObject): Promise<JsonObject> {
+async function askAsTask(
+  url: string,
+  tool: string,
+  who: { token: string },
+  check: (question: JsonObject) => void,
+  answer: JsonObject,
+): Promise<JsonObject> {
   const created = expectTask(await callTool(url, tool, {}, { token: who.token, capabilities: TASKS_AND_FORMS }));
   const taskId = created.taskId as string;
   try {
-    const asking = await waitForTask(url, taskId, hasStatus("input_required", "completed", "failed", "cancelled"), { token: who.token, timeoutMs: TASK_WAIT_MS });
+    const asking = await waitForTask(url, taskId, hasStatus("input_required", "completed", "failed", "cancelled"), {
+      token: who.token,
+      timeoutMs: TASK_WAIT_MS,
+    });
     assert.equal(asking.status, "input_required", `the task must wait for the answer, got ${JSON.stringify(asking)}`);
     const keys = keysOf(asking);
     assert.equal(keys.length, 1, `one question, got ${keys.join(", ")}`);
@@ -65,7 +74,9 @@ describe("elicitationFormExample (SDK 1.x): register_user asks with elicitInput(
     assert.equal(question.method, "elicitation/create");
     checkForm(question.params);
     const done = expectComplete(
-      await callTool(gateway.url, "register_user", {}, who, { params: { requestState: round.requestState, inputResponses: { [round.key]: accept(REGISTRATION) } } }),
+      await callTool(gateway.url, "register_user", {}, who, {
+        params: { requestState: round.requestState, inputResponses: { [round.key]: accept(REGISTRATION) } },
+      }),
     );
     assert.notEqual(done.isError, true, textOf(done));
     assert.match(textOf(done), /^Registration successful!/);
@@ -103,7 +114,9 @@ describe("FastMCP (our fixture): context.elicit asks on the GET stream", () => {
     const round = expectInputRequired(await callTool(gateway.url, "ask_name", {}, who));
     checkName(round.inputRequests[round.key]!.params);
     const done = expectComplete(
-      await callTool(gateway.url, "ask_name", {}, who, { params: { requestState: round.requestState, inputResponses: { [round.key]: accept({ name: "Ada" }) } } }),
+      await callTool(gateway.url, "ask_name", {}, who, {
+        params: { requestState: round.requestState, inputResponses: { [round.key]: accept({ name: "Ada" }) } },
+      }),
     );
     assert.equal(textOf(done), "Hello, Ada!");
   });

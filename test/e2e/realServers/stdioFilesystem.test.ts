@@ -34,7 +34,8 @@ describe("server-filesystem over stdio on a temporary directory", () => {
   test("its tools are listed", async () => {
     const tools = resultOf(await call(gateway.url, "tools/list", {}, alice));
     const names = (tools?.tools as { name: string }[]).map((tool) => tool.name);
-    for (const name of ["read_text_file", "write_file", "list_directory"]) assert.ok(names.includes(name), `${name} in ${names.join(", ")}`);
+    for (const name of ["read_text_file", "write_file", "list_directory"])
+      assert.ok(names.includes(name), `${name} in ${names.join(", ")}`);
   });
 
   test("list_directory and read_text_file show the directory's files", async () => {

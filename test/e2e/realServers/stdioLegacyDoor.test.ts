@@ -35,7 +35,9 @@ describe("legacy door in front of a stdio server: one process per old-client ses
   });
 
   /** An SDK 1.x client connected through the gateway, with the pid of the process it got. */
-  async function connect(capabilities: Record<string, unknown> = {}): Promise<{ client: Client; transport: StreamableHTTPClientTransport; pid: number }> {
+  async function connect(
+    capabilities: Record<string, unknown> = {},
+  ): Promise<{ client: Client; transport: StreamableHTTPClientTransport; pid: number }> {
     const before = gateway.upstreamProcesses?.() ?? [];
     const client = new Client({ name: "old-client", version: "1.0.0" }, { capabilities });
     const transport = new StreamableHTTPClientTransport(new URL(gateway.url));
@@ -94,7 +96,12 @@ describe("legacy door in front of a stdio server: one process per old-client ses
     await waitUntil(`process ${pid} gone`, () => !(gateway.upstreamProcesses?.() ?? []).includes(pid), 5_000);
     const response = await fetch(gateway.url, {
       method: "POST",
-      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "Mcp-Session-Id": transport.sessionId as string, "MCP-Protocol-Version": "2025-11-25" },
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        "Mcp-Session-Id": transport.sessionId as string,
+        "MCP-Protocol-Version": "2025-11-25",
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list", params: {} }),
     });
     assert.equal(response.status, 404, await response.text());
@@ -105,7 +112,12 @@ describe("legacy door in front of a stdio server: one process per old-client ses
     for (const session of [transport.sessionId as string, undefined]) {
       const response = await fetch(gateway.url, {
         method: "POST",
-        headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25", ...(session ? { "Mcp-Session-Id": session } : {}) },
+        headers: {
+          "Content-Type": "application/json",
+          Accept: "application/json, text/event-stream",
+          "MCP-Protocol-Version": "2025-11-25",
+          ...(session ? { "Mcp-Session-Id": session } : {}),
+        },
         body: "{not json",
       });
       assert.equal(response.status, 400);
@@ -146,10 +158,18 @@ describe("legacy door at upstream.maxProcesses", () => {
     const response = await fetch(gateway.url, {
       method: "POST",
       headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "second", version: "1" } } }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "second", version: "1" } },
+      }),
     });
     assert.equal(response.status, 503);
-    assert.match(await response.text(), /upstream\.maxProcesses \(1\) server processes, all in use; retry later or raise upstream\.maxProcesses/);
+    assert.match(
+      await response.text(),
+      /upstream\.maxProcesses \(1\) server processes, all in use; retry later or raise upstream\.maxProcesses/,
+    );
   });
 });
 
@@ -192,7 +212,13 @@ describe("legacy door in front of a stdio server, auth.mode tokens: a session be
 
   before(async () => {
     gateway = await startGatewayOnCommand(STDIO_COMMANDS.everything(), {
-      auth: { mode: "tokens", tokens: [{ sha256: sha256("s3cret-alice"), subject: "alice" }, { sha256: sha256("s3cret-bob"), subject: "bob" }] },
+      auth: {
+        mode: "tokens",
+        tokens: [
+          { sha256: sha256("s3cret-alice"), subject: "alice" },
+          { sha256: sha256("s3cret-bob"), subject: "bob" },
+        ],
+      },
       upstream: { stopGraceMs: 500 },
     });
     await fetch(new URL("/readyz", gateway.url)); // the readiness process runs: later pids are the clients'
@@ -211,10 +237,17 @@ describe("legacy door in front of a stdio server, auth.mode tokens: a session be
     const asBob = await legacyRequest(gateway.url, { body: legacyToolsList(), token: "s3cret-bob", sessionId });
     assert.equal(asBob.status, 404);
     assert.match(String((asBob.message.error as { message: string }).message), /Session not found/);
-    assert.equal((await legacyRequest(gateway.url, { method: "DELETE", token: "s3cret-bob", sessionId })).status, 404, "bob cannot end alice's session");
+    assert.equal(
+      (await legacyRequest(gateway.url, { method: "DELETE", token: "s3cret-bob", sessionId })).status,
+      404,
+      "bob cannot end alice's session",
+    );
 
     const { tools } = await client.listTools();
-    assert.ok(tools.some((tool) => tool.name === "echo"), "alice's session and its process were not touched");
+    assert.ok(
+      tools.some((tool) => tool.name === "echo"),
+      "alice's session and its process were not touched",
+    );
     await transport.terminateSession();
     await client.close();
   });

@@ -17,7 +17,9 @@ describe(`${IDENTITIES} identities at once in front of a stdio server`, () => {
   let gateway: Gateway;
 
   before(async () => {
-    gateway = await startGatewayOnCommand(STDIO_COMMANDS.everything(), { upstream: { maxProcesses: IDENTITIES + 1, initializeTimeoutMs: 60_000, stopGraceMs: 500 } });
+    gateway = await startGatewayOnCommand(STDIO_COMMANDS.everything(), {
+      upstream: { maxProcesses: IDENTITIES + 1, initializeTimeoutMs: 60_000, stopGraceMs: 500 },
+    });
     await fetch(new URL("/readyz", gateway.url));
   });
   after(async () => {
@@ -28,7 +30,9 @@ describe(`${IDENTITIES} identities at once in front of a stdio server`, () => {
     const before = new Set(gateway.upstreamProcesses?.() ?? []);
     const started = Date.now();
     const results = await Promise.all(
-      Array.from({ length: IDENTITIES }, (_, i) => callTool(gateway.url, "echo", { message: `user-${i}` }, { token: `user-${i}`, capabilities: {} }, { timeoutMs: 90_000 })),
+      Array.from({ length: IDENTITIES }, (_, i) =>
+        callTool(gateway.url, "echo", { message: `user-${i}` }, { token: `user-${i}`, capabilities: {} }, { timeoutMs: 90_000 }),
+      ),
     );
     results.forEach((reply, i) => assert.match(textOf(expectComplete(reply)), new RegExp(`user-${i}\\b`)));
     const pids = (gateway.upstreamProcesses?.() ?? []).filter((pid) => !before.has(pid));

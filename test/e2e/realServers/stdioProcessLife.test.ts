@@ -8,12 +8,12 @@
 
 import assert from "node:assert/strict";
 import type { ChildProcess } from "node:child_process";
-import { pathToFileURL } from "node:url";
 import { after, describe, test } from "node:test";
+import { pathToFileURL } from "node:url";
 import type { Gateway } from "../../../src/gateway.js";
+import { killHard, spawnGateway } from "../childGateway.js";
 import { errorOf, TASKS_CAPS } from "../kit.js";
 import { hasStatus, waitForTask } from "../taskFlow.js";
-import { killHard, spawnGateway } from "../childGateway.js";
 import { callTool, expectComplete, expectTask, textOf } from "./calls.js";
 import { startGatewayOnCommand } from "./gatewayInFront.js";
 import { isRunning, waitUntil } from "./processes.js";
@@ -61,7 +61,11 @@ describe("stdio upstream: process life", () => {
   });
 
   test("a server that exits at start says its exit code and last stderr line; restarts back off", async () => {
-    const crashing = [process.execPath, "-e", "console.error('loading config'); console.error('fatal: MY_API_KEY is not set'); process.exit(3)"];
+    const crashing = [
+      process.execPath,
+      "-e",
+      "console.error('loading config'); console.error('fatal: MY_API_KEY is not set'); process.exit(3)",
+    ];
     const gateway = await startGatewayOnCommand(crashing, { upstream: { initializeTimeoutMs: 5_000 } });
     gateways.push(gateway);
     const first = errorOf(await callTool(gateway.url, "echo", { message: "x" }, alice));
@@ -82,7 +86,10 @@ describe("stdio upstream: process life", () => {
     const gateway = await startGatewayOnCommand(["/nonexistent/mcp-server", "--stdio"]);
     gateways.push(gateway);
     const error = errorOf(await callTool(gateway.url, "echo", { message: "x" }, alice));
-    assert.match(error?.message ?? "", /Upstream server could not be started \(upstream\.command: \/nonexistent\/mcp-server --stdio\): spawn \/nonexistent\/mcp-server ENOENT/);
+    assert.match(
+      error?.message ?? "",
+      /Upstream server could not be started \(upstream\.command: \/nonexistent\/mcp-server --stdio\): spawn \/nonexistent\/mcp-server ENOENT/,
+    );
     assert.equal((error?.data as { reason?: string }).reason, "upstream_unreachable");
   });
 
@@ -93,7 +100,10 @@ describe("stdio upstream: process life", () => {
     const task = expectTask(await callTool(gateway.url, "trigger-long-running-operation", { duration: 30, steps: 30 }, alice));
     const reply = await callTool(gateway.url, "echo", { message: "x" }, { token: "bob", capabilities: {} });
     assert.equal(reply.status, 503);
-    assert.match(errorOf(reply)?.message ?? "", /upstream\.maxProcesses \(1\) server processes.*, all in use; retry later or raise upstream\.maxProcesses/);
+    assert.match(
+      errorOf(reply)?.message ?? "",
+      /upstream\.maxProcesses \(1\) server processes.*, all in use; retry later or raise upstream\.maxProcesses/,
+    );
     assert.ok(task.taskId);
   });
 
@@ -126,7 +136,9 @@ describe("stdio upstream: process life", () => {
     const [node, everything] = STDIO_COMMANDS.everything();
     // server-everything, made stubborn: SIGTERM ignored, a timer keeping it alive after stdin closes.
     const script = `process.on("SIGTERM", () => {}); setInterval(() => {}, 1000); process.argv.splice(1, 1); await import(${JSON.stringify(pathToFileURL(everything as string).href)});`;
-    const gateway = await startGatewayOnCommand([node as string, "--input-type=module", "-e", script, everything as string, "stdio"], { upstream: { stopGraceMs: 300 } });
+    const gateway = await startGatewayOnCommand([node as string, "--input-type=module", "-e", script, everything as string, "stdio"], {
+      upstream: { stopGraceMs: 300 },
+    });
     expectComplete(await callTool(gateway.url, "echo", { message: "x" }, alice));
     const pids = gateway.upstreamProcesses?.() ?? [];
     assert.ok(pids.length > 0);
@@ -142,7 +154,11 @@ describe("stdio upstream: process life", () => {
     const [node, everything, mode] = STDIO_COMMANDS.everything();
     const script = `process.stdout.write("welcome to my server\\n"); process.argv.splice(1, 1); await import(${JSON.stringify(pathToFileURL(everything as string).href)});`;
     const command = [node, "--input-type=module", "-e", script, everything, mode].map((word) => JSON.stringify(word)).join(" ");
-    const child = await spawnGateway(["--port", "0", "--auth", "demo", "--upstream-command", command, "--log-format", "json"], {}, children);
+    const child = await spawnGateway(
+      ["--port", "0", "--auth", "demo", "--upstream-command", command, "--log-format", "json"],
+      {},
+      children,
+    );
     expectComplete(await callTool(child.url, "echo", { message: "after junk" }, alice));
     const warned = child.lines.find((line) => line.event === "upstream.stdout.invalid");
     assert.ok(warned, "the stray line is logged");
@@ -151,8 +167,14 @@ describe("stdio upstream: process life", () => {
   });
 
   test("after kill -9 of taskgate, its server processes are gone too", async () => {
-    const command = STDIO_COMMANDS.everything().map((word) => JSON.stringify(word)).join(" ");
-    const child = await spawnGateway(["--port", "0", "--auth", "demo", "--upstream-command", command, "--log-format", "json"], { TASKGATE_UPSTREAM_STOP_GRACE_MS: "500" }, children);
+    const command = STDIO_COMMANDS.everything()
+      .map((word) => JSON.stringify(word))
+      .join(" ");
+    const child = await spawnGateway(
+      ["--port", "0", "--auth", "demo", "--upstream-command", command, "--log-format", "json"],
+      { TASKGATE_UPSTREAM_STOP_GRACE_MS: "500" },
+      children,
+    );
     expectComplete(await callTool(child.url, "echo", { message: "a" }, alice));
     expectComplete(await callTool(child.url, "echo", { message: "b" }, { token: "bob", capabilities: {} }));
     const pids = child.lines.filter((line) => line.event === "upstream.process.started").map((line) => line.pid as number);

@@ -12,7 +12,7 @@ import type { JsonObject } from "../../../src/protocol/wire.js";
 import { resultOf, TASKS_CAPS } from "../kit.js";
 import { openListen } from "../listenKit.js";
 import { scrape } from "../metricsKit.js";
-import { cancelTask, getTask, updateTask, waitForTask, hasStatus, keysOf } from "../taskFlow.js";
+import { cancelTask, getTask, hasStatus, keysOf, updateTask, waitForTask } from "../taskFlow.js";
 import { call, callTool, expectComplete, expectInputRequired, expectTask, textOf } from "./calls.js";
 import { startGatewayOnCommand } from "./gatewayInFront.js";
 import { answerRootsRounds } from "./roots.js";
@@ -30,7 +30,13 @@ describe("server-everything over stdio: taskgate starts it and speaks the sessio
 
   before(async () => {
     gateway = await startGatewayOnCommand(STDIO_COMMANDS.everything(), {
-      tasks: { tools: { "trigger-long-running-operation": "always", "trigger-elicitation-request": "always", "trigger-sampling-request": "always" } },
+      tasks: {
+        tools: {
+          "trigger-long-running-operation": "always",
+          "trigger-elicitation-request": "always",
+          "trigger-sampling-request": "always",
+        },
+      },
     });
   });
   after(async () => {
@@ -51,7 +57,9 @@ describe("server-everything over stdio: taskgate starts it and speaks the sessio
   test("a long-running operation is a task whose progress shows in statusMessage, then completes", async () => {
     const task = expectTask(await callTool(gateway.url, "trigger-long-running-operation", { duration: 2, steps: 4 }, TASKS_ONLY));
     const taskId = task.taskId as string;
-    const progressed = await waitForTask(gateway.url, taskId, (t) => typeof t.statusMessage === "string" && /\d/.test(t.statusMessage), { timeoutMs: 10_000 });
+    const progressed = await waitForTask(gateway.url, taskId, (t) => typeof t.statusMessage === "string" && /\d/.test(t.statusMessage), {
+      timeoutMs: 10_000,
+    });
     assert.equal(progressed.status, "working");
     const done = await waitForTask(gateway.url, taskId, hasStatus("completed", "failed"), { timeoutMs: 15_000 });
     assert.equal(done.status, "completed", JSON.stringify(done));
@@ -77,8 +85,17 @@ describe("server-everything over stdio: taskgate starts it and speaks the sessio
     const who = { token: "alice", capabilities: { sampling: {} } };
     const round = expectInputRequired(await callTool(gateway.url, "trigger-sampling-request", args, who));
     assert.equal(round.inputRequests[round.key]?.method, "sampling/createMessage");
-    const answer = { role: "assistant", content: { type: "text", text: "hi from the stdio test" }, model: "test-model", stopReason: "endTurn" };
-    const done = expectComplete(await callTool(gateway.url, "trigger-sampling-request", args, who, { params: { requestState: round.requestState, inputResponses: { [round.key]: answer } } }));
+    const answer = {
+      role: "assistant",
+      content: { type: "text", text: "hi from the stdio test" },
+      model: "test-model",
+      stopReason: "endTurn",
+    };
+    const done = expectComplete(
+      await callTool(gateway.url, "trigger-sampling-request", args, who, {
+        params: { requestState: round.requestState, inputResponses: { [round.key]: answer } },
+      }),
+    );
     assert.match(textOf(done), /hi from the stdio test/);
   });
 
@@ -108,7 +125,11 @@ describe("server-everything over stdio: taskgate starts it and speaks the sessio
     const question = round.inputRequests[round.key] as { method: string; params: JsonObject };
     assert.equal(question.method, "elicitation/create");
     assert.equal(question.params.mode, "url");
-    const done = expectComplete(await callTool(gateway.url, "trigger-url-elicitation", args, who, { params: { requestState: round.requestState, inputResponses: { [round.key]: { action: "accept" } } } }));
+    const done = expectComplete(
+      await callTool(gateway.url, "trigger-url-elicitation", args, who, {
+        params: { requestState: round.requestState, inputResponses: { [round.key]: { action: "accept" } } },
+      }),
+    );
     assert.match(textOf(done), /User completed the URL elicitation flow/);
   });
 
@@ -118,7 +139,9 @@ describe("server-everything over stdio: taskgate starts it and speaks the sessio
     await cancelTask(gateway.url, taskId);
     const cancelled = await getTask(gateway.url, taskId);
     assert.equal(cancelled.status, "cancelled");
-    const echo = expectComplete(await callTool(gateway.url, "echo", { message: "still here" }, { token: "alice", capabilities: TASKS_CAPS }));
+    const echo = expectComplete(
+      await callTool(gateway.url, "echo", { message: "still here" }, { token: "alice", capabilities: TASKS_CAPS }),
+    );
     assert.match(textOf(echo), /still here/);
   });
 
@@ -170,7 +193,10 @@ describe("a stdio server whose tool list changes (SDK 1.x fixture)", () => {
       expectComplete(await callTool(gateway.url, "add_tool", { name: "fresh_tool" }, who));
       await stream.waitFor((frame) => frame.method === "notifications/tools/list_changed", 5_000, "tools/list_changed");
       const tools = resultOf(await call(gateway.url, "tools/list", {}, who));
-      assert.ok((tools?.tools as { name: string }[]).some((tool) => tool.name === "fresh_tool"), JSON.stringify(tools));
+      assert.ok(
+        (tools?.tools as { name: string }[]).some((tool) => tool.name === "fresh_tool"),
+        JSON.stringify(tools),
+      );
       assert.match(textOf(expectComplete(await callTool(gateway.url, "fresh_tool", {}, who))), /fresh_tool ran/);
     } finally {
       stream.close();

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { REPO } from "../../repoRoot.js";
 import { mainArgs } from "./fixtureModules.js";
 import { freeLoopbackPort } from "./freePort.js";
-import { startServerProcess, type ServerLaunch, type ServerProcess } from "./serverProcess.js";
+import { type ServerLaunch, type ServerProcess, startServerProcess } from "./serverProcess.js";
 
 /** The installed package's directory (npm puts devDependencies in the repository's node_modules). */
 function packageDir(name: string): string {

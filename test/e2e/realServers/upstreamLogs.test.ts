@@ -66,7 +66,11 @@ describe("FastMCP (our fixture): context.log during a call", () => {
 
   test("with logLevel error, only the error message arrives", async () => {
     const { tag, frames } = await chatty("error");
-    assert.deepEqual(frames.map(([level]) => level), ["error"], `frames: ${JSON.stringify(frames)}`);
+    assert.deepEqual(
+      frames.map(([level]) => level),
+      ["error"],
+      `frames: ${JSON.stringify(frames)}`,
+    );
     assert.ok(frames[0]![1].includes(`error from ${tag}`));
   });
 
@@ -105,7 +109,11 @@ describe("simpleStreamableHttp (SDK 1.x): multi-greet logs on the GET stream", (
 
   test("with logLevel info, the debug message is filtered out", async () => {
     const frames = await greet("Grace", "info");
-    assert.deepEqual(frames.map(([level]) => level), ["info", "info"], JSON.stringify(frames));
+    assert.deepEqual(
+      frames.map(([level]) => level),
+      ["info", "info"],
+      JSON.stringify(frames),
+    );
   });
 
   test("as a task, its log messages become the task's statusMessage", async () => {

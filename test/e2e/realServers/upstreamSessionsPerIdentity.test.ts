@@ -67,7 +67,11 @@ describe("server-everything: session resources and toggles stay with the identit
     assert.match(aliceOn, /^Started simulated resource updated notifications for session/);
     const bobOn = await toggle(bob);
     try {
-      assert.match(bobOn, /^Started simulated resource updated notifications for session/, "bob's toggle must not switch off alice's updates");
+      assert.match(
+        bobOn,
+        /^Started simulated resource updated notifications for session/,
+        "bob's toggle must not switch off alice's updates",
+      );
       assert.notEqual(session(bobOn), session(aliceOn), "alice and bob must be on different upstream sessions");
     } finally {
       // Switch the server's 5-second timers off again, whatever state the toggles ended in.

@@ -16,7 +16,7 @@ import { TASKS_CAPS } from "../kit.js";
 import { eventually } from "../listenKit.js";
 import { cancelTask, hasStatus, keysOf, TERMINAL, updateTask, waitForTask } from "../taskFlow.js";
 import { accept, callTool, expectComplete, expectError, expectInputRequired, expectTask, FORMS, TASKS_AND_FORMS, textOf } from "./calls.js";
-import { startCountingProxy, type CountingProxy } from "./countingProxy.js";
+import { type CountingProxy, startCountingProxy } from "./countingProxy.js";
 import { startGatewayInFront } from "./gatewayInFront.js";
 import type { ServerProcess } from "./serverProcess.js";
 import { startThirdPartyServer } from "./thirdPartyServers.js";
@@ -64,7 +64,10 @@ describe("server-everything: simulate-research-query (taskSupport required)", ()
     const taskId = await startTask(gateway.url, "simulate-research-query", { topic: "rust" }, who);
     // The upstream task's statusMessage (one per stage) is the task's while it works.
     const STAGE = /^(Gathering sources|Analyzing content|Synthesizing findings|Generating report)\.\.\.$/;
-    const staged = await waitForTask(gateway.url, taskId, (t) => STAGE.test(String(t.statusMessage)) || TERMINAL(t), { token: who.token, timeoutMs: TASK_WAIT_MS });
+    const staged = await waitForTask(gateway.url, taskId, (t) => STAGE.test(String(t.statusMessage)) || TERMINAL(t), {
+      token: who.token,
+      timeoutMs: TASK_WAIT_MS,
+    });
     assert.match(String(staged.statusMessage), STAGE, JSON.stringify(staged));
     const done = await finish(gateway.url, taskId, who.token);
     assert.equal(done.status, "completed", JSON.stringify(done));
@@ -99,7 +102,11 @@ describe("server-everything: simulate-research-query (taskSupport required)", ()
   test("tasks/cancel cancels the upstream task (the upstream receives tasks/cancel) and the task ends cancelled", async () => {
     const who = { token: "carol", capabilities: TASKS_CAPS };
     const taskId = await startTask(gateway.url, "simulate-research-query", { topic: "cancelled topic" }, who);
-    await eventually(() => upstreamCallsOf("simulate-research-query").some((r) => (r.params?.arguments as JsonObject)?.topic === "cancelled topic"), "the upstream tools/call", 5_000);
+    await eventually(
+      () => upstreamCallsOf("simulate-research-query").some((r) => (r.params?.arguments as JsonObject)?.topic === "cancelled topic"),
+      "the upstream tools/call",
+      5_000,
+    );
     const cancelsBefore = proxy.count("tasks/cancel");
     await cancelTask(gateway.url, taskId, who.token);
     assert.equal((await waitForTask(gateway.url, taskId, TERMINAL, { token: who.token })).status, "cancelled");
@@ -107,18 +114,29 @@ describe("server-everything: simulate-research-query (taskSupport required)", ()
   });
 
   test("a client that does not declare the tasks extension gets -32021 for the task-only tool", async () => {
-    const error = expectError(await callTool(gateway.url, "simulate-research-query", { topic: "x" }, { token: "alice", capabilities: {} }), -32021);
+    const error = expectError(
+      await callTool(gateway.url, "simulate-research-query", { topic: "x" }, { token: "alice", capabilities: {} }),
+      -32021,
+    );
     assert.match(error.message, /task/i);
-    assert.equal(upstreamCallsOf("simulate-research-query").some((r) => (r.params?.arguments as JsonObject)?.topic === "x"), false, "nothing reached the upstream");
+    assert.equal(
+      upstreamCallsOf("simulate-research-query").some((r) => (r.params?.arguments as JsonObject)?.topic === "x"),
+      false,
+      "nothing reached the upstream",
+    );
   });
 
   test("configured inline (policy never): a client without tasks gets the report inline, taskgate following the upstream task", async () => {
     const inline = await startGatewayInFront(proxy.url, { tasks: { tools: { "simulate-research-query": "never" } } });
     try {
-      const done = expectComplete(await callTool(inline.url, "simulate-research-query", { topic: "inline topic" }, { token: "dave", capabilities: {} }));
+      const done = expectComplete(
+        await callTool(inline.url, "simulate-research-query", { topic: "inline topic" }, { token: "dave", capabilities: {} }),
+      );
       assert.notEqual(done.isError, true, textOf(done));
       assert.match(textOf(done), /^# Research Report: inline topic/);
-      const forwarded = upstreamCallsOf("simulate-research-query").filter((r) => (r.params?.arguments as JsonObject)?.topic === "inline topic");
+      const forwarded = upstreamCallsOf("simulate-research-query").filter(
+        (r) => (r.params?.arguments as JsonObject)?.topic === "inline topic",
+      );
       assert.equal(forwarded.length, 1, "one upstream tools/call");
       assert.ok(forwarded[0]!.params?.task, "called task-augmented upstream");
     } finally {
@@ -161,7 +179,9 @@ describe("simpleTaskInteractive (SDK 1.x): confirm_delete asks on the GET stream
       const round = expectInputRequired(await callTool(inline.url, "confirm_delete", { filename: "old.log" }, who));
       assert.equal((round.inputRequests[round.key]!.params as JsonObject).message, "Are you sure you want to delete 'old.log'?");
       const done = expectComplete(
-        await callTool(inline.url, "confirm_delete", { filename: "old.log" }, who, { params: { requestState: round.requestState, inputResponses: { [round.key]: accept({ confirm: true }) } } }),
+        await callTool(inline.url, "confirm_delete", { filename: "old.log" }, who, {
+          params: { requestState: round.requestState, inputResponses: { [round.key]: accept({ confirm: true }) } },
+        }),
       );
       assert.equal(textOf(done), "Deleted 'old.log'");
     } finally {
