@@ -51,7 +51,7 @@ await serveRole("v2peer", async () => {
     }
     const token = auth.slice(7);
     (req as typeof req & { auth: unknown }).auth = { token, clientId: token, scopes: [] };
-    void node(req, res);
+    void node(req as Parameters<typeof node>[0], res);
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -40,7 +40,7 @@ export interface AuthenticateInput {
   /** Scopes the door requires (auth.requiredScopes); [] = none. */
   requiredScopes: readonly string[];
   /** URL of the Protected Resource Metadata document, when taskgate publishes one. */
-  resourceMetadataUrl?: string;
+  resourceMetadataUrl?: string | undefined;
 }
 
 export type AuthenticateResult =

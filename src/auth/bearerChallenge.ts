@@ -11,10 +11,10 @@ export type BearerError = "invalid_request" | "invalid_token" | "insufficient_sc
 
 export interface BearerChallengeParts {
   /** URL of the Protected Resource Metadata document. */
-  resourceMetadata?: string;
+  resourceMetadata?: string | undefined;
   /** Only when a token was presented. */
-  error?: BearerError;
-  errorDescription?: string;
+  error?: BearerError | undefined;
+  errorDescription?: string | undefined;
   scope?: readonly string[];
 }
 

@@ -129,9 +129,11 @@ function fixedKey(text: string, configured: readonly string[]): JwtKeySource {
   const fits = algorithmsFor(key);
   const allowed = configured.filter((alg) => fits.includes(alg) && (jwkAlg === undefined || alg === jwkAlg));
   if (allowed.length === 0) {
-    const what = `${key.asymmetricKeyType ?? "unknown"}${key.asymmetricKeyDetails?.namedCurve ? ` ${key.asymmetricKeyDetails.namedCurve}` : ""} key${jwkAlg ? ` with alg ${jwkAlg}` : ""}`;
+    const curve = key.asymmetricKeyDetails?.namedCurve ? ` ${key.asymmetricKeyDetails.namedCurve}` : "";
+    const what = `${key.asymmetricKeyType ?? "unknown"}${curve} key${jwkAlg ? ` with alg ${jwkAlg}` : ""}`;
     throw new Error(
-      `auth.jwt.algorithms: none of ${configured.join(", ")} can be verified with the configured publicKey (a ${what} verifies ${fits.join(", ") || "nothing taskgate accepts"})`,
+      `auth.jwt.algorithms: none of ${configured.join(", ")} can be verified with the configured publicKey ` +
+        `(a ${what} verifies ${fits.join(", ") || "nothing taskgate accepts"})`,
     );
   }
   return { key, algorithms: allowed };

@@ -63,7 +63,8 @@ function identityFrom(payload: JWTPayload, subjectClaim: string): ResolveResult 
       value.forEach((scope) => scopes.add(scope));
     else
       return invalidToken(
-        `the token's '${claim}' claim must be ${claim === "scope" ? "a space-separated string" : "an array of strings or a space-separated string"}`,
+        `the token's '${claim}' claim must be ` +
+          (claim === "scope" ? "a space-separated string" : "an array of strings or a space-separated string"),
       );
   }
   return accepted({ subject, scopes: [...scopes] });

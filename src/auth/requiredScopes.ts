@@ -15,7 +15,9 @@ export function checkRequiredScopes(identity: Identity, required: readonly strin
   return {
     ok: false,
     error: "insufficient_scope",
-    description: `the token lacks the scope${missing.length > 1 ? "s" : ""} ${missing.map((s) => `'${s}'`).join(", ")} (required: ${required.join(" ")})`,
+    description:
+      `the token lacks the scope${missing.length > 1 ? "s" : ""} ${missing.map((s) => `'${s}'`).join(", ")} ` +
+      `(required: ${required.join(" ")})`,
     scope: [...required],
     missing,
   };

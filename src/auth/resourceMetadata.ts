@@ -17,10 +17,10 @@ import type { Config } from "../config/schema.js";
 export const WELL_KNOWN_PROTECTED_RESOURCE = "/.well-known/oauth-protected-resource";
 
 export interface ResourceMetadataOptions {
-  resource?: string;
+  resource?: string | undefined;
   authorizationServers: string[];
-  scopesSupported?: string[];
-  resourceName?: string;
+  scopesSupported?: string[] | undefined;
+  resourceName?: string | undefined;
 }
 
 export interface ProtectedResourceMetadata {
@@ -47,7 +47,10 @@ export function resourceMetadataOptions(
 /** A start-up warning when the document cannot tell clients where to get tokens. */
 export function resourceMetadataWarning(options: ResourceMetadataOptions | undefined): string | undefined {
   if (options === undefined || options.authorizationServers.length > 0) return undefined;
-  return "auth.resourceMetadata.authorizationServers is empty: the Protected Resource Metadata names no authorization server, so clients cannot discover where to get tokens";
+  return (
+    "auth.resourceMetadata.authorizationServers is empty: the Protected Resource Metadata names no authorization server, " +
+    "so clients cannot discover where to get tokens"
+  );
 }
 
 /** The resource identifier: configured, or the MCP endpoint's public URL (no query, no fragment). */

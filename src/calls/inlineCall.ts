@@ -68,9 +68,9 @@ export class InlineCall implements Drainable {
   private markFinal: () => void = () => undefined;
   private readonly finalPromise = new Promise<void>((resolve) => (this.markFinal = resolve));
   private detached = false;
-  private parkedCall?: ParkedCall;
+  private parkedCall?: ParkedCall | undefined;
   private readonly asked: Question[] = [];
-  private gather?: NodeJS.Timeout;
+  private gather?: NodeJS.Timeout | undefined;
   private readonly stopWatching: () => void;
 
   constructor(

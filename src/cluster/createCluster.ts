@@ -19,7 +19,7 @@ export type ClusterOptions =
       leaseMs: number;
       instanceId: string;
       /** Runtime Redis trouble (reconnects, failed publishes/renewals). Default: ignored. */
-      onError?: (error: Error) => void;
+      onError?: ((error: Error) => void) | undefined;
     };
 
 export interface Cluster<R extends Announced = Announced> {

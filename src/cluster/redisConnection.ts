@@ -22,7 +22,7 @@ export type RedisConnection = ReturnType<typeof newClient>;
 export interface RedisConnectOptions {
   url: string;
   /** Receives connection errors (reconnects, failed publishes). Default: ignored. */
-  onError?: (error: Error) => void;
+  onError?: ((error: Error) => void) | undefined;
   connectTimeoutMs?: number;
   /** A command not sent within this long (e.g. queued while reconnecting) rejects instead of hanging. */
   commandTimeoutMs?: number;

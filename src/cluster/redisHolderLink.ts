@@ -21,7 +21,7 @@ export interface RedisHolderLinkOptions {
   /** How often a holder whose handler still runs says so (default 1 s; keep it well under the senders' timeouts). */
   heartbeatMs?: number;
   /** Unreadable messages, failed replies, connection errors. Default: ignored. */
-  onError?: (error: Error) => void;
+  onError?: ((error: Error) => void) | undefined;
 }
 
 interface Pending {

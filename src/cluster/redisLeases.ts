@@ -12,7 +12,7 @@ export interface RedisLeasesOptions {
   instanceId: string;
   leaseMs: number;
   /** Failed renewals and connection errors. Default: ignored. */
-  onError?: (error: Error) => void;
+  onError?: ((error: Error) => void) | undefined;
 }
 
 export class RedisLeases implements InstanceLeases {

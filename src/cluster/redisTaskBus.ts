@@ -11,7 +11,7 @@ export interface RedisTaskBusOptions {
   url: string;
   prefix: string;
   /** Failed publishes, unreadable messages, throwing listeners, connection errors. Default: ignored. */
-  onError?: (error: Error) => void;
+  onError?: ((error: Error) => void) | undefined;
 }
 
 export class RedisTaskBus<R extends Announced = Announced> implements TaskBus<R> {

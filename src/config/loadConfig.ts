@@ -129,7 +129,7 @@ export const ENV_OPTIONS: ReadonlyArray<{ variable: EnvVarName; option: string; 
 /** The platform convention: the port to listen on, used when TASKGATE_PORT is not set. */
 export const PORT_VARIABLE = "PORT";
 
-type Source = { kind: "file"; file: string } | { kind: "env"; variable: string } | { kind: "flag"; flag?: string };
+type Source = { kind: "file"; file: string } | { kind: "env"; variable: string } | { kind: "flag"; flag?: string | undefined };
 
 /** What loadConfigWithReport tells besides the Config. Names only, never values (they may be secrets). */
 export interface ConfigReport {

@@ -103,8 +103,10 @@ function describe(error: ErrorObject): string {
         ? `${subject} must be one of ${JSON.stringify(options)}`
         : `${subject} ${error.message ?? `must match the schema's ${error.keyword}`}`;
     }
-    case "additionalProperties":
-      return `'${String(params.additionalProperty)}' is not allowed${subject === "content" ? "" : ` in ${subject}`} (the question accepts no other properties)`;
+    case "additionalProperties": {
+      const where = subject === "content" ? "" : ` in ${subject}`;
+      return `'${String(params.additionalProperty)}' is not allowed${where} (the question accepts no other properties)`;
+    }
     case "format":
       return `${subject} must be a valid ${String(params.format)}`;
     default:

@@ -44,7 +44,7 @@ interface Follow {
   /** Status and open input keys of the last frame sent: a frame goes out only when these change. */
   shape?: string;
   /** Bus events that arrived before the current state was sent; undefined once live. */
-  queue?: TaskRecord[];
+  queue?: TaskRecord[] | undefined;
   off: () => void;
 }
 

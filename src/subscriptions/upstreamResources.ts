@@ -17,7 +17,7 @@ interface UriState {
   /** What the upstream was last told successfully. */
   subscribed: boolean;
   /** Releases the owner's session while subscribed. */
-  releaseSession?: () => void;
+  releaseSession?: (() => void) | undefined;
   /** Upstream calls for this uri, in order. */
   chain: Promise<void>;
 }

@@ -26,7 +26,7 @@ for g in $groups; do kill -s KILL -- "-$g" 2>/dev/null; done
 `;
 
 export class OrphanGuard {
-  private guard?: ChildProcess;
+  private guard?: ChildProcess | undefined;
 
   constructor(
     /** Seconds between SIGTERM and SIGKILL once taskgate is gone. */

@@ -55,21 +55,21 @@ interface Slot {
   readonly owner: string;
   readonly key: string;
   readonly profile: LegacyClientCapabilities;
-  session?: UpstreamSession;
-  opening?: Promise<UpstreamSession>;
+  session?: UpstreamSession | undefined;
+  opening?: Promise<UpstreamSession> | undefined;
   /** The asking call holding this session. */
-  asker?: CallContext;
+  asker?: CallContext | undefined;
   /** Requests in flight plus holds. */
   users: number;
   lastUsed: number;
-  idleTimer?: NodeJS.Timeout;
+  idleTimer?: NodeJS.Timeout | undefined;
   closing: boolean;
 }
 
 export class UpstreamPool {
   private readonly slots = new Map<string, Slot[]>();
   private lastInfo?: UpstreamInfo;
-  private infoLoading?: Promise<UpstreamInfo>;
+  private infoLoading?: Promise<UpstreamInfo> | undefined;
   private closed = false;
 
   constructor(private readonly options: UpstreamPoolOptions) {}

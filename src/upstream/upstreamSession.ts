@@ -51,7 +51,7 @@ export interface SessionOptions {
   /** The session ended by itself (the upstream forgot it, stopped answering, or the process exited). */
   onClosed(failure: UpstreamFailure): void;
   /** The asking call the session is opened for (it holds the session from the start). */
-  asker?: CallContext;
+  asker?: CallContext | undefined;
 }
 
 export interface SessionRequestOptions {
@@ -70,11 +70,11 @@ const QUESTION_KINDS: Record<string, keyof LegacyClientCapabilities> = {
 
 export class UpstreamSession {
   /** The asking call holding this session, if any. */
-  asker?: CallContext;
+  asker?: CallContext | undefined;
   private readonly calls = new Map<RequestId, CallContext>();
   /** 2025-11-25 upstream task id → the call that follows it. */
   private readonly taskFollowers = new Map<string, CallContext>();
-  private pinger?: NodeJS.Timeout;
+  private pinger?: NodeJS.Timeout | undefined;
   private pinging = false;
   private ended = false;
   info!: UpstreamInfo;

@@ -6,7 +6,7 @@
 
 export class AsyncQueue<T> implements AsyncIterable<T> {
   private readonly items: T[] = [];
-  private waiting?: (result: IteratorResult<T>) => void;
+  private waiting?: ((result: IteratorResult<T>) => void) | undefined;
   private done = false;
   private markDrained: () => void = () => undefined;
   readonly drained = new Promise<void>((resolve) => (this.markDrained = resolve));

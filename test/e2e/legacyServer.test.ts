@@ -85,7 +85,7 @@ function textOf(result: unknown): string {
 }
 
 async function call(client: Client, name: string, args: Record<string, unknown> = {}, onprogress?: (p: Progress) => void) {
-  return client.callTool({ name, arguments: args }, undefined, { onprogress, timeout: 10_000 });
+  return client.callTool({ name, arguments: args }, undefined, { ...(onprogress ? { onprogress } : {}), timeout: 10_000 });
 }
 
 const FORM = { elicitation: {} } satisfies ClientCapabilities;
@@ -283,7 +283,7 @@ describe("legacy server via the SDK client", () => {
     });
     // SDK 1.x Protocol ignores notifications/cancelled for requestId 0 (`if (!requestId) return`), and
     // this elicitation is the session's first server request (id 0), so observe the notification itself.
-    const withdrawn = new Promise<{ requestId?: string | number; reason?: string }>((resolve) =>
+    const withdrawn = new Promise<{ requestId?: string | number | undefined; reason?: string | undefined }>((resolve) =>
       client.setNotificationHandler(CancelledNotificationSchema, (n) => resolve(n.params)),
     );
     const cancelled = nextEvent<CancelledEvent>(server.events, "cancelled", (e) => e.tool === "build_report");
