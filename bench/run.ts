@@ -12,7 +12,7 @@
 //   stdio      a stdio upstream (upstream.command): process start-up, RSS per process, 50 identities at once
 //
 // Select scenarios by argument (npm run bench -- inline scale) or BENCH_SCENARIOS=inline,scale;
-// default: all, in the order above. Knobs: see README "Benchmarks".
+// default: all, in the order above. Knobs: see docs/benchmarks.md.
 
 import "./lib/clientDispatcher.js";
 import { execFileSync } from "node:child_process";
