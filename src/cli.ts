@@ -10,19 +10,14 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { Command, type CommanderError, InvalidArgumentError } from "commander";
+import { Command, type CommanderError, InvalidArgumentError, Option } from "commander";
 import type { Logger } from "pino";
 import { sha256Hex } from "./auth/identity.js";
-import { splitCommandLine } from "./config/commandLine.js";
-import {
-  ConfigError,
-  type ConfigOverrides,
-  type ConfigReport,
-  ENV_OPTIONS,
-  loadConfigWithReport,
-  PORT_VARIABLE,
-} from "./config/loadConfig.js";
-import { type Config, ConfigSchema } from "./config/schema.js";
+import { NO_TOKEN, readToken } from "./cli/tokenInput.js";
+import { FLAG_NAMES, FLAGS, type FlagSpec, flagOverrides, flagsFor } from "./config/flags.js";
+import { environmentHelp, fileOnlyHelp } from "./config/help.js";
+import { ConfigError, type ConfigOverrides, type ConfigReport, loadConfigWithReport } from "./config/loadConfig.js";
+import type { Config } from "./config/schema.js";
 import { startGateway } from "./gateway.js";
 import { createFormattedLogger, resolveLogFormat } from "./observability/logger.js";
 
@@ -36,24 +31,8 @@ const EXIT_USAGE = 2;
  *  upstream sessions and the store, each bounded by its own limit) before the process exits anyway. */
 const STOP_MARGIN_MS = 15_000;
 
-const FLAG_NAMES = {
-  "upstream.url": "--upstream",
-  "upstream.command": "--upstream-command",
-  port: "--port",
-  host: "--host",
-  "auth.mode": "--auth",
-  "store.kind": "--store",
-  "store.path": "--store-path",
-  "store.url": "--store-url",
-  "log.level": "--log-level",
-  "log.format": "--log-format",
-};
-
-const portNumber = (value: string) => {
-  const port = Number(value);
-  if (!/^\d+$/.test(value) || port > 65535) throw new InvalidArgumentError("must be an integer from 0 to 65535");
-  return port;
-};
+/** The demo's own port when --port is not given (it ignores TASKGATE_PORT: its URL is in the walkthrough). */
+const DEMO_PORT = 3000;
 
 function packageVersion(): string {
   return (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
@@ -68,6 +47,11 @@ function environment(): { env: NodeJS.ProcessEnv; file?: string } {
   return file ? { env, file } : { env };
 }
 
+function invalidConfiguration(problems: readonly string[]): never {
+  process.stderr.write(`taskgate: invalid configuration\n${problems.join("\n")}\n`);
+  process.exit(EXIT_USAGE);
+}
+
 /** The validated configuration, or exit 2 with one line per problem. */
 function configure(overrides: ConfigOverrides, file?: string): { config: Config; report: ConfigReport } {
   const { env, file: envFile } = environment();
@@ -75,10 +59,7 @@ function configure(overrides: ConfigOverrides, file?: string): { config: Config;
   try {
     return loadConfigWithReport({ ...(chosen ? { file: chosen } : {}), env, overrides, flagNames: FLAG_NAMES });
   } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`taskgate: invalid configuration\n${error.message}\n`);
-      process.exit(EXIT_USAGE);
-    }
+    if (error instanceof ConfigError) invalidConfiguration(error.problems);
     throw error;
   }
 }
@@ -105,26 +86,33 @@ function logReport(log: Logger, report: ConfigReport): void {
   );
 }
 
-/** Flag values as config overrides; commander leaves absent flags undefined, which loadConfig ignores. */
-interface CommonFlags {
-  logLevel?: string;
-  logFormat?: string;
-}
-
-/** --upstream-command's command line as the argv list upstream.command holds, or exit 2 saying why not. */
-function commandFlag(line: string): string[] {
+/** An integer flag's reader as commander wants it: its error becomes "option '--port <port>' argument 'x' is invalid. …". */
+const commanderParser = (parse: (text: string) => number) => (text: string) => {
   try {
-    return splitCommandLine(line);
+    return parse(text);
   } catch (error) {
-    process.stderr.write(
-      `taskgate: invalid configuration\nupstream.command: cannot be read as a command line: ${(error as Error).message} (from --upstream-command)\n`,
-    );
-    process.exit(EXIT_USAGE);
+    throw new InvalidArgumentError((error as Error).message);
   }
+};
+
+/** Commander options for the declared flags; `attribute` finds each one's parsed value again. */
+function addFlags(command: Command, specs: readonly FlagSpec[]): Map<FlagSpec, string> {
+  const attributes = new Map<FlagSpec, string>();
+  for (const spec of specs) {
+    const option = new Option(spec.flags, spec.description);
+    if (spec.parseInteger) option.argParser(commanderParser(spec.parseInteger));
+    command.addOption(option);
+    attributes.set(spec, option.attributeName());
+  }
+  return attributes;
 }
 
-const logOverrides = (opts: CommonFlags): ConfigOverrides =>
-  opts.logLevel || opts.logFormat ? { log: { level: opts.logLevel as "info", format: opts.logFormat as "auto" } } : {};
+/** The flags given, as the overrides layer; exit 2 naming the option and flag when one cannot be read. */
+function overridesOf(attributes: Map<FlagSpec, string>, opts: Record<string, unknown>): ConfigOverrides {
+  const { overrides, problems } = flagOverrides([...attributes.keys()], (spec) => opts[attributes.get(spec) as string]);
+  if (problems.length > 0) invalidConfiguration(problems);
+  return overrides;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Start-up failures and stopping
@@ -209,43 +197,7 @@ function stopOnSignals(log: Logger, limitMs: number): Stopper {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Help text generated from the configuration's own tables
-
-/** Options without a default that taskgate cannot start without. */
-const REQUIRED = new Set(["auth.mode"]);
-const DEFAULT_NOTES: Record<string, string> = {
-  "mrtr.secret": "random per start",
-  "upstream.url": "required unless upstream.command is set",
-  "upstream.command": "required unless upstream.url is set",
-  "upstream.cwd": "taskgate's",
-};
-const KIND_NOTES: Record<string, string> = {
-  list: "comma-separated",
-  tokens: "sha256hex:subject,…",
-  command: "a command line, split like a shell does (quotes, no variables)",
-};
-
-function defaultOf(defaults: unknown, option: string): string {
-  if (REQUIRED.has(option)) return "required";
-  const note = DEFAULT_NOTES[option];
-  if (note) return note.startsWith("required") ? note : `default: ${note}`;
-  const value = option.split(".").reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], defaults);
-  if (Array.isArray(value)) return value.length === 0 ? "default: none" : `default: ${value.join(",")}`;
-  return `default: ${String(value)}`;
-}
-
-/** Every TASKGATE_* variable, the option it sets and its default: from loadConfig's table and the schema. */
-function environmentHelp(): string {
-  const defaults = ConfigSchema.parse({ upstream: { url: "http://placeholder.invalid/" }, auth: { mode: "demo" } });
-  const rows: Array<[string, string]> = [["TASKGATE_CONFIG", "the config file (like --config)"]];
-  for (const { variable, option, kind } of ENV_OPTIONS) {
-    const notes = [KIND_NOTES[kind], defaultOf(defaults, option)].filter(Boolean).join("; ");
-    rows.push([variable, `${option} (${notes})`]);
-    if (option === "port") rows.push([PORT_VARIABLE, "port, when TASKGATE_PORT is not set"]);
-  }
-  const width = Math.max(...rows.map(([name]) => name.length)) + 2;
-  return rows.map(([name, text]) => `  ${name.padEnd(width)}${text}`).join("\n");
-}
+// Help text generated from the configuration's declarations (src/config/catalog.ts)
 
 const SERVE_HELP = () => `
 Required: auth.mode, and one of upstream.url (an HTTP server) or upstream.command (a server
@@ -255,6 +207,11 @@ Precedence: defaults < config file < environment variables < flags.
 Environment variables:
 ${environmentHelp()}
   Kubernetes service-link variables (TASKGATE_SERVICE_HOST, TASKGATE_PORT=tcp://…) are ignored.
+
+Only in a config file:
+${fileOnlyHelp()}
+
+Every option, what it does and its limits: docs/configuration.md.
 
 Exit status: 0 after a clean stop (SIGINT/SIGTERM), 2 for a usage or configuration error,
 1 when starting or running fails (e.g. the port is in use).`;
@@ -270,113 +227,65 @@ const program = new Command("taskgate")
   .showHelpAfterError("(add --help for usage)")
   .version(packageVersion(), "-V, --version", "print taskgate's version");
 
-const addLogFlags = (command: Command) =>
-  command
-    .option("--log-level <level>", "fatal | error | warn | info | debug | trace | silent (default info)")
-    .option("--log-format <format>", "json | pretty | auto (default auto: pretty when stdout is a terminal, else json)");
-
-addLogFlags(
-  program
-    .command("serve")
-    .description("run the gateway in front of a legacy MCP server")
-    .option("--upstream <url>", "legacy MCP endpoint, e.g. http://127.0.0.1:8080/mcp (this or --upstream-command)")
-    .option(
-      "--upstream-command <command line>",
-      'start a stdio MCP server per upstream session, e.g. "npx -y @modelcontextprotocol/server-filesystem /data"',
-    )
-    .option(
-      "--auth <mode>",
-      "(required) identity mode: tokens (bearer tokens checked against auth.tokens) | demo (the token is the user name; development only)",
-    )
-    .option("--port <port>", "port to listen on (default 3000; 0 = any free port)", portNumber)
-    .option("--host <host>", "address to bind (default 127.0.0.1; 0.0.0.0 = every interface)")
-    .option("--config <file>", "YAML or JSON config file (also TASKGATE_CONFIG)")
-    .option("--store <kind>", "task store: memory | file | redis (default memory)")
-    .option("--store-path <file>", "file of the file store (default .taskgate/tasks.json)")
-    .option("--store-url <url>", "Redis of the redis store (default redis://127.0.0.1:6379)"),
-)
+const serve = program.command("serve").description("run the gateway in front of a legacy MCP server");
+const serveFlags = addFlags(serve, FLAGS);
+serve
+  .option("--config <file>", "YAML or JSON config file (also TASKGATE_CONFIG)")
   .addHelpText("after", SERVE_HELP)
-  .action(
-    async (
-      opts: CommonFlags & {
-        upstream?: string;
-        upstreamCommand?: string;
-        port?: number;
-        host?: string;
-        config?: string;
-        auth?: string;
-        store?: string;
-        storePath?: string;
-        storeUrl?: string;
-      },
-    ) => {
-      const { config, report } = configure(
-        {
-          ...(opts.upstream || opts.upstreamCommand
-            ? {
-                upstream: {
-                  url: opts.upstream,
-                  command: opts.upstreamCommand === undefined ? undefined : commandFlag(opts.upstreamCommand),
-                },
-              }
-            : {}),
-          port: opts.port,
-          host: opts.host,
-          ...(opts.auth ? { auth: { mode: opts.auth as "demo" } } : {}),
-          ...(opts.store || opts.storePath || opts.storeUrl
-            ? { store: { kind: opts.store as "memory", path: opts.storePath, url: opts.storeUrl } }
-            : {}),
-          ...logOverrides(opts),
-        },
-        opts.config,
-      );
-      const log = loggerFor(config);
-      logReport(log, report);
-      const stopper = stopOnSignals(log, config.shutdown.graceMs + STOP_MARGIN_MS);
-      const gateway = await startGateway(config, { log }).catch((error: unknown) =>
-        failStart(error, () => "pass --port <n>, set TASKGATE_PORT, or set port in the config file (0 = any free port)"),
-      );
-      stopper.ready(() => gateway.close());
-    },
-  );
+  .action(async (opts: Record<string, unknown> & { config?: string }) => {
+    const { config, report } = configure(overridesOf(serveFlags, opts), opts.config);
+    const log = loggerFor(config);
+    logReport(log, report);
+    const stopper = stopOnSignals(log, config.shutdown.graceMs + STOP_MARGIN_MS);
+    const gateway = await startGateway(config, { log }).catch((error: unknown) =>
+      failStart(error, () => "pass --port <n>, set TASKGATE_PORT, or set port in the config file (0 = any free port)"),
+    );
+    stopper.ready(() => gateway.close());
+  });
 
-addLogFlags(
-  program
-    .command("demo")
-    .description("start the bundled example legacy server and taskgate in front of it (in-memory, demo identity)")
-    .option("--port <port>", "taskgate port", portNumber, 3000)
-    .option("--legacy-port <port>", "example legacy server port (0 = any free port)", portNumber, 0),
-).action(async (opts: CommonFlags & { port: number; legacyPort: number }) => {
-  const { startDemo } = (await import(demoModule())) as DemoModule;
-  let log: Logger | undefined;
-  let stopper: Stopper | undefined;
-  const demo = await startDemo({
-    legacyPort: opts.legacyPort,
-    configure: (upstreamUrl) => {
-      const { config, report } = configure(
-        { upstream: { url: upstreamUrl }, port: opts.port, ...logOverrides(opts) },
-        join(ROOT, "config", "demo.yaml"),
-      );
-      log = loggerFor(config);
-      logReport(log, report);
-      stopper = stopOnSignals(log, config.shutdown.graceMs + STOP_MARGIN_MS);
-      return config;
-    },
-    logger: () => log as Logger,
-  }).catch((error: unknown) =>
-    failStart(error, (port) =>
-      port === opts.legacyPort ? "pass --legacy-port <n> (0 = any free port)" : "pass --port <n> (0 = any free port)",
-    ),
-  );
-  stopper?.ready(() => demo.close());
-  process.stdout.write(demo.banner);
-});
+const demo = program
+  .command("demo")
+  .description("start the bundled example legacy server and taskgate in front of it (in-memory, demo identity)");
+const portArgument = commanderParser(flagsFor(["port"])[0]?.parseInteger ?? Number);
+demo.option("--port <port>", `taskgate port (default ${DEMO_PORT}; TASKGATE_PORT does not change it)`, portArgument);
+const demoFlags = addFlags(demo, flagsFor(["host", "log.level", "log.format"]));
+demo
+  .option("--legacy-port <port>", "example legacy server port (0 = any free port)", portArgument, 0)
+  .action(async (opts: Record<string, unknown> & { port?: number; legacyPort: number }) => {
+    const { startDemo } = (await import(demoModule())) as DemoModule;
+    const port = opts.port ?? DEMO_PORT;
+    let log: Logger | undefined;
+    let stopper: Stopper | undefined;
+    const running = await startDemo({
+      legacyPort: opts.legacyPort,
+      configure: (upstreamUrl) => {
+        const overrides = { ...overridesOf(demoFlags, opts), upstream: { url: upstreamUrl }, port };
+        const { config, report } = configure(overrides, join(ROOT, "config", "demo.yaml"));
+        log = loggerFor(config);
+        logReport(log, report);
+        stopper = stopOnSignals(log, config.shutdown.graceMs + STOP_MARGIN_MS);
+        return config;
+      },
+      logger: () => log as Logger,
+    }).catch((error: unknown) =>
+      failStart(error, (failed) =>
+        failed === opts.legacyPort ? "pass --legacy-port <n> (0 = any free port)" : "pass --port <n> (0 = any free port)",
+      ),
+    );
+    stopper?.ready(() => running.close());
+    process.stdout.write(running.banner);
+  });
 
 program
   .command("hash-token")
-  .description("print the sha256 of a bearer token, for auth.tokens in tokens mode")
-  .argument("<token>")
-  .action((token: string) => {
+  .description("print the sha256 of a bearer token, for auth.tokens in tokens mode (the token from stdin, or a prompt)")
+  .argument("[token]", "the token itself: works, but shell history and ps show it; prefer stdin")
+  .action(async (argument: string | undefined) => {
+    const token = await readToken(argument, { stdin: process.stdin, stderr: process.stderr });
+    if (token === undefined) {
+      process.stderr.write(`${NO_TOKEN}\n`);
+      process.exit(EXIT_USAGE);
+    }
     process.stdout.write(`${sha256Hex(token)}\n`);
   });
 
@@ -394,8 +303,9 @@ function demoModule(): string {
   const candidates = [join(HERE, "..", "examples", "demo.js"), join(HERE, "..", "examples", "demo.ts")];
   const found = candidates.find((file) => existsSync(file));
   if (!found) {
+    const missing = join(HERE, "..", "examples", "demo.js");
     process.stderr.write(
-      `taskgate: cannot start the demo: it needs the bundled example server (${join(HERE, "..", "examples", "demo.js")}), which this installation does not include.\n` +
+      `taskgate: cannot start the demo: it needs the bundled example server (${missing}), which this installation does not include.\n` +
         "Run taskgate in front of your own server instead: taskgate serve --upstream <url> --auth tokens (see taskgate serve --help).\n",
     );
     process.exit(EXIT_RUNTIME);

@@ -33,12 +33,12 @@ const JwtFields = z
       {
         help: "the authorization server's JWKS (https, or http on a loopback host); exactly one of jwksUrl and publicKey",
         details: "Cached; fetched again for an unknown key id (at most every `jwksCooldownMs`).",
-        defaultText: "none (this or publicKey in jwt mode)",
+        defaultText: "none; in jwt mode this or publicKey",
       },
     ),
     publicKey: option(z.string().min(1).optional(), {
       help: 'one fixed verification key: PEM "BEGIN PUBLIC KEY" (SPKI) or one JWK as a JSON string',
-      defaultText: "none (this or jwksUrl in jwt mode)",
+      defaultText: "none; in jwt mode this or jwksUrl",
     }),
     issuer: option(z.string().min(1), { help: "the `iss` every token must carry", defaultText: "required in jwt mode" }),
     audience: option(
@@ -85,7 +85,7 @@ export const JwtSchema = section(
       });
     }
   }),
-  { help: "mode jwt: how OAuth access tokens are verified (required exactly in that mode)." },
+  { help: "In mode jwt: how OAuth access tokens are verified (required exactly in that mode)." },
 );
 
 export const ResourceMetadataSchema = section(

@@ -19,11 +19,14 @@ export type TaskPolicy = z.infer<typeof TaskPolicy>;
 const LegacySchema = z
   .object({
     enabled: option(z.boolean().default(true), {
-      help: "false: legacy (2025-11-25) requests get HTTP 400 -32022 telling the client to use 2026-07-28",
+      help: "whether the legacy door is open",
+      details: "`false`: legacy (2025-11-25) requests get HTTP 400 -32022 telling the client to use 2026-07-28.",
     }),
     auth: option(z.enum(["required", "open"]).default("required"), {
-      help: "required: legacy requests authenticate like modern ones (modes tokens, jwt); open: they pass unauthenticated",
-      details: "With `required`, each legacy session is bound to its identity. Demo mode is always open.",
+      help: "whether legacy requests authenticate",
+      details:
+        "`required`: like modern ones (modes `tokens`, `jwt`), and each legacy session is bound to its identity; " +
+        "`open`: they pass unauthenticated. Demo mode is always open.",
     }),
     requiredScopes: option(z.array(scopeToken).optional(), {
       help: "scopes a legacy request's token must carry (HTTP 403 insufficient_scope otherwise)",
@@ -36,16 +39,16 @@ const QuotasSchema = z
   .object({
     maxRunningTasks: option(z.number().int().positive().optional(), {
       help: "tasks one identity may have running (working or input_required) on this instance; over it HTTP 429",
-      defaultText: "none (no limit)",
+      defaultText: "no limit",
     }),
     maxHeldCalls: option(z.number().int().positive().optional(), {
       help: "inline calls (answering, or held between MRTR rounds) one identity may have open on this instance; over it HTTP 429",
-      defaultText: "none (no limit)",
+      defaultText: "no limit",
     }),
     requestsPerMinute: option(z.number().int().positive().optional(), {
       help: "requests per minute one identity may send to this instance (token bucket, bursts up to this many); over it HTTP 429",
       details: "The 429 carries `Retry-After`.",
-      defaultText: "none (no limit)",
+      defaultText: "no limit",
     }),
   })
   .strict();
@@ -58,11 +61,13 @@ const StoreSchema = z
       flag: "--store <kind>",
     }),
     path: option(z.string().default(".taskgate/tasks.json"), {
-      help: "file of the file store (relative to the working directory; parent folders are created)",
+      help: "file of the file store",
+      details: "Relative to the working directory; parent folders are created.",
       flag: "--store-path <file>",
     }),
     url: option(z.url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" }).default("redis://127.0.0.1:6379"), {
-      help: "Redis of the redis store (redis:// or rediss://): tasks, cross-instance events, instance leases",
+      help: "Redis of the redis store (redis:// or rediss://)",
+      details: "It holds the tasks, the events instances send each other and their leases.",
       flag: "--store-url <url>",
     }),
     prefix: option(
@@ -84,11 +89,11 @@ const StoreSchema = z
 const TasksSchema = z
   .object({
     policy: option(TaskPolicy.default("auto"), { help: "policy of tools not listed in tasks.tools" }),
-    autoAfterMs: option(timerMs.min(0).default(1000), { help: "policy auto: a call still running after this long becomes a task" }),
+    autoAfterMs: option(timerMs.min(0).default(1000), { help: "with policy auto, a call still running after this long becomes a task" }),
     ttlMs: option(positiveMs.default(3_600_000), {
       help: "how long a task and its result are kept, from creation; a running task's upstream call is stopped then",
     }),
-    pollIntervalMs: option(positiveMs.default(5000), { help: "pollIntervalMs suggested to clients in every task" }),
+    pollIntervalMs: option(positiveMs.default(5000), { help: "the pollIntervalMs suggested to clients in every task" }),
     tools: option(z.record(z.string(), TaskPolicy).default({}), {
       help: "per-tool policy, e.g. {build_report: always}; wins over the upstream's hint and tasks.policy",
       env: false,
@@ -118,8 +123,8 @@ const MrtrSchema = z
 
 const CacheSchema = z
   .object({
-    ttlMs: option(z.number().int().min(0).default(60_000), { help: "ttlMs put on cacheable results (discover, lists, reads)" }),
-    cacheScope: option(z.enum(["public", "private"]).default("private"), { help: "cacheScope on those results", env: "SCOPE" }),
+    ttlMs: option(z.number().int().min(0).default(60_000), { help: "the ttlMs put on cacheable results (discover, lists, reads)" }),
+    cacheScope: option(z.enum(["public", "private"]).default("private"), { help: "the cacheScope put on those results", env: "SCOPE" }),
   })
   .strict();
 
@@ -160,7 +165,9 @@ const LogSchema = z
       flag: "--log-level <level>",
     }),
     format: option(z.enum(["auto", "json", "pretty"]).default("auto"), {
-      help: "json: one JSON object per line; pretty: readable lines; auto: pretty when stdout is a terminal, else json",
+      help: "how log lines are written",
+      details:
+        "`json`: one JSON object per line; `pretty`: readable lines (pino-pretty); `auto`: pretty when stdout is a terminal, else json.",
       flag: "--log-format <format>",
     }),
   })
@@ -198,7 +205,7 @@ export const ConfigSchema = z
     mrtr: section(MrtrSchema.prefault({}), { help: "Inline calls whose upstream asks a question (input_required rounds)." }),
     cache: section(CacheSchema.prefault({}), { help: "Cache hints put on cacheable results." }),
     http: section(HttpSchema.prefault({}), { help: "Limits on clients' HTTP connections." }),
-    shutdown: section(ShutdownSchema.prefault({}), { help: "Stopping." }),
+    shutdown: section(ShutdownSchema.prefault({}), { help: "Stopping on SIGTERM or SIGINT." }),
     subscriptions: section(SubscriptionsSchema.prefault({}), { help: "Server-sent event streams." }),
     log: section(LogSchema.prefault({}), { help: "The pino log." }),
   })

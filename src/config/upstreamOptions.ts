@@ -36,12 +36,12 @@ const UpstreamFields = z
       requiredUnless: "upstream.url",
     }),
     env: option(z.record(z.string(), z.string()).default({}), {
-      help: "command only: extra environment of the started server",
+      help: "with upstream.command: extra environment of the started server",
       details: "It gets only `HOME`, `LOGNAME`, `PATH`, `SHELL`, `TERM`, `USER` of taskgate's own, never taskgate's secrets.",
       env: false,
     }),
     cwd: option(z.string().min(1).optional(), {
-      help: "command only: working directory of the started server",
+      help: "with upstream.command: working directory of the started server",
       defaultText: "taskgate's",
     }),
     maxSessions: option(z.number().int().positive().default(1000), {
@@ -49,11 +49,11 @@ const UpstreamFields = z
       details: "Idle ones are closed to make room, else HTTP 503.",
     }),
     maxProcesses: option(z.number().int().positive().default(100), {
-      help: "command only: server processes at most (upstream sessions plus legacy-door sessions)",
+      help: "with upstream.command: server processes at most (upstream sessions plus legacy-door sessions)",
       details: "Idle sessions are closed to make room, else HTTP 503 naming this option.",
     }),
     stopGraceMs: option(timerMs.positive().default(2_000), {
-      help: "command only: stopping a server closes its stdin, waits this long, sends SIGTERM, waits again, then SIGKILL",
+      help: "with upstream.command: stopping a server closes its stdin, waits this long, sends SIGTERM, waits again, then SIGKILL",
       details: "SIGTERM and SIGKILL go to the server's process group.",
     }),
     sessionIdleMs: option(timerMs.positive().default(300_000), {
@@ -71,17 +71,17 @@ const UpstreamFields = z
       help: "a ping unanswered this long: the upstream stopped answering; the session's calls fail (upstream_unresponsive)",
     }),
     headers: option(z.record(z.string(), headerValue).default({}), {
-      help: "url only: static headers on every request to the upstream (both doors)",
+      help: "with upstream.url: static headers on every request to the upstream (both doors)",
       details:
         "`${NAME}` in a value is the environment variable NAME (unset or empty: a configuration error), so secrets stay out " +
         "of the file. Not together with a static `Authorization` when forwarding the caller's.",
       env: false,
     }),
     forwardAuthorization: option(z.boolean().default(false), {
-      help: "url only: send the caller's own Authorization header to the upstream unchanged (same trust domain only)",
+      help: "with upstream.url: send the caller's own Authorization header to the upstream unchanged (same trust domain only)",
     }),
     subjectHeader: option(headerName.optional(), {
-      help: "url only: header that carries the caller's subject to the upstream (e.g. X-User); a caller's own copy is removed",
+      help: "with upstream.url: header that carries the caller's subject to the upstream (e.g. X-User); a caller's own copy is removed",
     }),
   })
   .strict();

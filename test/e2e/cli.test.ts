@@ -12,6 +12,9 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { after, describe, test } from "node:test";
+import { ENV_ENTRIES, OPTIONS } from "../../src/config/catalog.js";
+import { FLAGS } from "../../src/config/flags.js";
+import { defaultHelp } from "../../src/config/help.js";
 import { ENV_VARS } from "../../src/config/loadConfig.js";
 import { REPO } from "../repoRoot.js";
 import { cliArgs, killHard, spawnGateway } from "./childGateway.js";
@@ -26,8 +29,16 @@ function cleanEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...base, ...env };
 }
 
-const run = (args: string[], env: Record<string, string> = {}) =>
-  spawnSync(process.execPath, cliArgs(args), { cwd: REPO, encoding: "utf8", env: cleanEnv(env), timeout: 30_000 });
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+const run = (args: string[], env: Record<string, string> = {}, input?: string) =>
+  spawnSync(process.execPath, cliArgs(args), {
+    cwd: REPO,
+    encoding: "utf8",
+    env: cleanEnv(env),
+    timeout: 30_000,
+    ...(input === undefined ? {} : { input }),
+  });
 
 const children: ChildProcess[] = [];
 after(async () => {
@@ -47,6 +58,11 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/** script(1) (util-linux) runs a command at a real terminal; without it the prompt cannot be tested. */
+function scriptMissing(): string | false {
+  return spawnSync("script", ["--version"], { encoding: "utf8" }).error ? "script(1) is not installed: no terminal to prompt at" : false;
 }
 
 /** Resolves with the exit code and signal, or rejects after `ms` naming what it waited for. */
@@ -169,10 +185,79 @@ describe("taskgate command: version and help", () => {
     assert.match(result.stdout, /Exit status: 0 .* 2 for a usage or configuration error/);
   });
 
+  test("serve --help shows every option with its real default, from the declarations; --auth lists every mode", () => {
+    const result = run(["serve", "--help"]);
+    assert.equal(result.status, 0);
+    const text = result.stdout.replace(/\s+/g, " ");
+    assert.doesNotMatch(result.stdout, /undefined/);
+    for (const spec of FLAGS) assert.ok(text.includes(`${spec.flags} ${spec.description}`), `${spec.name}: ${spec.description}`);
+    assert.match(text, /--auth <mode> \(required\) identity mode: demo \| tokens \| jwt/);
+    for (const entry of ENV_ENTRIES) {
+      assert.match(
+        result.stdout,
+        new RegExp(`^ {2}${entry.variable} +${entry.option.replace(/\./g, "\\.")} \\(.*${escapeRegExp(defaultHelp(entry))}\\)$`, "m"),
+      );
+    }
+    for (const entry of OPTIONS.filter((option) => option.variable === undefined)) {
+      assert.ok(result.stdout.includes(`  ${entry.option} (${defaultHelp(entry)})`), `${entry.option} listed as file-only`);
+    }
+    assert.match(result.stdout, /^ {2}TASKGATE_AUTH_JWT_JWKS_TIMEOUT_MS +auth\.jwt\.jwksTimeoutMs \(default: 5000\)$/m);
+    assert.match(result.stdout, /^ {2}TASKGATE_QUOTAS_MAX_HELD_CALLS +quotas\.maxHeldCalls \(default: no limit\)$/m);
+  });
+
   test("hash-token prints the sha256 that auth.tokens stores", () => {
     const result = run(["hash-token", "s3cret"]);
     assert.equal(result.status, 0);
     assert.equal(result.stdout.trim(), createHash("sha256").update("s3cret").digest("hex"));
+  });
+});
+
+describe("taskgate command: hash-token keeps the token off the command line", () => {
+  const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+  test("reads the token from stdin, without the line break echo adds; stdout is only the hash", () => {
+    for (const input of ["s3cret", "s3cret\n", "s3cret\r\n"]) {
+      const result = run(["hash-token"], {}, input);
+      assert.equal(result.status, 0, result.stderr);
+      assert.equal(result.stdout, `${sha256("s3cret")}\n`);
+      assert.equal(result.stderr, "");
+    }
+  });
+
+  test("the argument form still works, with a warning on stderr naming the risk and the stdin form", () => {
+    const result = run(["hash-token", "s3cret"]);
+    assert.equal(result.status, 0);
+    assert.equal(result.stdout, `${sha256("s3cret")}\n`);
+    assert.match(result.stderr, /warning: a token given as an argument is kept in your shell history and visible to other users \(ps\)/);
+    assert.match(result.stderr, /printf %s "\$TOKEN" \| taskgate hash-token/);
+  });
+
+  test("nothing on stdin: exit 2, saying how to give the token", () => {
+    const result = run(["hash-token"], {}, "");
+    assert.equal(result.status, 2);
+    assert.equal(result.stdout, "");
+    assert.match(result.stderr, /missing required argument 'token': pipe it on stdin .* or run taskgate hash-token at a terminal/);
+  });
+
+  test("at a terminal it prompts and does not echo what is typed", { skip: scriptMissing() }, async () => {
+    // script(1) gives the command a real terminal; what it prints is what a person would see.
+    const command = [process.execPath, ...cliArgs(["hash-token"])].map((word) => `'${word}'`).join(" ");
+    const child = spawn("script", ["-qec", command, "/dev/null"], { cwd: REPO, env: cleanEnv({}), stdio: ["pipe", "pipe", "pipe"] });
+    children.push(child);
+    let screen = "";
+    let typed = false;
+    const exited = exitOf(child, 30_000);
+    child.stdout.on("data", (chunk: Buffer) => {
+      screen += chunk.toString();
+      if (!typed && screen.includes("Token (not shown):")) {
+        typed = true;
+        child.stdin.write("pty-secret\r");
+      }
+    });
+    assert.deepEqual(await exited, { code: 0, signal: null });
+    assert.ok(typed, `the prompt was shown: ${JSON.stringify(screen)}`);
+    assert.ok(screen.includes(sha256("pty-secret")), screen);
+    assert.ok(!screen.includes("pty-secret"), `the token is not echoed: ${JSON.stringify(screen)}`);
   });
 });
 
