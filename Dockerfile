@@ -13,11 +13,13 @@
 #     -e TASKGATE_AUTH_MODE=tokens -e TASKGATE_AUTH_TOKENS="<sha256hex>:alice" \
 #     taskgate
 #
-# Configuration: the image sets no TASKGATE_* variable, so a mounted config file
-# (-v ./taskgate.yaml:/etc/taskgate.yaml -e TASKGATE_CONFIG=/etc/taskgate.yaml) is never
-# silently beaten by the image. The one thing a container needs differently from a laptop, the
-# bind address, is in the default command: `serve --host 0.0.0.0`. Arguments you give replace
-# that command, so include --host 0.0.0.0 when you pass your own (docs/decisions/0006).
+# Configuration: the image sets one TASKGATE_* variable, the one thing a container needs
+# differently from a laptop: TASKGATE_HOST=0.0.0.0 (inside a container, loopback is unreachable
+# from outside). It is an environment variable, not an argument, so it holds for whatever command
+# you run (`taskgate serve --config …`, `taskgate demo --port 3000`); -e TASKGATE_HOST=… or --host
+# changes it, and the config.loaded line at start names it when it replaces a file's host.
+# Everything else comes from you: a mounted config file
+# (-v ./taskgate.yaml:/etc/taskgate.yaml -e TASKGATE_CONFIG=/etc/taskgate.yaml), variables, flags.
 
 # The Node major CI tests (package.json engines: >=20.10).
 ARG NODE_IMAGE=node:20-bookworm-slim
@@ -51,10 +53,11 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
 # writable by the unprivileged user (mount a volume here to keep tasks across restarts).
 RUN mkdir -p /app/.taskgate && chown node:node /app/.taskgate
 USER node
+ENV TASKGATE_HOST=0.0.0.0
 EXPOSE 3000
 # /livez: the process serves HTTP. The port is the image's default (3000) unless TASKGATE_PORT or
 # PORT says otherwise; a port set only in a config file needs its own --health-cmd.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
   CMD ["node", "-e", "const p=[process.env.TASKGATE_PORT,process.env.PORT].find((v)=>/^[0-9]+$/.test(v||''))||'3000';fetch('http://127.0.0.1:'+p+'/livez').then((r)=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 ENTRYPOINT ["node", "bin/taskgate.js"]
-CMD ["serve", "--host", "0.0.0.0"]
+CMD ["serve"]

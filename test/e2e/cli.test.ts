@@ -65,6 +65,12 @@ function scriptMissing(): string | false {
   return spawnSync("script", ["--version"], { encoding: "utf8" }).error ? "script(1) is not installed: no terminal to prompt at" : false;
 }
 
+function ssMissing(): string | false {
+  return spawnSync("ss", ["-V"], { encoding: "utf8" }).error
+    ? "ss(8) is not installed: cannot see the address a socket is bound to"
+    : false;
+}
+
 /** Resolves with the exit code and signal, or rejects after `ms` naming what it waited for. */
 function exitOf(child: ChildProcess, ms = 15_000): Promise<{ code: number | null; signal: string | null }> {
   return new Promise((resolve, reject) => {
@@ -329,6 +335,45 @@ describe("taskgate command: starting and stopping", () => {
     assert.equal(stopping?.msg, "shutting down");
     assert.equal(stopping?.signal, "SIGTERM");
     assert.ok(events.indexOf("gateway.stopping") < events.indexOf("gateway.stopped"), events.join(", "));
+  });
+
+  test("demo listens where --host or TASKGATE_HOST (the image's 0.0.0.0) says, the flag winning", { skip: ssMissing() }, async () => {
+    const started = async (args: string[], env: Record<string, string>) => {
+      const child = spawn(process.execPath, cliArgs(["demo", "--port", "0", "--log-format", "json", ...args]), {
+        cwd: REPO,
+        env: cleanEnv(env),
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      children.push(child);
+      const lines: Array<Record<string, unknown>> = [];
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no gateway.started line within 30 s: ${JSON.stringify(lines)}`)), 30_000);
+        createInterface({ input: child.stdout }).on("line", (line) => {
+          if (!line.startsWith("{")) return; // the banner
+          lines.push(JSON.parse(line) as Record<string, unknown>);
+          if (lines.at(-1)?.event === "gateway.started") {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+      });
+      const { port } = new URL(String(lines.find((line) => line.event === "gateway.started")?.url));
+      const loaded = lines.find((line) => line.event === "config.loaded");
+      const live = await fetch(`http://127.0.0.1:${port}/livez`);
+      // The address the socket is bound to, as the system lists it (only loopback may be a target here).
+      const listening =
+        spawnSync("ss", ["-ltnH", `sport = :${port}`], { encoding: "utf8" })
+          .stdout.trim()
+          .split(/\s+/)[3] ?? "";
+      await killHard(child);
+      return { host: listening.slice(0, listening.lastIndexOf(":")), loaded, live: live.status };
+    };
+    const image = await started([], { TASKGATE_HOST: "0.0.0.0" });
+    assert.deepEqual(image, { host: "0.0.0.0", loaded: image.loaded, live: 200 });
+    assert.ok((image.loaded?.fromEnv as string[]).includes("host (TASKGATE_HOST)"));
+    const flag = await started(["--host", "127.0.0.1"], { TASKGATE_HOST: "0.0.0.0" });
+    assert.equal(flag.host, "127.0.0.1");
+    assert.ok((flag.loaded?.fromFlags as string[]).includes("host (--host)"));
   });
 
   test("--log-format pretty writes readable lines, not JSON", async () => {

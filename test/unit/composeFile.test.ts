@@ -3,7 +3,8 @@
 // an option taskgate knows and the replicas' configuration loads with taskgate's own loader;
 // the replicas point at the legacy service and the Redis service, and share what must be shared
 // (store, prefix, MRTR secret, tokens); the secret is required from the operator, never committed;
-// the command is the image's default command (Dockerfile CMD).
+// the command is the image's default command (Dockerfile CMD), and the image's own TASKGATE_HOST
+// (its ENV) is part of each replica's environment.
 
 import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
@@ -13,6 +14,7 @@ import { parse } from "yaml";
 import { ENV_VARS, loadConfigWithReport } from "../../src/config/loadConfig.js";
 import type { Config } from "../../src/config/schema.js";
 import { REPO } from "../repoRoot.js";
+import { dockerCmd, dockerTaskgateEnv } from "./dockerfiles.js";
 
 interface Service {
   build?: unknown;
@@ -28,14 +30,9 @@ const compose = parse(readFileSync(join(REPO, "compose.yaml"), "utf8"), { merge:
 const services = compose.services;
 const replicas = Object.entries(services).filter(([, service]) => service.command?.[0] === "serve");
 
-/** The Dockerfile's default command (its CMD in exec form). */
-const dockerCmd = (() => {
-  const line = readFileSync(join(REPO, "Dockerfile"), "utf8")
-    .split("\n")
-    .find((text) => text.startsWith("CMD "));
-  assert.ok(line, "Dockerfile has a CMD");
-  return JSON.parse(line.slice(4)) as string[];
-})();
+/** The Dockerfile's default command and the variables its image sets. */
+const imageCmd = dockerCmd();
+const imageEnv = dockerTaskgateEnv();
 
 /**
  * Compose interpolation of one value, as `docker compose` does it: ${NAME}, ${NAME:-default} and
@@ -59,13 +56,13 @@ function interpolate(value: string, given: Record<string, string>, required: Set
   );
 }
 
-/** A replica's configuration, loaded by taskgate's loader from its environment and command flags. */
+/** A replica's configuration, loaded by taskgate's loader from its environment (the image's, then its own) and flags. */
 function replicaConfig(service: Service, given: Record<string, string>, required = new Set<string>()): Config {
-  const env: Record<string, string> = {};
+  const env: Record<string, string> = { ...imageEnv };
   for (const [name, raw] of Object.entries(service.environment ?? {})) env[name] = interpolate(String(raw), given, required);
   const flags = service.command?.slice(1) ?? [];
-  assert.deepEqual(flags, ["--host", "0.0.0.0"], "only --host is passed as a flag (the image's default)");
-  return loadConfigWithReport({ env, overrides: { host: flags[1] } }).config;
+  assert.deepEqual(flags, [], "no flags: the bind address is the image's TASKGATE_HOST");
+  return loadConfigWithReport({ env }).config;
 }
 
 const operator = { TASKGATE_MRTR_SECRET: "ab".repeat(32) };
@@ -91,7 +88,7 @@ describe("compose.yaml", () => {
 
   it("each replica's configuration loads, with the image's default command", () => {
     for (const [name, service] of replicas) {
-      assert.deepEqual(service.command, dockerCmd, `${name} runs the Dockerfile's CMD`);
+      assert.deepEqual(service.command, imageCmd, `${name} runs the Dockerfile's CMD`);
       const config = replicaConfig(service, operator);
       assert.equal(config.host, "0.0.0.0");
       assert.equal(config.auth.mode, "tokens");
