@@ -92,6 +92,7 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
   const link = openUpstreamLink(config.upstream, log, credentials, READINESS_OWNER);
   const pool = new UpstreamPool({
     connect: (owner, profileKey) => link.connect(owner, profileKey),
+    sessionsPer: config.upstream.sessionsPer,
     log,
     clientInfo: { name: "taskgate", version: "0.1.0" },
     maxSessions: link.maxSessions,

@@ -44,8 +44,15 @@ const UpstreamFields = z
       help: "with upstream.command: working directory of the started server",
       defaultText: "taskgate's",
     }),
+    sessionsPer: option(z.enum(["identity", "capabilities"]).default("identity"), {
+      help: "how an identity's requests share upstream sessions (with upstream.command: processes)",
+      details:
+        "`identity`: one each, whatever a request declares, so the server sees one client per user; `capabilities`: one per " +
+        "identity and capability profile plus one per concurrent asking call, so the server never hears of a capability the " +
+        "caller lacks, but a user's state is split ([decision 0017](decisions/0017-one-session-per-identity.md)).",
+    }),
     maxSessions: option(z.number().int().positive().default(1000), {
-      help: "upstream sessions at most (one per identity and capability profile, plus one per asking call)",
+      help: "upstream sessions at most (upstream.sessionsPer says how many an identity uses)",
       details: "Idle ones are closed to make room, else HTTP 503.",
     }),
     maxProcesses: option(z.number().int().positive().default(100), {

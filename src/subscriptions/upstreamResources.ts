@@ -1,11 +1,11 @@
 // Reference-counted upstream resource subscriptions, per owner: the first listen stream of an
-// owner that follows a uri sends `resources/subscribe {uri}` on that owner's shared session
-// (profile {}), held open while subscribed; the last one to leave sends `resources/unsubscribe`.
+// owner that follows a uri sends `resources/subscribe {uri}` on that owner's shared session (the
+// one of profile {}: with upstream.sessionsPer "identity" the identity's one session, where its
+// calls run too), held open while subscribed; the last one to leave sends `resources/unsubscribe`.
 // Per owner and uri, upstream calls run one at a time; a re-opened session of the owner gets every
 // live subscription again (a new session knows nothing of earlier ones).
 
 import type { Logger } from "pino";
-import { profileKey } from "../upstream/capabilityProfile.js";
 import type { UpstreamPool } from "../upstream/upstreamPool.js";
 import type { UpstreamEvents } from "./upstreamEvents.js";
 
@@ -22,8 +22,6 @@ interface UriState {
   chain: Promise<void>;
 }
 
-const BASE_PROFILE = profileKey({});
-
 export class UpstreamResources {
   private readonly states = new Map<string, UriState>();
   private closed = false;
@@ -33,8 +31,9 @@ export class UpstreamResources {
     events: UpstreamEvents,
     private readonly log: Logger,
   ) {
+    const sharedKey = pool.sessionKey({});
     events.onSessionOpened((owner, key) => {
-      if (key !== BASE_PROFILE) return;
+      if (key !== sharedKey) return;
       for (const state of this.states.values()) {
         if (state.owner === owner && state.subscribed) {
           state.subscribed = false;

@@ -1,6 +1,9 @@
-// The legacy client capabilities an upstream session is opened with, derived from what a modern
-// request declared. Sessions are pooled per profile so an upstream never asks a question the
-// real client could not answer (it falls back on its own logic instead).
+// The legacy client capabilities an upstream session is opened with, and the capability profile
+// of a modern request (what it declared it can answer). With upstream.sessionsPer "identity" (the
+// default) an identity's one session declares every kind taskgate can relay (ALL_KINDS) and each
+// call is held to its own request's profile (UpstreamCall answers an undeclared question the way a
+// client without that capability would); with "capabilities" sessions are pooled per profile, so
+// the upstream is never told of a capability the real client lacks.
 
 import type { ClientCapabilities } from "../protocol/wire.js";
 
@@ -9,6 +12,12 @@ export interface LegacyClientCapabilities {
   sampling?: Record<string, never>;
   roots?: Record<string, never>;
 }
+
+/** How an upstream's sessions are shared: one per identity, or one per identity and capability profile. */
+export type SessionsPer = "identity" | "capabilities";
+
+/** Every question kind taskgate can relay to a modern client: what an identity's one session declares. */
+export const ALL_KINDS: LegacyClientCapabilities = { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} };
 
 export function profileOf(declared: ClientCapabilities | undefined): LegacyClientCapabilities {
   const profile: LegacyClientCapabilities = {};

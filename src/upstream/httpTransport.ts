@@ -74,6 +74,7 @@ const STANDALONE_WAIT_MS = 3_000;
 const RESUME_ATTEMPTS = 3;
 const RECONNECT_MAX_MS = 30_000;
 const SESSION_GONE_BODY = /no valid session|session not found|unknown session|invalid session/i;
+const STANDALONE = { kind: "standalone" } as const;
 
 type Response = Dispatcher.ResponseData;
 
@@ -234,14 +235,19 @@ export class HttpTransport implements UpstreamTransport {
     throw new UpstreamFailure("upstream_lost", `Upstream answered ${answered} to ${what}, not JSON or SSE`);
   }
 
+  /** The failure an answer means when it says the upstream forgot our session (404, or 400 saying so); else undefined. */
+  private sessionGone(status: number, body: string): UpstreamFailure | undefined {
+    if (!this.session || !(status === 404 || (status === 400 && SESSION_GONE_BODY.test(body)))) return undefined;
+    return new UpstreamFailure("session_gone", `the upstream no longer knows session ${this.session} (HTTP ${status})`);
+  }
+
   /** Throws the failure a non-2xx answer means (after reading a little of its body). */
   private async refuseFailures(response: Response, what: string): Promise<void> {
     const status = response.statusCode;
     if (status < 400) return;
     const text = await readSome(response);
-    if (this.session && (status === 404 || (status === 400 && SESSION_GONE_BODY.test(text)))) {
-      throw new UpstreamFailure("session_gone", `the upstream no longer knows session ${this.session} (HTTP ${status})`);
-    }
+    const gone = this.sessionGone(status, text);
+    if (gone) throw gone;
     if (status === 401 || status === 403) throw refusedCredentials(status, what, this.options.credentialsOf ?? "taskgate");
     if (what === "initialize") {
       throw new UpstreamFailure(
@@ -276,7 +282,6 @@ export class HttpTransport implements UpstreamTransport {
           // Servers end the stream after the response; one that does not loses the connection.
           drain = setTimeout(() => exchange.abort(EXCHANGE_CLOSED), DRAIN_AFTER_ANSWER_MS);
         }
-        return false;
       };
       progress = await readSse(response.body, (event) => deliverEvent(event.data, onMessage), progress);
       if (answered) return true;
@@ -297,7 +302,7 @@ export class HttpTransport implements UpstreamTransport {
     requestId: JsonRpcMessage["id"] & {},
     progress: SseProgress,
     signal: AbortSignal,
-    onMessage: (message: JsonRpcMessage) => boolean,
+    onMessage: (message: JsonRpcMessage) => void,
     answered: () => boolean,
   ): Promise<void> {
     for (let attempt = 1; attempt <= RESUME_ATTEMPTS && progress.lastEventId && !signal.aborted && !this.closed; attempt++) {
@@ -371,22 +376,12 @@ export class HttpTransport implements UpstreamTransport {
     if (!isStream) {
       const text = await readSome(response);
       if (status === 405) return "stop"; // the server offers no standalone stream
-      if (this.session && (status === 404 || (status === 400 && SESSION_GONE_BODY.test(text)))) {
-        this.receiver?.closed(new UpstreamFailure("session_gone", `the upstream no longer knows session ${this.session} (HTTP ${status})`));
-        return "stop";
-      }
-      return "none";
+      const gone = this.sessionGone(status, text);
+      if (gone) this.receiver?.closed(gone);
+      return gone ? "stop" : "none";
     }
     try {
-      await readSse(
-        response.body,
-        (event) =>
-          deliverEvent(event.data, (message) => {
-            this.receiver?.message(message, { kind: "standalone" });
-            return false;
-          }),
-        progress,
-      );
+      await readSse(response.body, (event) => deliverEvent(event.data, (message) => this.receiver?.message(message, STANDALONE)), progress);
     } catch {
       // dropped: the caller reconnects
     }
@@ -441,12 +436,9 @@ function parseMessages(text: string): JsonRpcMessage[] {
   return list.filter((item): item is JsonRpcMessage => isObject(item) && item.jsonrpc === "2.0");
 }
 
-/** Hands each message of one SSE event on; true once `onMessage` says stop. Priming events carry no data. */
-function deliverEvent(data: string, onMessage: (message: JsonRpcMessage) => boolean): boolean {
-  if (!data) return false;
-  let stop = false;
-  for (const message of parseMessages(data)) stop = onMessage(message) || stop;
-  return stop;
+/** Hands each message of one SSE event on. Priming events carry no data. */
+function deliverEvent(data: string, onMessage: (message: JsonRpcMessage) => void): void {
+  for (const message of data ? parseMessages(data) : []) onMessage(message);
 }
 
 function describeMessage(message: JsonRpcMessage): string {

@@ -10,18 +10,16 @@ export interface SseProgress {
   retryMs?: number;
 }
 
-/** Feeds `body` to the parser until it ends or `stop()` returns true after an event. */
+/** Feeds `body` to the parser until it ends (a reader that wants less aborts the body's request). */
 export async function readSse(
   body: AsyncIterable<Buffer | Uint8Array | string>,
-  onEvent: (event: EventSourceMessage) => boolean | void,
+  onEvent: (event: EventSourceMessage) => void,
   progress: SseProgress = {},
 ): Promise<SseProgress> {
-  let stop = false;
   const parser = createParser({
     onEvent(event) {
       if (event.id) progress.lastEventId = event.id;
-      if (stop) return;
-      if (onEvent(event) === true) stop = true;
+      onEvent(event);
     },
     onRetry(ms) {
       progress.retryMs = ms;
@@ -30,7 +28,6 @@ export async function readSse(
   const decoder = new TextDecoder();
   for await (const chunk of body) {
     parser.feed(typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true }));
-    if (stop) break;
   }
   return progress;
 }

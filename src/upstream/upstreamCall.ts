@@ -4,11 +4,18 @@
 // call, a task) follows its progress, questions and log messages and may abort it. Questions
 // asked before anyone watches are kept until someone does. The outcome is a result, a JSON-RPC
 // error (the upstream's own, or one naming what went wrong on the way), or "aborted".
+// A question of a kind the call's own request did not declare (its session may declare more: one
+// session serves all of an identity's requests) never reaches a holder: the upstream gets the
+// answer a client without that capability gives (-32601 "Method not found") and the call goes on;
+// if it then fails (a JSON-RPC error or an isError result), the client is told what it lacked
+// (-32021 with requiredCapabilities), as a 2026-07-28 server would.
 
 import type { EventLog } from "../observability/requestLog.js";
-import { type RpcError, requestCancelled } from "../protocol/errors.js";
+import { ErrorCode, missingCapability, type RpcError, requestCancelled } from "../protocol/errors.js";
 import type { InputRequest, JsonObject } from "../protocol/wire.js";
+import { missingCapabilityFor } from "../questions/declaredKinds.js";
 import type { Question } from "../questions/question.js";
+import { isObject } from "../util/json.js";
 import type { CallContext, LogEntry } from "./callContext.js";
 import type { LegacyClientCapabilities } from "./capabilityProfile.js";
 import type { Progress } from "./jsonRpcPeer.js";
@@ -72,6 +79,8 @@ export class UpstreamCall implements RunningCall {
   private readonly unclaimed: Question[] = [];
   private finished = false;
   private fields: Record<string, unknown> = {};
+  /** The first question refused because the request did not declare its kind. */
+  private undeclared?: { method: string; missing: Record<string, unknown> };
 
   /** `log`: the log of the request that starts the call. `runner`: how it runs (default: one request). */
   constructor(
@@ -83,7 +92,7 @@ export class UpstreamCall implements RunningCall {
   ) {
     this.asked = new Promise((resolve) => (this.markAsked = resolve));
     const context: CallContext = {
-      onInput: (request, withdrawn) => this.ask(request, withdrawn),
+      onInput: (request, withdrawn) => this.answerOrAsk(target.profile, request, withdrawn),
       onLog: (entry) => this.watchers.forEach((w) => w.log?.(entry)),
       relaysLogs: target.relaysLogs === true,
     };
@@ -97,11 +106,11 @@ export class UpstreamCall implements RunningCall {
     const running = runner ? runner(run) : target.pool.call(target.owner, target.profile, method, params, run);
     this.outcome = running
       .then(
-        (result): CallOutcome => ({ kind: "result", result }),
+        (result): CallOutcome => (result.isError === true ? this.failed(undefined, result) : { kind: "result", result }),
         (error: unknown): CallOutcome =>
           error instanceof CallStopped || this.controller.signal.aborted
             ? { kind: "aborted", reason: String(this.controller.signal.reason ?? (error as Error).message) }
-            : { kind: "error", error: toClientError(error) },
+            : this.failed(toClientError(error)),
       )
       .finally(() => {
         this.finished = true;
@@ -127,6 +136,33 @@ export class UpstreamCall implements RunningCall {
   logTo(log: EventLog, fields: Record<string, unknown>): void {
     this.log = log;
     this.fields = fields;
+  }
+
+  /** A failed call: its own error (or isError result), or -32021 when it failed after an undeclared question was refused. */
+  private failed(error: RpcError | undefined, result?: JsonObject): CallOutcome {
+    const undeclared = this.undeclared;
+    if (!undeclared) return error ? { kind: "error", error } : { kind: "result", result: result ?? {} };
+    const said = error ? error.message : textOf(result);
+    return {
+      kind: "error",
+      error: missingCapability(
+        undeclared.missing,
+        `the upstream asked for ${undeclared.method}, which this request did not declare, and the call failed` +
+          (said ? ` (upstream: ${said.slice(0, 200)})` : ""),
+      ),
+    };
+  }
+
+  /** Refuses a question the request did not declare (as a client without that capability would); asks the holders otherwise. */
+  private answerOrAsk(declared: LegacyClientCapabilities, request: InputRequest, withdrawn: AbortSignal): Promise<JsonObject> {
+    const missing = missingCapabilityFor(request, declared);
+    if (!missing) return this.ask(request, withdrawn);
+    this.undeclared ??= { method: request.method, missing };
+    this.log.info(
+      { event: "upstream.question.undeclared", ...this.fields, method: this.method, question: request.method },
+      "upstream asked for a capability this request did not declare: answered Method not found",
+    );
+    return Promise.reject(new UpstreamRpcError({ code: ErrorCode.MethodNotFound, message: "Method not found" }));
   }
 
   private ask(request: InputRequest, withdrawn: AbortSignal): Promise<JsonObject> {
@@ -160,4 +196,11 @@ export class UpstreamCall implements RunningCall {
       else askers.forEach((w) => w.question!(question));
     });
   }
+}
+
+/** The text of a tool result's first text content, if any. */
+function textOf(result: JsonObject | undefined): string | undefined {
+  const content = Array.isArray(result?.content) ? result.content : [];
+  const first = content.find((item): item is { type: "text"; text: string } => isObject(item) && typeof item.text === "string");
+  return first?.text;
 }

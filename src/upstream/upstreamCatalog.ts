@@ -1,5 +1,6 @@
-// What taskgate remembers about the upstream's tools, per capability profile (a server may list
-// some tools only to clients that can answer their questions): their names, 2025-11-25
+// What taskgate remembers about the upstream's tools, per session capability profile (a server may
+// list some tools only to clients that can answer their questions; with upstream.sessionsPer
+// "identity" every session declares the same, so there is one list): their names, 2025-11-25
 // `execution.taskSupport` and x-mcp-header arguments. Read from tools/list on the caller's own
 // session, again after the upstream says its tools changed; a name not in the list is looked up
 // again at most once per UNKNOWN_RELOAD_MS, so unknown-tool calls do not each hit the upstream.
@@ -7,7 +8,7 @@
 import { type ParamHeaders, paramHeadersOf } from "../protocol/paramHeaders.js";
 import type { JsonObject } from "../protocol/wire.js";
 import { isObject } from "../util/json.js";
-import { type LegacyClientCapabilities, profileKey } from "./capabilityProfile.js";
+import type { LegacyClientCapabilities } from "./capabilityProfile.js";
 import type { UpstreamPool } from "./upstreamPool.js";
 
 export interface ToolFacts {
@@ -37,7 +38,7 @@ export class UpstreamCatalog {
 
   /** What the upstream shows a client of `profile` about `tool`. Throws when the upstream cannot be asked. */
   async describe(owner: string, profile: LegacyClientCapabilities, tool: string): Promise<ToolFacts> {
-    const key = profileKey(profile);
+    const key = this.pool.sessionKey(profile);
     let tools = await this.current(owner, profile, key);
     if (!tools.has(tool) && Date.now() - (this.listings.get(key)?.loadedAt ?? 0) >= UNKNOWN_RELOAD_MS) {
       this.invalidate(key);
@@ -48,7 +49,7 @@ export class UpstreamCatalog {
     return { known: true, paramHeaders: known.paramHeaders, ...(known.taskSupport ? { taskSupport: known.taskSupport } : {}) };
   }
 
-  /** Forget what we know for one profile (its tools changed), or for all. */
+  /** Forget what we know for one session profile key (its tools changed), or for all. */
   invalidate(key?: string): void {
     if (key === undefined) this.listings.clear();
     else this.listings.delete(key);

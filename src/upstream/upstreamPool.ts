@@ -1,10 +1,16 @@
-// UpstreamPool: the upstream sessions, never shared between identities. A session belongs to one
-// owner (the caller's identity hash) and one capability profile, and is opened lazily, kept warm,
-// and closed (DELETE) after sessionIdleMs without use, or at shutdown.
-// - A call that can be asked something (its profile declares elicitation, sampling or roots) holds
-//   a session of its owner+profile exclusively while it runs, so a question on the standalone
-//   channel belongs to exactly that call; a second such call of the same owner gets a second
-//   session. Everything else of that owner+profile shares the first session.
+// UpstreamPool: the upstream sessions, never shared between identities, opened lazily, kept warm,
+// and closed (DELETE) after sessionIdleMs without use, or at shutdown. How an identity's requests
+// share sessions is `sessionsPer` (upstream.sessionsPer):
+// - "identity" (default): one session per identity, declaring every question kind taskgate relays
+//   (ALL_KINDS). Every call, list and subscription of that identity runs on it, whatever its
+//   request declared, so the upstream sees one client with one state. Each call is still held to
+//   its own request's capabilities (UpstreamCall), and a question on the standalone channel goes
+//   to the one call in flight, never to a guess (UpstreamSession).
+// - "capabilities": one session per identity and capability profile, and a call that can be asked
+//   something (its profile declares elicitation, sampling or roots) holds a session of its
+//   owner+profile exclusively while it runs, so a question on the standalone channel belongs to
+//   exactly that call; a second such call of the same owner gets a second session. The upstream
+//   never hears of a capability the caller lacks, but one user's state is split between sessions.
 // - At most maxSessions sessions (open or opening). Past that, the least recently used idle one
 //   is closed; with none idle the request fails with upstream_sessions_exhausted (HTTP 503).
 // - A request the upstream refused because it forgot the session (session_gone: it never ran) is
@@ -14,7 +20,7 @@
 import type { Logger } from "pino";
 import type { JsonObject } from "../protocol/wire.js";
 import type { CallContext } from "./callContext.js";
-import { hasQuestions, type LegacyClientCapabilities, profileKey } from "./capabilityProfile.js";
+import { ALL_KINDS, hasQuestions, type LegacyClientCapabilities, profileKey, type SessionsPer } from "./capabilityProfile.js";
 import type { Progress } from "./jsonRpcPeer.js";
 import type { JsonRpcMessage, UpstreamTransport } from "./transport.js";
 import { type FailureReason, UpstreamFailure } from "./upstreamFailure.js";
@@ -23,6 +29,8 @@ import { type SessionTimeouts, type UpstreamInfo, UpstreamSession } from "./upst
 export interface UpstreamPoolOptions {
   /** A fresh transport for one new session of `owner` (its credentials towards the upstream) and capability profile `profileKey`. */
   connect(owner: string, profileKey: string): UpstreamTransport;
+  /** How an identity's requests share sessions (default "identity": one session each). */
+  sessionsPer?: SessionsPer;
   log: Logger;
   clientInfo: { name: string; version: string };
   maxSessions: number;
@@ -57,7 +65,7 @@ interface Slot {
   readonly profile: LegacyClientCapabilities;
   session?: UpstreamSession | undefined;
   opening?: Promise<UpstreamSession> | undefined;
-  /** The asking call holding this session. */
+  /** The asking call holding this session alone (sessionsPer "capabilities" only); the session reads it from here. */
   asker?: CallContext | undefined;
   /** Requests in flight plus holds. */
   users: number;
@@ -71,8 +79,21 @@ export class UpstreamPool {
   private lastInfo?: UpstreamInfo;
   private infoLoading?: Promise<UpstreamInfo> | undefined;
   private closed = false;
+  private readonly sessionsPer: SessionsPer;
 
-  constructor(private readonly options: UpstreamPoolOptions) {}
+  constructor(private readonly options: UpstreamPoolOptions) {
+    this.sessionsPer = options.sessionsPer ?? "identity";
+  }
+
+  /** The capabilities a session used by a request of `profile` declares upstream. */
+  sessionProfile(profile: LegacyClientCapabilities): LegacyClientCapabilities {
+    return this.sessionsPer === "identity" ? ALL_KINDS : profile;
+  }
+
+  /** The profile key of the sessions a request of `profile` uses (what onNotification and the hooks name). */
+  sessionKey(profile: LegacyClientCapabilities): string {
+    return profileKey(this.sessionProfile(profile));
+  }
 
   /** The upstream's initialize result (from the latest session opened; opens one for `owner` if none). */
   info(owner: string): Promise<UpstreamInfo> {
@@ -101,7 +122,7 @@ export class UpstreamPool {
     }
   }
 
-  /** A short request (list, completion, subscribe…) on the owner's shared session of `profile`. */
+  /** A short request (list, completion, subscribe…) on the owner's shared session for `profile`. */
   request(owner: string, profile: LegacyClientCapabilities, method: string, params: JsonObject): Promise<JsonObject> {
     const timeout = { ms: this.options.requestTimeoutMs, option: "upstream.requestTimeoutMs" };
     return this.onSession(
@@ -116,7 +137,7 @@ export class UpstreamPool {
   }
 
   /** A call (tools/call, prompts/get, resources/read): no time limit (the session pings while it
-   *  runs); an asking call holds its session alone. */
+   *  runs); with sessionsPer "capabilities", an asking call holds its session alone. */
   call(owner: string, profile: LegacyClientCapabilities, method: string, params: JsonObject, options: CallOptions): Promise<JsonObject> {
     return this.run(owner, profile, options.context, (session) =>
       session.request(method, params, {
@@ -128,8 +149,8 @@ export class UpstreamPool {
   }
 
   /**
-   * Runs `work` for the call `context` on one session of owner+profile, held while it runs (an
-   * asking call's alone, as call() does). A 2025-11-25 task call makes all its requests in one
+   * Runs `work` for the call `context` on one session for owner+profile, held while it runs (an
+   * asking call's alone with sessionsPer "capabilities", as call() does). A 2025-11-25 task call makes all its requests in one
    * `work`: the upstream task lives on that session. `work` is run again on a fresh session if it
    * fails with session_gone, so it must turn that into another failure once it is not safe to repeat.
    */
@@ -139,15 +160,15 @@ export class UpstreamPool {
     context: CallContext,
     work: (session: UpstreamSession) => Promise<T>,
   ): Promise<T> {
-    const asking = hasQuestions(profile);
+    const alone = this.sessionsPer === "capabilities" && hasQuestions(profile);
     return this.onSession(
-      () => (asking ? this.forAsker(owner, profile, context) : this.primary(owner, profile)),
+      () => (alone ? this.forAsker(owner, profile, context) : this.primary(owner, profile)),
       work,
-      asking ? context : undefined,
+      alone ? context : undefined,
     );
   }
 
-  /** Keeps the owner's shared session of `profile` open (e.g. for a listen stream's notifications) until the returned release runs. */
+  /** Keeps the owner's shared session for `profile` open (e.g. for a listen stream's notifications) until the returned release runs. */
   async hold(owner: string, profile: LegacyClientCapabilities): Promise<() => void> {
     const slot = this.primary(owner, profile);
     this.use(slot);
@@ -200,7 +221,8 @@ export class UpstreamPool {
 
   // --- internals ---------------------------------------------------------------------------
 
-  /** Runs `work` on a session of the slot `pick` chooses; once more on a fresh one if the upstream had forgotten the session. */
+  /** Runs `work` on a session of the slot `pick` chooses (a slot picked for `asker` is reserved for it until released);
+   *  once more on a fresh one if the upstream had forgotten the session. */
   private async onSession<T>(pick: () => Slot, work: (session: UpstreamSession) => Promise<T>, asker?: CallContext): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       let slot: Slot;
@@ -209,7 +231,7 @@ export class UpstreamPool {
       } catch (error) {
         throw this.reported(error);
       }
-      this.use(slot, asker);
+      this.use(slot);
       try {
         return await work(await this.sessionOf(slot));
       } catch (error) {
@@ -230,10 +252,11 @@ export class UpstreamPool {
   }
 
   private primary(owner: string, profile: LegacyClientCapabilities): Slot {
-    const key = profileKey(profile);
+    const declared = this.sessionProfile(profile);
+    const key = profileKey(declared);
     const list = this.slots.get(`${owner}|${key}`);
     const live = list?.find((slot) => !slot.closing);
-    return live ?? this.newSlot(owner, key, profile);
+    return live ?? this.newSlot(owner, key, declared);
   }
 
   private forAsker(owner: string, profile: LegacyClientCapabilities, context: CallContext): Slot {
@@ -294,7 +317,7 @@ export class UpstreamPool {
         clientInfo: this.options.clientInfo,
         timeouts: this.options.timeouts,
         log,
-        ...(slot.asker ? { asker: slot.asker } : {}),
+        askerOf: () => slot.asker,
         onNotification: (message) => this.options.onNotification?.(slot.owner, slot.key, message),
         onClosed: (failure) => {
           // Not yet (it ended while opening: open() reports that) or no longer this slot's session.
@@ -340,12 +363,8 @@ export class UpstreamPool {
     return session;
   }
 
-  private use(slot: Slot, asker?: CallContext): void {
+  private use(slot: Slot): void {
     slot.users += 1;
-    if (asker) {
-      slot.asker = asker;
-      if (slot.session) slot.session.asker = asker;
-    }
     clearTimeout(slot.idleTimer);
     slot.idleTimer = undefined;
   }
@@ -353,10 +372,7 @@ export class UpstreamPool {
   private release(slot: Slot, asker?: CallContext): void {
     slot.users -= 1;
     slot.lastUsed = Date.now();
-    if (asker && slot.asker === asker) {
-      slot.asker = undefined;
-      if (slot.session) slot.session.asker = undefined;
-    }
+    if (asker && slot.asker === asker) slot.asker = undefined;
     if (slot.users === 0 && !slot.closing) {
       slot.idleTimer = setTimeout(() => {
         if (slot.users > 0 || slot.closing) return;

@@ -1,11 +1,12 @@
 // UpstreamSession: one initialised legacy session (initialize → standalone stream →
-// notifications/initialized) over a transport, owned by one identity and one capability profile.
-// It routes every server→client request to the call it belongs to:
+// notifications/initialized) over a transport, owned by one identity; it declares the capability
+// profile it was opened with. It routes every server→client request to the call it belongs to:
 //   1. it came inside the exchange of one of our calls → that call;
 //   2. its _meta names a 2025-11-25 upstream task a call follows → that call;
-//   3. it came on the standalone channel while one asking call holds the session (`asker`) → that call;
-//   otherwise it is refused upstream with an error and a warn log — never delivered to a guess.
-// Log messages follow the same rule (unrouted ones are dropped). While calls are in flight the
+//   3. it came on the standalone channel (HTTP: the GET stream; stdio: everything) → the asking call
+//      holding the session alone (`askerOf`), else the one call in flight, if exactly one is;
+//   otherwise (no call, or several in flight) it is refused upstream with an error and a warn log —
+//   never delivered to a guess. Log messages follow the same rule (unrouted ones are dropped). While calls are in flight the
 // session is pinged every pingIntervalMs; a ping unanswered within pingTimeoutMs ends the session
 // and fails its calls (upstream_unresponsive).
 
@@ -50,8 +51,8 @@ export interface SessionOptions {
   onNotification(message: JsonRpcMessage & { method: string }): void;
   /** The session ended by itself (the upstream forgot it, stopped answering, or the process exited). */
   onClosed(failure: UpstreamFailure): void;
-  /** The asking call the session is opened for (it holds the session from the start). */
-  asker?: CallContext | undefined;
+  /** The asking call holding the session alone right now, if any (the pool keeps it). */
+  askerOf?: () => CallContext | undefined;
 }
 
 export interface SessionRequestOptions {
@@ -69,8 +70,6 @@ const QUESTION_KINDS: Record<string, keyof LegacyClientCapabilities> = {
 };
 
 export class UpstreamSession {
-  /** The asking call holding this session, if any. */
-  asker?: CallContext | undefined;
   private readonly calls = new Map<RequestId, CallContext>();
   /** 2025-11-25 upstream task id → the call that follows it. */
   private readonly taskFollowers = new Map<string, CallContext>();
@@ -81,7 +80,6 @@ export class UpstreamSession {
   private readonly peer: JsonRpcPeer;
 
   private constructor(private readonly options: SessionOptions) {
-    this.asker = options.asker;
     this.peer = new JsonRpcPeer(
       options.transport,
       {
@@ -214,7 +212,12 @@ export class UpstreamSession {
     const meta = isObject(message.params?._meta) ? message.params._meta : undefined;
     const related = isObject(meta?.[META.relatedTask]) ? (meta[META.relatedTask] as JsonObject).taskId : undefined;
     if (typeof related === "string" && this.taskFollowers.has(related)) return this.taskFollowers.get(related);
-    return this.asker;
+    return this.standaloneOwner();
+  }
+
+  /** Who a standalone message belongs to: the asking call holding the session, else the only call in flight. */
+  private standaloneOwner(): CallContext | undefined {
+    return this.options.askerOf?.() ?? (this.calls.size === 1 ? this.calls.values().next().value : undefined);
   }
 
   private async onServerRequest(
@@ -230,13 +233,19 @@ export class UpstreamSession {
     }
     const context = this.contextOf(message, via);
     if (!context) {
+      const calls = this.calls.size;
       this.options.log.warn(
-        { event: "upstream.question.unrouted", method: message.method, via: via.kind },
-        "upstream asked outside any call: refused",
+        { event: "upstream.question.unrouted", method: message.method, via: via.kind, calls },
+        calls === 0
+          ? "upstream asked outside any call: refused"
+          : "upstream asked outside a call's stream while several calls run: refused",
       );
       throw new UpstreamRpcError({
         code: ErrorCode.InvalidRequest,
-        message: "taskgate cannot tell which call this request belongs to: no call of this session can be asked right now",
+        message:
+          calls === 0
+            ? "taskgate cannot tell which call this request belongs to: no call of this session is in flight"
+            : `taskgate cannot tell which call this request belongs to: ${calls} calls of this client are in flight and it came outside their streams`,
       });
     }
     return context.onInput(inputRequest(message.method as InputRequest["method"], message.params), withdrawn);
@@ -244,7 +253,7 @@ export class UpstreamSession {
 
   private onNotification(message: JsonRpcMessage & { method: string }, via: Via): void {
     if (message.method === "notifications/message") {
-      const context = via.kind === "exchange" ? this.calls.get(via.requestId) : (this.asker ?? this.onlyCall());
+      const context = via.kind === "exchange" ? this.calls.get(via.requestId) : this.standaloneOwner();
       const params = message.params ?? {};
       context?.onLog?.({
         level: String(params.level ?? "info"),
@@ -255,11 +264,6 @@ export class UpstreamSession {
     }
     if (message.method === "notifications/elicitation/complete") return; // 2026-07-28 has no such thing
     this.options.onNotification(message);
-  }
-
-  /** The one call in flight, when there is exactly one (a standalone log then belongs to it). */
-  private onlyCall(): CallContext | undefined {
-    return this.calls.size === 1 ? this.calls.values().next().value : undefined;
   }
 
   /** Pings the upstream while calls are in flight; an unanswered ping ends the session. */

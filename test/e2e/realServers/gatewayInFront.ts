@@ -7,17 +7,17 @@ import { type Gateway, startGateway } from "../../../src/gateway.js";
 import { createLogger } from "../../../src/observability/logger.js";
 
 export type GatewayOptions = Omit<Partial<ConfigInput>, "upstream">;
+/** The upstream options besides where it is (url or command). */
+type UpstreamOptions = { upstream?: Omit<NonNullable<ConfigInput["upstream"]>, "url" | "command"> };
 
-export function startGatewayInFront(upstreamUrl: string, options: GatewayOptions = {}): Promise<Gateway> {
-  const config = ConfigSchema.parse({ port: 0, auth: { mode: "demo" }, ...options, upstream: { url: upstreamUrl } });
+export function startGatewayInFront(upstreamUrl: string, options: GatewayOptions & UpstreamOptions = {}): Promise<Gateway> {
+  const { upstream, ...rest } = options;
+  const config = ConfigSchema.parse({ port: 0, auth: { mode: "demo" }, ...rest, upstream: { ...upstream, url: upstreamUrl } });
   return startGateway(config, { log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent") });
 }
 
 /** A taskgate that starts `command` (argv) as its stdio upstream, one process per upstream session. */
-export function startGatewayOnCommand(
-  command: string[],
-  options: GatewayOptions & { upstream?: Omit<NonNullable<ConfigInput["upstream"]>, "url" | "command"> } = {},
-): Promise<Gateway> {
+export function startGatewayOnCommand(command: string[], options: GatewayOptions & UpstreamOptions = {}): Promise<Gateway> {
   const { upstream, ...rest } = options;
   const config = ConfigSchema.parse({ port: 0, auth: { mode: "demo" }, ...rest, upstream: { ...upstream, command } });
   return startGateway(config, { log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent") });
