@@ -12,7 +12,7 @@ import type {
   ServerNotification,
   ServerRequest,
 } from "@modelcontextprotocol/sdk/types.js";
-import { EmptyResultSchema } from "@modelcontextprotocol/sdk/types.js";
+import { EmptyResultSchema, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { type SessionContext, scaledDelay, type ToolOutcome } from "./state.js";
 
 export type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -110,7 +110,9 @@ export class ToolRun {
       outcome = result.action === "accept" ? { action: "accept", content: result.content ?? {} } : { action: result.action };
     } catch (error) {
       if (this.signal.aborted) throw error;
-      outcome = { action: "failed", error: error instanceof Error ? error.message : String(error) };
+      outcome = cannotAnswer(error)
+        ? { action: "unavailable" }
+        : { action: "failed", error: error instanceof Error ? error.message : String(error) };
     }
     this.events.emit("elicitation-answered", {
       tool: this.tool,
@@ -132,10 +134,13 @@ export class ToolRun {
   /** sampling/createMessage with one user message; undefined when the client cannot sample. */
   async sample(prompt: string): Promise<{ text: string; model: string } | undefined> {
     if (!this.client?.sampling) return undefined;
-    const result = await this.session.mcp.server.createMessage(
-      { messages: [{ role: "user", content: { type: "text", text: prompt } }], maxTokens: 100 },
-      this.related(),
-    );
+    const result = await this.session.mcp.server
+      .createMessage({ messages: [{ role: "user", content: { type: "text", text: prompt } }], maxTokens: 100 }, this.related())
+      .catch((error: unknown) => {
+        if (cannotAnswer(error)) return undefined;
+        throw error;
+      });
+    if (!result) return undefined;
     const blocks = Array.isArray(result.content) ? result.content : [result.content];
     const answer = blocks.map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join(" ");
     this.events.emit("sampling-answered", { tool: this.tool, text: answer, model: result.model, sessionId: this.extra.sessionId });
@@ -145,11 +150,21 @@ export class ToolRun {
   /** roots/list; undefined when the client has no roots capability. */
   async listRoots(): Promise<string[] | undefined> {
     if (!this.client?.roots) return undefined;
-    const result = await this.session.mcp.server.listRoots(undefined, this.related());
+    const result = await this.session.mcp.server.listRoots(undefined, this.related()).catch((error: unknown) => {
+      if (cannotAnswer(error)) return undefined;
+      throw error;
+    });
+    if (!result) return undefined;
     const roots = result.roots.map((r) => r.uri);
     this.events.emit("roots-answered", { tool: this.tool, roots, sessionId: this.extra.sessionId });
     return roots;
   }
+}
+
+/** The client answered "Method not found": it cannot do this after all (a gateway serving clients of
+ *  several capabilities on one session answers so for a request that did not declare it). */
+function cannotAnswer(error: unknown): boolean {
+  return error instanceof McpError && error.code === ErrorCode.MethodNotFound;
 }
 
 /**

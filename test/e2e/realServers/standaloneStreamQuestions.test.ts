@@ -2,19 +2,24 @@
 // session's standalone GET stream, reach the call that caused them — inline (an MRTR round) and
 // as a task (input_required + tasks/update). Against three servers others wrote or that ask the
 // way others do: the SDK's elicitationFormExample (`mcpServer.server.elicitInput()`), FastMCP's
-// `context.elicit` (our fixture on FastMCP), and server-everything's roots/list.
+// `context.elicit` (our fixture on FastMCP), and server-everything's roots/list (over HTTP and
+// stdio, where everything a server sends is "standalone"). One identity has one upstream session
+// (upstream.sessionsPer "identity"): a standalone question goes to the one call of that user in
+// flight; while several run, it cannot be attributed and is refused upstream — never shown to a
+// call it may not belong to.
 // Run: node --import tsx --test test/e2e/realServers/standaloneStreamQuestions.test.ts
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Gateway } from "../../../src/gateway.js";
 import type { JsonObject } from "../../../src/protocol/wire.js";
+import { waitForMetric } from "../metricsKit.js";
 import { cancelTask, hasStatus, keysOf, TERMINAL, updateTask, waitForTask } from "../taskFlow.js";
 import { accept, callTool, expectComplete, expectInputRequired, expectTask, FORMS, TASKS_AND_FORMS, textOf } from "./calls.js";
-import { startGatewayInFront } from "./gatewayInFront.js";
+import { startGatewayInFront, startGatewayOnCommand } from "./gatewayInFront.js";
 import { answerRootsRounds } from "./roots.js";
 import type { ServerProcess } from "./serverProcess.js";
-import { startThirdPartyServer } from "./thirdPartyServers.js";
+import { STDIO_COMMANDS, startThirdPartyServer } from "./thirdPartyServers.js";
 
 const TASK_WAIT_MS = 15_000;
 
@@ -125,6 +130,21 @@ describe("FastMCP (our fixture): context.elicit asks on the GET stream", () => {
     const done = await askAsTask(gateway.url, "ask_name", { token: "bob" }, checkName, accept({ name: "Grace" }));
     assert.equal(textOf(done.result), "Hello, Grace!");
   });
+
+  test("while another call of the same user runs, the GET-stream question cannot be attributed: refused, shown to neither", async () => {
+    const who = { token: "carol", capabilities: FORMS };
+    const from = server.lines.length;
+    const counting = callTool(gateway.url, "count", { n: 30, stepMs: 100 }, who);
+    await server.waitForLine(/"tool":"count"/, { from });
+    const asked = await callTool(gateway.url, "ask_name", {}, who);
+    const result = expectComplete(asked); // FastMCP turns the refused elicitation into a tool error
+    assert.equal(result.isError, true, `expected the tool's own failure, got ${JSON.stringify(result)}`);
+    const counted = expectComplete(await counting);
+    assert.equal(textOf(counted), "counted to 30", "the other call is not given the question either");
+    // Alone again: the same user's question reaches its call.
+    const round = expectInputRequired(await callTool(gateway.url, "ask_name", {}, who));
+    checkName(round.inputRequests[round.key]!.params);
+  });
 });
 
 describe("server-everything: roots/list arrives on the GET stream", () => {
@@ -145,5 +165,34 @@ describe("server-everything: roots/list arrives on the GET stream", () => {
     const done = await answerRootsRounds(gateway.url, "get-roots-list", {}, { token: "alice", capabilities: { roots: {} } }, roots);
     assert.match(textOf(done), /^Current MCP Roots \(1 total\)/);
     assert.match(textOf(done), /URI: file:\/\/\/work\/project/);
+  });
+});
+
+describe("server-everything over stdio: every message is standalone, so the one call in flight is the rule", () => {
+  let gateway: Gateway;
+  const who = { token: "alice", capabilities: { roots: {} } };
+  const roots = [{ uri: "file:///work/stdio", name: "Stdio" }];
+
+  before(async () => {
+    gateway = await startGatewayOnCommand(STDIO_COMMANDS.everything());
+  });
+  after(async () => gateway?.close());
+
+  test("get-roots-list alone: roots/list reaches the call as an MRTR round", async () => {
+    const done = await answerRootsRounds(gateway.url, "get-roots-list", {}, who, roots);
+    assert.match(textOf(done), /URI: file:\/\/\/work\/stdio/);
+  });
+
+  test("get-roots-list while the user's long call runs: roots/list is refused, neither call is asked", async () => {
+    const bob = { token: "bob", capabilities: { roots: {} } }; // a fresh process: no roots remembered from earlier calls
+    // The long call declares nothing: server-everything's own roots/list right after the session opens
+    // (not caused by any call) may reach it while it runs alone, and is then refused as undeclared.
+    const bobWithout = { token: "bob", capabilities: {} };
+    expectComplete(await callTool(gateway.url, "echo", { message: "warm" }, bob));
+    const long = callTool(gateway.url, "trigger-long-running-operation", { duration: 3, steps: 3 }, bobWithout);
+    await waitForMetric(gateway.url, "taskgate_upstream_calls", {}, (value) => value >= 1);
+    const result = expectComplete(await callTool(gateway.url, "get-roots-list", {}, bob)); // server-everything catches the refusal
+    assert.match(JSON.stringify(result), /no roots are currently configured/);
+    assert.match(textOf(expectComplete(await long)), /Long running operation completed/);
   });
 });

@@ -75,6 +75,10 @@ export const STDIO_COMMANDS = {
   everything: () => [process.execPath, join(packageDir("@modelcontextprotocol/server-everything"), "dist", "index.js"), "stdio"],
   /** server-filesystem serving `dir` (read, write, list inside it only). */
   filesystem: (dir: string) => [process.execPath, join(packageDir("@modelcontextprotocol/server-filesystem"), "dist", "index.js"), dir],
+  /** @modelcontextprotocol/server-memory: a knowledge graph in MEMORY_FILE_PATH; memory://knowledge-graph is subscribable. */
+  memory: () => [process.execPath, join(packageDir("@modelcontextprotocol/server-memory"), "dist", "index.js")],
+  /** @modelcontextprotocol/server-sequential-thinking: keeps each client's thought history in its process. */
+  sequentialThinking: () => [process.execPath, join(packageDir("@modelcontextprotocol/server-sequential-thinking"), "dist", "index.js")],
   /** Ours, on the SDK 1.x (test/fixtures/stdioListChangesServer.ts): add_tool changes its tool list. */
   listChanges: () => [process.execPath, ...mainArgs("stdioListChangesServer")],
 } as const;
