@@ -79,7 +79,8 @@ export class ServerProcess {
   /** How the process ended, for messages: "exited with code 1" / "was killed by SIGKILL". */
   private describeExit(): string {
     const how = this.exit?.signal ? `was killed by ${this.exit.signal}` : `exited with code ${this.exit?.code ?? "unknown"}`;
-    return `Upstream server process ${this.pid} ${how}${this.lastStderr ? `; its last stderr line: ${JSON.stringify(this.lastStderr)}` : " (it wrote nothing on stderr)"}`;
+    const stderr = this.lastStderr ? `; its last stderr line: ${JSON.stringify(this.lastStderr)}` : " (it wrote nothing on stderr)";
+    return `Upstream server process ${this.pid} ${how}${stderr}`;
   }
 
   /** Resolves once the process ended: true when it ended by itself (not through stop()). */

@@ -67,7 +67,8 @@ export class StdioProcesses {
     if (this.staying() >= this.options.maxProcesses && !this.makeRoom?.()) {
       throw new UpstreamFailure(
         "upstream_sessions_exhausted",
-        `taskgate runs upstream.maxProcesses (${this.options.maxProcesses}) server processes, all in use; retry later or raise upstream.maxProcesses`,
+        `taskgate runs upstream.maxProcesses (${this.options.maxProcesses}) server processes, all in use; ` +
+          "retry later or raise upstream.maxProcesses",
       );
     }
     const { command, env, cwd, log, stopGraceMs } = this.options;

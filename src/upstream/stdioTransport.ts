@@ -1,8 +1,9 @@
 // StdioTransport: one legacy session over one server process's stdin/stdout (a stdio server
 // serves one client per process, so session and process are the same thing). The process starts
 // with the session's first message (initialize) and is stopped with the session. A stdio wire has
-// no per-request stream: everything the server sends arrives as `standalone`, and the session
-// model keeps questions attributable (one asking call holds its session, hence its process, alone).
+// no per-request stream: everything the server sends arrives as `standalone`, so a question is
+// attributable only to the one call in flight on the process (or, with upstream.sessionsPer
+// "capabilities", the asking call holding it alone); while several run it is refused (UpstreamSession).
 // A process that ends by itself closes the session with an upstream_exited failure naming its exit
 // code or signal and its last stderr line.
 

@@ -273,7 +273,8 @@ export class UpstreamPool {
       const option = this.options.maxSessionsOption ?? "upstream.maxSessions";
       throw new UpstreamFailure(
         "upstream_sessions_exhausted",
-        `taskgate holds ${option} (${this.options.maxSessions}) ${this.options.sessionsAre ?? "upstream sessions"}, all in use; retry later or raise ${option}`,
+        `taskgate holds ${option} (${this.options.maxSessions}) ${this.options.sessionsAre ?? "upstream sessions"}, all in use; ` +
+          `retry later or raise ${option}`,
       );
     }
     const slot: Slot = { owner, key, profile, users: 0, lastUsed: Date.now(), closing: false };

@@ -245,7 +245,8 @@ export class UpstreamSession {
         message:
           calls === 0
             ? "taskgate cannot tell which call this request belongs to: no call of this session is in flight"
-            : `taskgate cannot tell which call this request belongs to: ${calls} calls of this client are in flight and it came outside their streams`,
+            : `taskgate cannot tell which call this request belongs to: ${calls} calls of this client are in flight ` +
+              "and it came outside their streams",
       });
     }
     return context.onInput(inputRequest(message.method as InputRequest["method"], message.params), withdrawn);

@@ -129,7 +129,8 @@ class TaskFollower {
       if (endedAt !== undefined && Date.now() - endedAt >= this.limit.ms) {
         throw new UpstreamFailure(
           "upstream_timeout",
-          `Upstream timed out: no answer to tasks/result within ${this.limit.ms} ms of its task ${task.taskId} ending ${task.status} (${this.limit.option})`,
+          `Upstream timed out: no answer to tasks/result within ${this.limit.ms} ms ` +
+            `of its task ${task.taskId} ending ${task.status} (${this.limit.option})`,
         );
       }
       await sleep(pollIntervalOf(task), undefined, { signal: stop });
