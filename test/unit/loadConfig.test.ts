@@ -53,6 +53,7 @@ describe("loadConfig: layering", () => {
       upstream: {
         url: "http://127.0.0.1:9000/mcp",
         env: {},
+        sessionsPer: "identity",
         maxSessions: 1000,
         maxProcesses: 100,
         stopGraceMs: 2_000,
@@ -153,6 +154,7 @@ describe("loadConfig: layering", () => {
     const config = loadConfig({
       env: {
         TASKGATE_UPSTREAM_URL: "http://up:1/mcp",
+        TASKGATE_UPSTREAM_SESSIONS_PER: "capabilities",
         TASKGATE_UPSTREAM_MAX_SESSIONS: "11",
         TASKGATE_UPSTREAM_SESSION_IDLE_MS: "12",
         TASKGATE_UPSTREAM_CONNECT_TIMEOUT_MS: "13",
@@ -205,6 +207,7 @@ describe("loadConfig: layering", () => {
       upstream: {
         url: "http://up:1/mcp",
         env: {},
+        sessionsPer: "capabilities",
         maxSessions: 11,
         maxProcesses: 23,
         stopGraceMs: 24,
@@ -244,7 +247,7 @@ describe("loadConfig: layering", () => {
       log: { level: "silent", format: "json" },
     });
     // These, the 2 upstream.command ones and the 13 auth.jwt / resource metadata variables in the next tests.
-    assert.equal(ENV_VARS.length, 63);
+    assert.equal(ENV_VARS.length, 64);
   });
 
   it("maps the stdio upstream's variables: the command line is split like a shell does, without one", () => {
