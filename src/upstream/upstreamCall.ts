@@ -7,8 +7,9 @@
 // A question of a kind the call's own request did not declare (its session may declare more: one
 // session serves all of an identity's requests) never reaches a holder: the upstream gets the
 // answer a client without that capability gives (-32601 "Method not found") and the call goes on;
-// if it then fails (a JSON-RPC error or an isError result), the client is told what it lacked
-// (-32021 with requiredCapabilities), as a 2026-07-28 server would.
+// if it then fails (a JSON-RPC error or an isError result) and the question was certainly its own
+// (inside its stream, or tagged with its task), the client is told what it lacked (-32021 with
+// requiredCapabilities), as a 2026-07-28 server would.
 
 import type { EventLog } from "../observability/requestLog.js";
 import { ErrorCode, missingCapability, type RpcError, requestCancelled } from "../protocol/errors.js";
@@ -92,7 +93,7 @@ export class UpstreamCall implements RunningCall {
   ) {
     this.asked = new Promise((resolve) => (this.markAsked = resolve));
     const context: CallContext = {
-      onInput: (request, withdrawn) => this.answerOrAsk(target.profile, request, withdrawn),
+      onInput: (request, withdrawn, inferred) => this.answerOrAsk(target.profile, request, withdrawn, inferred),
       onLog: (entry) => this.watchers.forEach((w) => w.log?.(entry)),
       relaysLogs: target.relaysLogs === true,
     };
@@ -153,11 +154,17 @@ export class UpstreamCall implements RunningCall {
     };
   }
 
-  /** Refuses a question the request did not declare (as a client without that capability would); asks the holders otherwise. */
-  private answerOrAsk(declared: LegacyClientCapabilities, request: InputRequest, withdrawn: AbortSignal): Promise<JsonObject> {
+  /** Refuses a question the request did not declare (as a client without that capability would); asks the holders
+   *  otherwise. Only a question certainly the call's own (not `inferred`) can turn the call's failure into -32021. */
+  private answerOrAsk(
+    declared: LegacyClientCapabilities,
+    request: InputRequest,
+    withdrawn: AbortSignal,
+    inferred: boolean,
+  ): Promise<JsonObject> {
     const missing = missingCapabilityFor(request, declared);
     if (!missing) return this.ask(request, withdrawn);
-    this.undeclared ??= { method: request.method, missing };
+    if (!inferred) this.undeclared ??= { method: request.method, missing };
     this.log.info(
       { event: "upstream.question.undeclared", ...this.fields, method: this.method, question: request.method },
       "upstream asked for a capability this request did not declare: answered Method not found",

@@ -207,17 +207,24 @@ export class UpstreamSession {
     this.options.onClosed(failure);
   }
 
-  private contextOf(message: JsonRpcMessage, via: Via): CallContext | undefined {
-    if (via.kind === "exchange") return this.calls.get(via.requestId); // inside a request that is not a call: nobody
+  /** The call a server→client request belongs to, and whether that is only inferred (it was the one call in flight). */
+  private contextOf(message: JsonRpcMessage, via: Via): { context?: CallContext | undefined; inferred: boolean } {
+    if (via.kind === "exchange") return { context: this.calls.get(via.requestId), inferred: false }; // a request that is no call: nobody
     const meta = isObject(message.params?._meta) ? message.params._meta : undefined;
     const related = isObject(meta?.[META.relatedTask]) ? (meta[META.relatedTask] as JsonObject).taskId : undefined;
-    if (typeof related === "string" && this.taskFollowers.has(related)) return this.taskFollowers.get(related);
-    return this.standaloneOwner();
+    if (typeof related === "string" && this.taskFollowers.has(related))
+      return { context: this.taskFollowers.get(related), inferred: false };
+    const asker = this.options.askerOf?.();
+    return asker ? { context: asker, inferred: false } : { context: this.onlyCall(), inferred: true };
   }
 
   /** Who a standalone message belongs to: the asking call holding the session, else the only call in flight. */
   private standaloneOwner(): CallContext | undefined {
-    return this.options.askerOf?.() ?? (this.calls.size === 1 ? this.calls.values().next().value : undefined);
+    return this.options.askerOf?.() ?? this.onlyCall();
+  }
+
+  private onlyCall(): CallContext | undefined {
+    return this.calls.size === 1 ? this.calls.values().next().value : undefined;
   }
 
   private async onServerRequest(
@@ -231,7 +238,7 @@ export class UpstreamSession {
     if (!this.options.profile[kind]) {
       throw new UpstreamRpcError({ code: ErrorCode.MethodNotFound, message: `this session did not declare the '${kind}' capability` });
     }
-    const context = this.contextOf(message, via);
+    const { context, inferred } = this.contextOf(message, via);
     if (!context) {
       const calls = this.calls.size;
       this.options.log.warn(
@@ -249,7 +256,7 @@ export class UpstreamSession {
               "and it came outside their streams",
       });
     }
-    return context.onInput(inputRequest(message.method as InputRequest["method"], message.params), withdrawn);
+    return context.onInput(inputRequest(message.method as InputRequest["method"], message.params), withdrawn, inferred);
   }
 
   private onNotification(message: JsonRpcMessage & { method: string }, via: Via): void {

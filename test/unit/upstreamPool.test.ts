@@ -177,6 +177,22 @@ describe("UpstreamCall: a question the request did not declare", () => {
     assert.match(outcome.error.message, /elicitation\/create/);
   });
 
+  test("an undeclared question only inferred to be the call's (standalone, the one call in flight) does not turn its failure into -32021", async () => {
+    let answer: JsonRpcMessage | undefined;
+    const script: Script = (message, transport) => {
+      if (message.method !== "tools/call") return;
+      void transport.ask("roots/list", {}, STANDALONE).then((a) => {
+        answer = a;
+        transport.fail(message, -32602, "Resource not found");
+      });
+    };
+    const { pool } = poolOf(script);
+    const outcome = await new UpstreamCall(target(pool, NONE), "tools/call", { name: "read" }, log).outcome;
+    assert.deepEqual(answer?.error, { code: -32601, message: "Method not found" });
+    assert.equal(outcome.kind, "error");
+    if (outcome.kind === "error") assert.equal(outcome.error.code, -32602, "the call's own error stands");
+  });
+
   test("a server that carries on after the refusal keeps its result", async () => {
     const script: Script = (message, transport) => {
       if (message.method !== "tools/call") return;
