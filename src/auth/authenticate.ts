@@ -18,6 +18,7 @@
 // resource_metadata when a URL is given, and the required scopes when there are any (MCP clients
 // use `scope` to choose what to ask the authorization server for). Never throws.
 
+import { reasonMessage } from "../protocol/reasons.js";
 import { bearerChallenge } from "./bearerChallenge.js";
 import type { Identity, IdentityResolver } from "./identity.js";
 import { checkRequiredScopes } from "./requiredScopes.js";
@@ -109,7 +110,7 @@ export async function authenticate(input: AuthenticateInput): Promise<Authentica
       ok: false,
       status: 503,
       reason: "verifier_error",
-      message: "taskgate could not check the token: try again later",
+      message: reasonMessage("verifier_error"),
       detail: `the ${resolver.mode} resolver threw: ${error instanceof Error ? error.message : String(error)}`,
     };
   }
@@ -119,7 +120,7 @@ export async function authenticate(input: AuthenticateInput): Promise<Authentica
         ok: false,
         status: 503,
         reason: "verifier_unavailable",
-        message: "taskgate cannot verify access tokens right now (its identity provider's keys are unreachable): try again shortly",
+        message: reasonMessage("verifier_unavailable"),
         detail: resolved.description,
       };
     }

@@ -12,9 +12,11 @@
 // States: undecided (messages wait in `early`) → json (the final message was first) | streaming
 // (messages flow through `stream`); `finished` once the final message was produced or the client left.
 
-import { internalError, invalidRequest, missingCapability } from "../protocol/errors.js";
+import { internalError, invalidRequest, missingCapability, shuttingDown } from "../protocol/errors.js";
 import { shouldRelayLog } from "../protocol/logLevels.js";
+import { SHUTDOWN } from "../protocol/reasons.js";
 import { errorMessage, errorReply, notificationMessage, type Reply, resultMessage, resultReply } from "../protocol/reply.js";
+import { noteErrorReason, type RequestNote } from "../protocol/requestNote.js";
 import type { ClientCapabilities, JsonObject, RequestId } from "../protocol/wire.js";
 import { missingCapabilityFor } from "../questions/declaredKinds.js";
 import { OpenQuestions } from "../questions/openQuestions.js";
@@ -36,7 +38,7 @@ export interface InlineRequest {
   /** Aborts when the client goes away: the call is then cancelled upstream. */
   signal: AbortSignal;
   /** Fields for the request's log line. */
-  note: Record<string, unknown>;
+  note: RequestNote;
 }
 
 export interface InlineCallOptions {
@@ -47,9 +49,9 @@ export interface InlineCallOptions {
   /** Set when this request resumes a parked call. */
   resumes?: ParkedCall;
   /** Extra fields for a complete result (ttlMs/cacheScope on cacheable ones). */
-  decorate?: (result: JsonObject) => JsonObject;
+  decorate?: ((result: JsonObject) => JsonObject) | undefined;
   /** Answers the client sent up front (a fresh call with inputResponses). */
-  presetAnswers?: JsonObject;
+  presetAnswers?: JsonObject | undefined;
 }
 
 type FinalReply = Extract<Reply, { kind: "result" | "error" }>;
@@ -117,9 +119,7 @@ export class InlineCall implements Drainable {
       return true;
     }
     this.detached = true;
-    this.finished = true;
-    this.stopWatching();
-    this.options.live.delete(this);
+    this.letGo();
     return false;
   }
 
@@ -165,8 +165,8 @@ export class InlineCall implements Drainable {
   /** Shutdown: ends this call now with a shutting-down error and cancels it upstream. */
   async shutDown(): Promise<void> {
     if (this.finished) return;
-    this.call.abort("gateway shutting down");
-    this.finish(errorReply(internalError("taskgate is shutting down", { reason: "shutting_down" }, 503)));
+    this.call.abort(SHUTDOWN.abortReason);
+    this.finish(errorReply(shuttingDown()));
     if (this.mode === "streaming") {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([this.stream.drained, new Promise((resolve) => (timer = setTimeout(resolve, 1_000)))]);
@@ -176,10 +176,16 @@ export class InlineCall implements Drainable {
 
   private finish(reply: FinalReply): void {
     if (this.finished) return;
+    if (reply.kind === "error") noteErrorReason(this.request.note, reply.error);
+    this.emit({ kind: "final", reply });
+    this.letGo();
+  }
+
+  /** The one teardown: the final message was produced, the client left, or a task took the call over. */
+  private letGo(): void {
     this.finished = true;
     this.stopWatching();
     clearTimeout(this.gather);
-    this.emit({ kind: "final", reply });
     this.stream.end();
     this.markFinal();
     this.options.live.delete(this);
@@ -187,12 +193,7 @@ export class InlineCall implements Drainable {
 
   private clientGone(): void {
     if (this.finished || this.detached) return;
-    this.markFinal();
-    this.finished = true;
-    this.stopWatching();
-    clearTimeout(this.gather);
-    this.stream.end();
-    this.options.live.delete(this);
+    this.letGo();
     this.firstOut(); // a reply() still waiting for its window has nobody to answer
     this.request.note.outcome = "client_disconnected";
     this.call.abort("client closed the stream");

@@ -13,30 +13,26 @@
 
 import type { Logger } from "pino";
 import type { HolderLink, HolderReply, LeaveCommand, ResumeCommand, RoundCommand } from "../cluster/holderLink.js";
-import { internalError, invalidParams, RpcError } from "../protocol/errors.js";
+import { holderGone, internalError, RpcError } from "../protocol/errors.js";
 import { errorMessage, errorReply, type Reply, resultMessage, resultReply } from "../protocol/reply.js";
+import { noteErrorReason, type RequestNote } from "../protocol/requestNote.js";
 import type { ClientCapabilities, JsonObject, JsonRpcErrorObject } from "../protocol/wire.js";
-import type { TaskRunner } from "../tasks/taskRunner.js";
 import type { InlineRequest } from "./inlineCall.js";
-import type { LiveInlineCalls } from "./liveInlineCalls.js";
-import type { CallBinding, ParkedCalls } from "./parkedCalls.js";
-import { type RetryForwarder, resumeParkedCall } from "./resumeParkedCall.js";
-import { startTask } from "./startTask.js";
+import type { CallBinding } from "./parkedCalls.js";
+
+/** A retry as the holder resumes it: its request (no JSON window: only the final message crosses). */
+export type ResumeHere = (request: InlineRequest & { params: JsonObject }, binding: CallBinding, asTask: boolean) => Promise<Reply>;
 
 export interface RemoteRoundsOptions {
   link: HolderLink;
-  parked: ParkedCalls;
-  live: LiveInlineCalls;
-  runner: TaskRunner;
+  /** The holder side: resumes a call parked here for a retry another instance received. */
+  resume: ResumeHere;
   log: Logger;
 }
 
 type FinalReply = Extract<Reply, { kind: "result" | "error" }>;
 
-export const HOLDER_GONE =
-  "the call this requestState refers to is gone: the taskgate instance holding it stopped or does not answer, and its upstream call went with it; call again";
-
-export class RemoteRounds implements RetryForwarder {
+export class RemoteRounds {
   /** Retries this instance is resuming for other instances, by requestState: a `leave` cancels them. */
   private readonly serving = new Map<string, { owner: string; leave: AbortController }>();
 
@@ -48,7 +44,7 @@ export class RemoteRounds implements RetryForwarder {
     request: InlineRequest & { params: JsonObject },
     binding: CallBinding,
     inputResponses: JsonObject,
-    options: { asTask: boolean; jsonWindowMs: number; decorate?: (result: JsonObject) => JsonObject },
+    options: { asTask: boolean; jsonWindowMs: number; decorate?: ((result: JsonObject) => JsonObject) | undefined },
   ): Promise<Reply> {
     const requestState = request.params.requestState as string; // it opened, so it is a string
     const command: ResumeCommand = {
@@ -102,7 +98,7 @@ export class RemoteRounds implements RetryForwarder {
     const served = { owner, leave };
     // The same state sent twice at once: the second is refused as already used; it must not take the first's place.
     if (!this.serving.has(requestState)) this.serving.set(requestState, served);
-    const note: Record<string, unknown> = {};
+    const note: RequestNote = {};
     const request = {
       id: 0,
       capabilities: command.capabilities as ClientCapabilities,
@@ -111,21 +107,8 @@ export class RemoteRounds implements RetryForwarder {
       params: { requestState, inputResponses },
     };
     const binding: CallBinding = { owner, method: command.method, name: command.name, args: command.args };
-    const { parked, live, runner } = this.options;
     try {
-      const reply = await resumeParkedCall(request, parked, binding, {
-        jsonWindowMs: Number.POSITIVE_INFINITY, // only the final message crosses
-        live,
-        ...(command.asTask
-          ? {
-              respond: (parkedCall) => {
-                parked.handOver(parkedCall);
-                return startTask(runner, parkedCall.call, { owner, name: command.name }, { note });
-              },
-            }
-          : {}),
-      });
-      return await holderReplyOf(reply);
+      return await holderReplyOf(await this.options.resume(request, binding, command.asTask));
     } catch (error) {
       if (!(error instanceof RpcError)) throw error;
       note.outcome = "refused";
@@ -141,14 +124,18 @@ export class RemoteRounds implements RetryForwarder {
 }
 
 /** The holder's reply as this request's final message. */
-function finalOf(reply: HolderReply | undefined, note: Record<string, unknown>, decorate?: (result: JsonObject) => JsonObject): FinalReply {
+function finalOf(reply: HolderReply | undefined, note: RequestNote, decorate?: (result: JsonObject) => JsonObject): FinalReply {
   if (reply === undefined) {
     note.outcome = "holder_gone";
-    return errorReply(invalidParams(HOLDER_GONE, { reason: "holder_gone" }));
+    const error = holderGone();
+    noteErrorReason(note, error);
+    return errorReply(error);
   }
   if (!reply.ok) {
     note.outcome = "error";
-    return errorReply(RpcError.from(reply.error, reply.httpStatus));
+    const error = RpcError.from(reply.error, reply.httpStatus);
+    noteErrorReason(note, error);
+    return errorReply(error);
   }
   if (reply.result === undefined) return errorReply(internalError("the instance holding the call replied without a result"));
   const { resultType } = reply.result;

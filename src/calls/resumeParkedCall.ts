@@ -1,8 +1,8 @@
 // An MRTR retry (a tools/call, prompts/get or resources/read carrying requestState and
-// inputResponses): finds the parked call, checks every answer against its question before
-// anything is delivered, then resumes the call on this request — or asks again for what is
-// still open. Any refusal leaves the parked call exactly as it was. A call another instance holds
-// (the requestState names its holder) is resumed there, through `elsewhere`.
+// inputResponses) for a call parked on this instance: checks every answer against its question
+// before anything is delivered, then resumes the call on this request, hands it to a task, or asks
+// again for what is still open. Any refusal leaves the parked call exactly as it was. Finding the
+// parked call (or its holder instance) is the call owner's (CallDesk).
 
 import { invalidParams, missingCapability } from "../protocol/errors.js";
 import { type Reply, resultReply } from "../protocol/reply.js";
@@ -12,7 +12,7 @@ import { OpenQuestions } from "../questions/openQuestions.js";
 import { isObject } from "../util/json.js";
 import { InlineCall, type InlineRequest } from "./inlineCall.js";
 import type { LiveInlineCalls } from "./liveInlineCalls.js";
-import type { CallBinding, ParkedCall, ParkedCalls } from "./parkedCalls.js";
+import type { ParkedCall, ParkedCalls } from "./parkedCalls.js";
 
 /** A retry carries requestState. inputResponses alone is a fresh call with answers up front. */
 export function isRetry(params: JsonObject): boolean {
@@ -27,43 +27,24 @@ export function presetAnswersOf(params: JsonObject): JsonObject | undefined {
   return inputResponses;
 }
 
-/** Sends a retry to the instance holding its call and answers with what that call does next. */
-export interface RetryForwarder {
-  forward(
-    holder: string,
-    request: InlineRequest & { params: JsonObject },
-    binding: CallBinding,
-    inputResponses: JsonObject,
-    options: { asTask: boolean; jsonWindowMs: number; decorate?: (result: JsonObject) => JsonObject },
-  ): Promise<Reply>;
-}
-
 export interface ResumeOptions {
   /** How long a final message may take and still be answered as JSON (Infinity: always JSON). */
   jsonWindowMs: number;
   live: LiveInlineCalls;
-  decorate?: (result: JsonObject) => JsonObject;
+  decorate?: ((result: JsonObject) => JsonObject) | undefined;
   /** The call goes on as a task once every question is answered and the answers went upstream
-   *  (default: inline, on this request). A call held elsewhere goes on as a task there. */
-  respond?: (parkedCall: ParkedCall) => Promise<Reply>;
-  /** Where retries for calls other instances hold go (unset: only calls parked here are found). */
-  elsewhere?: RetryForwarder;
+   *  (unset: inline, on this request). */
+  asTask?: ((parkedCall: ParkedCall) => Promise<Reply>) | undefined;
 }
 
 export async function resumeParkedCall(
-  request: InlineRequest & { params: JsonObject },
+  parkedCall: ParkedCall,
+  request: InlineRequest,
   parked: ParkedCalls,
-  binding: CallBinding,
+  inputResponses: JsonObject,
   options: ResumeOptions,
 ): Promise<Reply> {
-  const inputResponses = presetAnswersOf(request.params) ?? {};
-  const located = options.elsewhere
-    ? parked.locate(request.params.requestState, binding)
-    : { here: parked.find(request.params.requestState, binding) };
-  if ("elsewhere" in located) return forward(located.elsewhere, request, binding, inputResponses, options);
-  const parkedCall = located.here;
   const { questions } = parkedCall;
-
   const matched = questions.match(inputResponses);
   if (!matched.ok) {
     throw invalidParams(
@@ -90,35 +71,29 @@ export async function resumeParkedCall(
     request.note.outcome = "input_required";
     return resultReply(parked.inputRequired(parkedCall));
   }
-  if (options.respond) {
+  if (options.asTask) {
     // Questions asked after the answers wait in the call until its new holder watches it.
     OpenQuestions.deliver(matched.answers);
-    return options.respond(parkedCall);
+    return options.asTask(parkedCall);
   }
-  // Watch before answering, so a follow-up question is caught by this request.
+  return resumeInline(parkedCall, request, parked, matched.answers, options);
+}
+
+/** Watches before answering, so a follow-up question is caught by this request. */
+function resumeInline(
+  parkedCall: ParkedCall,
+  request: InlineRequest,
+  parked: ParkedCalls,
+  answers: Parameters<typeof OpenQuestions.deliver>[0],
+  options: ResumeOptions,
+): Promise<Reply> {
   const inline = new InlineCall(parkedCall.call, request, {
     parked,
     live: options.live,
-    binding,
+    binding: parkedCall.binding,
     resumes: parkedCall,
     ...(options.decorate ? { decorate: options.decorate } : {}),
   });
-  OpenQuestions.deliver(matched.answers);
+  OpenQuestions.deliver(answers);
   return inline.reply(options.jsonWindowMs);
-}
-
-function forward(
-  holder: string,
-  request: InlineRequest & { params: JsonObject },
-  binding: CallBinding,
-  inputResponses: JsonObject,
-  options: ResumeOptions,
-): Promise<Reply> {
-  const { elsewhere, jsonWindowMs, decorate } = options;
-  if (!elsewhere) throw new Error("a retry for a call held elsewhere needs options.elsewhere");
-  return elsewhere.forward(holder, request, binding, inputResponses, {
-    asTask: options.respond !== undefined,
-    jsonWindowMs,
-    ...(decorate ? { decorate } : {}),
-  });
 }

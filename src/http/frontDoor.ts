@@ -13,8 +13,10 @@ import { type Identity, type IdentityResolver, loggableSubject, ownerHashOf } fr
 import type { MethodRequest } from "../methods/handler.js";
 import type { MethodRouter } from "../methods/router.js";
 import { requestLog } from "../observability/requestLog.js";
-import { internalError, invalidRequest, legacyDoorClosed, RpcError, tooManyRequests } from "../protocol/errors.js";
+import { internalError, invalidRequest, legacyDoorClosed, RpcError, tooManyRequests, verifierFailure } from "../protocol/errors.js";
+import type { Reason } from "../protocol/reasons.js";
 import { errorMessage, errorReply, type Reply } from "../protocol/reply.js";
+import type { RequestNote } from "../protocol/requestNote.js";
 import type { JsonObject, RequestId } from "../protocol/wire.js";
 import { classifyLegacy, parseEnvelope, parseJsonBody } from "./envelope.js";
 import { sendError, sendJson } from "./jsonResponse.js";
@@ -23,12 +25,12 @@ import type { LegacyCaller, PassThrough } from "./passThrough.js";
 import { BodyTooLargeError, readBody } from "./readBody.js";
 import { writeReply } from "./replyWriter.js";
 import { requestIdOf } from "./requestId.js";
-import { methodLabel, type RequestOutcome, requestOutcome } from "./requestOutcome.js";
+import { methodLabel, type RequestOutcome, repliedReason, requestOutcome } from "./requestOutcome.js";
 import type { RequestRate } from "./requestRate.js";
 
 /** Told about every request once its response ended. */
 export interface RequestObserver {
-  requestDone(method: string, outcome: RequestOutcome, seconds: number): void;
+  requestDone(method: string, outcome: RequestOutcome, seconds: number, reason?: Reason): void;
 }
 
 export interface FrontDoorOptions {
@@ -72,7 +74,7 @@ export function frontDoor(options: FrontDoorOptions) {
   const { log } = options;
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const started = performance.now();
-    const note: Record<string, unknown> = {};
+    const note: RequestNote = {};
     const { id: requestId, refused } = requestIdOf(req.headersDistinct);
     if (refused) note.requestIdRefused = refused;
     res.setHeader("X-Request-Id", requestId);
@@ -81,7 +83,8 @@ export function frontDoor(options: FrontDoorOptions) {
       const finished = res.writableFinished;
       // Once the reply writer has handled the close too: a call the client left notes that first.
       setImmediate(() => {
-        options.metrics?.requestDone(methodLabel(note), requestOutcome(note, res.statusCode, finished), ms / 1000);
+        const outcome = requestOutcome(note, res.statusCode, finished);
+        options.metrics?.requestDone(methodLabel(note), outcome, ms / 1000, repliedReason(note));
         // No work for a line that would not be written (info is off and nothing failed).
         if (res.statusCode < 500 && !log.isLevelEnabled("info")) return;
         const line = { event: "request", requestId, httpMethod: req.method, status: res.statusCode, ms: Math.round(ms), ...note };
@@ -132,7 +135,9 @@ export function frontDoor(options: FrontDoorOptions) {
         note.rejected = auth.reason;
         if (auth.detail) note.detail = auth.detail;
         const error =
-          auth.status === 503 ? internalError(auth.message, { reason: auth.reason }, 503) : invalidRequest(auth.message, auth.status);
+          auth.reason === "verifier_unavailable" || auth.reason === "verifier_error"
+            ? verifierFailure(auth.reason, auth.message)
+            : invalidRequest(auth.message, auth.status);
         sendError(res, idOf(json), error, auth.wwwAuthenticate ? { "WWW-Authenticate": auth.wwwAuthenticate } : {});
         return undefined;
       }

@@ -7,6 +7,7 @@ import type { Identity } from "../auth/identity.js";
 import type { EventLog } from "../observability/requestLog.js";
 import type { HeaderMap } from "../protocol/headerValue.js";
 import type { Reply } from "../protocol/reply.js";
+import type { RequestNote } from "../protocol/requestNote.js";
 import type { ClientCapabilities, JsonObject, RequestId } from "../protocol/wire.js";
 
 export interface MethodRequest {
@@ -22,7 +23,7 @@ export interface MethodRequest {
   /** Lines written here carry the request's requestId and rpcMethod. */
   log: EventLog;
   /** Fields added to the request's log line (tool, taskId, outcome…). */
-  note: Record<string, unknown>;
+  note: RequestNote;
 }
 
 export type MethodHandler = (request: MethodRequest) => Promise<Reply>;

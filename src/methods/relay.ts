@@ -6,7 +6,6 @@ import { ownerHashOf } from "../auth/identity.js";
 import { type Reply, resultReply } from "../protocol/reply.js";
 import type { JsonObject } from "../protocol/wire.js";
 import { profileOf } from "../upstream/capabilityProfile.js";
-import { toClientError } from "../upstream/upstreamFailure.js";
 import type { UpstreamPool } from "../upstream/upstreamPool.js";
 import { modernResult } from "../upstream/upstreamResult.js";
 import type { MethodRequest } from "./handler.js";
@@ -28,12 +27,7 @@ export function relayHandler(pool: UpstreamPool, cache: CacheHints) {
     const { _meta: _modernMeta, ...params } = request.params;
     if (typeof params.name === "string") request.note.name = params.name;
     if (typeof params.uri === "string") request.note.uri = params.uri;
-    let result: JsonObject;
-    try {
-      result = await pool.request(ownerHashOf(request.identity), profileOf(request.capabilities), request.method, params);
-    } catch (error) {
-      throw toClientError(error);
-    }
+    const result = await pool.request(ownerHashOf(request.identity), profileOf(request.capabilities), request.method, params);
     const caching = CACHEABLE.has(request.method) ? cache : {};
     return resultReply(modernResult(withoutExecution(result), { ...caching }));
   };

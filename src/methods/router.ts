@@ -1,10 +1,13 @@
 // Maps a 2026-07-28 method to its handler, after the gates that come before any work:
 // the tasks extension for tasks/* (before the id is looked up), and the upstream's own
-// capabilities (a method the upstream cannot serve is not offered: -32601).
+// capabilities (a method the upstream cannot serve is not offered: -32601). The one place where
+// an upstream failure a handler (or a gate) let through becomes its named client error
+// (toClientError: the reason, the upstream's own code); anything else thrown passes unchanged.
 
 import { methodNotFound, missingCapability } from "../protocol/errors.js";
 import type { Reply } from "../protocol/reply.js";
 import { declaresTasks, type JsonObject, TASKS_EXTENSION } from "../protocol/wire.js";
+import { CallStopped, toClientError, UpstreamFailure, UpstreamRpcError } from "../upstream/upstreamFailure.js";
 import type { MethodHandler, MethodRequest } from "./handler.js";
 
 /** Which upstream capability each relayed method needs. */
@@ -27,6 +30,14 @@ export class MethodRouter {
   ) {}
 
   async dispatch(request: MethodRequest): Promise<Reply> {
+    try {
+      return await this.route(request);
+    } catch (error) {
+      throw isUpstreamError(error) ? toClientError(error) : error;
+    }
+  }
+
+  private async route(request: MethodRequest): Promise<Reply> {
     if (request.method.startsWith("tasks/") && !declaresTasks(request.capabilities)) {
       throw missingCapability(
         { extensions: { [TASKS_EXTENSION]: {} } },
@@ -42,3 +53,7 @@ export class MethodRouter {
     return handler(request);
   }
 }
+
+/** What the upstream layer throws: named for the client by toClientError. */
+const isUpstreamError = (error: unknown): boolean =>
+  error instanceof UpstreamFailure || error instanceof UpstreamRpcError || error instanceof CallStopped;

@@ -9,6 +9,7 @@
 // it when /metrics is scraped, not counted up and down alongside them.
 
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { ALL_REASONS, type Reason, type RequestOutcome, UPSTREAM_REASONS, type UpstreamReason } from "../protocol/reasons.js";
 
 const PREFIX = "taskgate_";
 
@@ -36,19 +37,6 @@ export interface LiveSources {
 const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const STORE_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
-/** The UpstreamFailure reasons, so each series exists (at 0) before its first failure. */
-const UPSTREAM_REASONS = [
-  "upstream_unreachable",
-  "upstream_not_mcp",
-  "upstream_auth",
-  "upstream_timeout",
-  "upstream_unresponsive",
-  "upstream_lost",
-  "upstream_exited",
-  "upstream_sessions_exhausted",
-  "session_gone",
-  "shutting_down",
-];
 const STORE_OPERATIONS = ["create", "get", "update", "list_unfinished"];
 const FINISHED_STATUSES = ["completed", "failed", "cancelled"];
 /** Notifications counted by name; anything else an upstream sends is "other". */
@@ -73,6 +61,7 @@ export class GatewayMetrics {
   private readonly tasksCreated: Counter;
   private readonly tasksFinished: Counter<"status">;
   private readonly upstreamErrors: Counter<"reason">;
+  private readonly errorReplies: Counter<"reason">;
   private readonly upstreamNotifications: Counter<"method">;
   private readonly storeErrors: Counter<"operation">;
   private readonly storeDuration: Histogram<"operation">;
@@ -127,7 +116,15 @@ export class GatewayMetrics {
       buckets: STORE_BUCKETS,
       registers,
     });
+    this.errorReplies = new Counter({
+      name: `${PREFIX}error_replies_total`,
+      help: "Error replies to the MCP endpoint that named a reason (error.data.reason; JSON or a stream's last frame), by that reason",
+      labelNames: ["reason"],
+      registers,
+    });
+    // Each series exists (at 0) before its first failure.
     for (const reason of UPSTREAM_REASONS) this.upstreamErrors.labels(reason).inc(0);
+    for (const reason of ALL_REASONS) this.errorReplies.labels(reason).inc(0);
     for (const operation of STORE_OPERATIONS) this.storeErrors.labels(operation).inc(0);
     for (const status of FINISHED_STATUSES) this.tasksFinished.labels(status).inc(0);
   }
@@ -182,8 +179,10 @@ export class GatewayMetrics {
     );
   }
 
-  /** One request to the MCP endpoint ended. `method` must come from a fixed set (see requests_total). */
-  requestDone(method: string, outcome: string, seconds: number): void {
+  /** One request to the MCP endpoint ended. `method` must come from a fixed set (see requests_total);
+   *  `reason`: the catalogued reason its error reply named. */
+  requestDone(method: string, outcome: RequestOutcome, seconds: number, reason?: Reason): void {
+    if (reason !== undefined) this.errorReplies.labels(reason).inc();
     let byOutcome = this.requestSeries.get(method);
     if (!byOutcome) this.requestSeries.set(method, (byOutcome = new Map()));
     let series = byOutcome.get(outcome);
@@ -213,7 +212,7 @@ export class GatewayMetrics {
     if (failed) series.errors.inc();
   }
 
-  upstreamFailed(reason: string): void {
+  upstreamFailed(reason: UpstreamReason): void {
     this.upstreamErrors.labels(reason).inc();
   }
 

@@ -1,24 +1,13 @@
-// Every JSON-RPC error code taskgate emits, and the one error type that carries code + HTTP status.
-// Codes follow the 2026-07-28 table (-32020..-32022 are MCP's; never invent codes in that range).
+// The one error type that carries a JSON-RPC code + HTTP status, and the factories that make every
+// error taskgate emits (codes in errorCodes.ts). Errors that name a reason are built from its entry
+// in the catalogue (reasons.ts): code, HTTP status and message template; call sites pass values.
 // Error objects are made by the factories below only; `JsonRpcErrorObject` is their wire form.
 
+import { ErrorCode, LEGACY_RESOURCE_NOT_FOUND } from "./errorCodes.js";
+import { REASONS, type Reason, reasonMessage, type UpstreamReason } from "./reasons.js";
 import { type JsonRpcErrorObject, PROTOCOL_VERSION } from "./wire.js";
 
-export const ErrorCode = {
-  ParseError: -32700,
-  InvalidRequest: -32600,
-  MethodNotFound: -32601,
-  InvalidParams: -32602,
-  InternalError: -32603,
-  /** LSP's "request cancelled": what the upstream hears when a question it asked is withdrawn. */
-  RequestCancelled: -32800,
-  HeaderMismatch: -32020,
-  MissingRequiredClientCapability: -32021,
-  UnsupportedProtocolVersion: -32022,
-} as const;
-
-/** Legacy "resource not found"; MUST NOT be emitted in 2026, translated to InvalidParams. */
-export const LEGACY_RESOURCE_NOT_FOUND = -32002;
+export { ErrorCode, LEGACY_RESOURCE_NOT_FOUND };
 
 export class RpcError extends Error {
   constructor(
@@ -82,20 +71,36 @@ export const legacyDoorClosed = (requested: string) =>
     400,
   );
 
+/** An error naming a catalogued reason: its code and status from the catalogue, `data.reason` first. */
+function reasonError(reason: Reason, message: string, data: Record<string, unknown> = {}, httpStatus?: number): RpcError {
+  const entry = REASONS[reason];
+  return new RpcError(entry.code, message, { reason, ...data }, httpStatus ?? entry.httpStatus);
+}
+
 /** quotas.requestsPerMinute exceeded (HTTP 429; the caller also gets Retry-After). */
 export const tooManyRequests = (retryAfterSeconds: number) =>
-  new RpcError(
-    ErrorCode.InternalError,
-    `Too many requests: this identity is over its request rate (quotas.requestsPerMinute); retry in ${retryAfterSeconds} s`,
-    { reason: "rate_limited", retryAfterSeconds },
-    429,
-  );
+  reasonError("rate_limited", reasonMessage("rate_limited", { retryAfterSeconds }), { retryAfterSeconds });
 
 /** A count quota (quotas.maxRunningTasks, quotas.maxHeldCalls) is full: nothing was started (HTTP 429). */
 export const quotaExceeded = (quota: string, limit: number, what: string) =>
-  new RpcError(
-    ErrorCode.InternalError,
-    `Quota exceeded: this identity already has ${limit} ${what} (${quota}); wait for one to finish, or cancel one`,
-    { reason: "quota_exceeded", quota, limit },
-    429,
-  );
+  reasonError("quota_exceeded", reasonMessage("quota_exceeded", { limit, what, quota }), { quota, limit });
+
+/** This process is shutting down: what it was serving ends, and nothing new starts (HTTP 503). */
+export const shuttingDown = () => reasonError("shutting_down", reasonMessage("shutting_down"));
+
+/** A retry reached this instance for a call whose holder instance is gone (and its upstream call with it). */
+export const holderGone = () => reasonError("holder_gone", reasonMessage("holder_gone"));
+
+/** The task store failed or did not answer; `cause` says how (HTTP 503). */
+export const storeUnavailable = (cause: string) => reasonError("store_unavailable", reasonMessage("store_unavailable", { cause }));
+
+/** The token could not be judged now (HTTP 503; `message` from authenticate()). */
+export const verifierFailure = (reason: "verifier_unavailable" | "verifier_error", message: string) => reasonError(reason, message);
+
+/** A failure talking to the upstream, named by upstream/upstreamFailure.ts (its message, data and status). */
+export const upstreamFailureError = (reason: UpstreamReason, message: string, data?: Record<string, unknown>, httpStatus?: number) =>
+  reasonError(reason, message, data, httpStatus);
+
+/** The upstream's own JSON-RPC error, in its words; legacy "resource not found" becomes InvalidParams. */
+export const upstreamOwnError = (error: JsonRpcErrorObject) =>
+  new RpcError(error.code === LEGACY_RESOURCE_NOT_FOUND ? ErrorCode.InvalidParams : error.code, error.message, error.data);

@@ -8,7 +8,9 @@
 import type { Logger } from "pino";
 import type { TaskBus } from "../cluster/taskBus.js";
 import { ErrorCode, RpcError } from "../protocol/errors.js";
+import { SHUTDOWN } from "../protocol/reasons.js";
 import { notificationMessage, resultMessage } from "../protocol/reply.js";
+import type { RequestNote } from "../protocol/requestNote.js";
 import { type JsonObject, META, type RequestId, TERMINAL_STATUSES } from "../protocol/wire.js";
 import type { TaskAccess } from "../tasks/taskAccess.js";
 import type { TaskRecord } from "../tasks/taskRecord.js";
@@ -35,7 +37,7 @@ export interface ListenRequest {
   ownerHash: string;
   /** Aborts when the client goes away. */
   signal: AbortSignal;
-  note: Record<string, unknown>;
+  note: RequestNote;
 }
 
 interface Follow {
@@ -161,7 +163,7 @@ export class ListenStream {
   /** Server teardown: the JSON-RPC result to the listen request, then the end of the stream. */
   finish(): void {
     if (this.acknowledged && !this.disposed) this.messages.push(resultMessage(this.id, { resultType: "complete", ...this.tag() }));
-    this.dispose("gateway shutting down");
+    this.dispose(SHUTDOWN.abortReason);
   }
 
   /** Gives back everything this stream holds; safe to call more than once. */

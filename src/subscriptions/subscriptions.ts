@@ -6,7 +6,7 @@
 
 import type { Logger } from "pino";
 import type { TaskBus } from "../cluster/taskBus.js";
-import { internalError } from "../protocol/errors.js";
+import { shuttingDown } from "../protocol/errors.js";
 import type { JsonObject } from "../protocol/wire.js";
 import type { TaskAccess } from "../tasks/taskAccess.js";
 import type { TaskRecord } from "../tasks/taskRecord.js";
@@ -104,5 +104,3 @@ export class Subscriptions {
 
 /** How long shutdown waits for closing results to be written. */
 const FLUSH_WAIT_MS = 1_000;
-
-const shuttingDown = () => internalError("taskgate is shutting down", undefined, 503);

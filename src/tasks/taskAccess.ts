@@ -9,6 +9,7 @@ import type { HolderLink, HolderReply, TaskCommand } from "../cluster/holderLink
 import type { InstanceLeases } from "../cluster/instanceLeases.js";
 import type { EventLog } from "../observability/requestLog.js";
 import { internalError, invalidParams, RpcError } from "../protocol/errors.js";
+import { SHUTDOWN } from "../protocol/reasons.js";
 import { type JsonObject, TERMINAL_STATUSES } from "../protocol/wire.js";
 import type { TaskRecord } from "./taskRecord.js";
 import { failedRecord, type TaskRecords } from "./taskRecords.js";
@@ -96,9 +97,7 @@ export class TaskAccess {
 
   /** The instance holding this task is gone: its upstream call went with it. */
   private async failHolderGone(taskId: string): Promise<TaskRecord | undefined> {
-    const updated = await this.options.records.write(taskId, (current) =>
-      failedRecord(current, "the taskgate instance holding this task is gone; its upstream call was lost"),
-    );
+    const updated = await this.options.records.write(taskId, (current) => failedRecord(current, SHUTDOWN.holderGone));
     if (updated) this.options.log.warn({ event: "task.orphaned", taskId, why: "holder gone" }, "task failed: its holder instance is gone");
     return updated;
   }

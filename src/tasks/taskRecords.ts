@@ -6,7 +6,7 @@
 // terminal status here is told to the observer (the metrics).
 
 import type { TaskBus } from "../cluster/taskBus.js";
-import { internalError, RpcError } from "../protocol/errors.js";
+import { internalError, RpcError, storeUnavailable } from "../protocol/errors.js";
 import { type JsonRpcErrorObject, TERMINAL_STATUSES } from "../protocol/wire.js";
 import type { TaskRecord } from "./taskRecord.js";
 import type { TaskStore } from "./taskStore.js";
@@ -69,10 +69,8 @@ export class TaskRecords {
       failed = true;
       const why = error instanceof Error ? error.message : String(error);
       // The stores name themselves ("task store (redis …) did not answer …"); others get a prefix.
-      const message = /^task store\b/i.test(why)
-        ? `Task store unavailable: ${why.replace(/^task store\s*/i, "")}`
-        : `Task store unavailable: ${why}`;
-      throw internalError(message, { reason: "store_unavailable" }, 503);
+      const cause = /^task store\b/i.test(why) ? why.replace(/^task store\s*/i, "") : why;
+      throw storeUnavailable(cause);
     } finally {
       this.observer.storeOperation(operation, (performance.now() - started) / 1000, failed);
     }

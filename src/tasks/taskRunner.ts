@@ -11,6 +11,7 @@ import type { Logger } from "pino";
 import type { EventLog } from "../observability/requestLog.js";
 import { invalidParams } from "../protocol/errors.js";
 import { shouldRelayLog } from "../protocol/logLevels.js";
+import { SHUTDOWN } from "../protocol/reasons.js";
 import type { InputRequests, JsonObject } from "../protocol/wire.js";
 import { OpenQuestions } from "../questions/openQuestions.js";
 import type { LogEntry } from "../upstream/callContext.js";
@@ -35,8 +36,6 @@ export interface TaskRunnerOptions {
     inputKeys: Record<string, string>;
   };
   log: Logger;
-  /** Told of every task started, with its call and owner (quotas count it until the call ends). */
-  onStarted?(call: RunningCall, ownerHash: string): void;
 }
 
 /** A task whose upstream call this instance hosts. */
@@ -84,7 +83,6 @@ export class TaskRunner {
       chain: Promise.resolve(),
     };
     this.live.set(taskId, task);
-    this.options.onStarted?.(call, ownerHash);
     call.logTo(log, { taskId });
     requestLog.info({ event: "task.created", taskId, tool }, "task created");
 
@@ -162,9 +160,7 @@ export class TaskRunner {
   async failOrphans(): Promise<number> {
     const orphans = (await this.options.records.listUnfinished()).filter((r) => !this.live.has(r.taskId));
     for (const orphan of orphans) {
-      await this.options.records.write(orphan.taskId, (current) =>
-        failedRecord(current, "taskgate restarted while holding this task; its upstream call was lost"),
-      );
+      await this.options.records.write(orphan.taskId, (current) => failedRecord(current, SHUTDOWN.taskOrphaned));
       this.options.log.warn({ event: "task.orphaned", taskId: orphan.taskId }, "task failed: gateway restarted while holding it");
     }
     return orphans.length;
@@ -174,10 +170,10 @@ export class TaskRunner {
   async shutdown(): Promise<void> {
     await Promise.all(
       [...this.live.keys()].map(async (taskId) => {
-        this.release(taskId)?.call.abort("gateway shutting down");
+        this.release(taskId)?.call.abort(SHUTDOWN.abortReason);
         // A store that is gone cannot record it; the next start (or another instance) fails the task then.
         await this.options.records
-          .write(taskId, (current) => failedRecord(current, "taskgate shut down while holding this task; its upstream call was stopped"))
+          .write(taskId, (current) => failedRecord(current, SHUTDOWN.taskFailed))
           .catch((error: unknown) =>
             this.options.log.warn(
               { event: "task.write.failed", taskId, err: error instanceof Error ? error.message : String(error) },

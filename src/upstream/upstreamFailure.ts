@@ -4,33 +4,12 @@
 // the JSON-RPC error a 2026-07-28 client gets: an upstream's own JSON-RPC error keeps its code
 // (legacy -32002 becomes -32602); our failures are -32603 with their reason.
 
-import { ErrorCode, LEGACY_RESOURCE_NOT_FOUND, RpcError } from "../protocol/errors.js";
+import { internalError, RpcError, upstreamFailureError, upstreamOwnError } from "../protocol/errors.js";
+import { REASONS, type UpstreamReason } from "../protocol/reasons.js";
 import type { JsonRpcErrorObject } from "../protocol/wire.js";
 
-export type FailureReason =
-  | "upstream_unreachable"
-  | "upstream_not_mcp"
-  | "upstream_auth"
-  | "upstream_timeout"
-  | "upstream_unresponsive"
-  | "upstream_lost"
-  | "upstream_exited"
-  | "upstream_sessions_exhausted"
-  | "session_gone"
-  | "shutting_down";
-
-const STATUS: Record<FailureReason, number> = {
-  upstream_unreachable: 502,
-  upstream_not_mcp: 502,
-  upstream_auth: 502,
-  upstream_timeout: 504,
-  upstream_unresponsive: 504,
-  upstream_lost: 502,
-  upstream_exited: 502,
-  upstream_sessions_exhausted: 503,
-  session_gone: 502,
-  shutting_down: 503,
-};
+/** The reasons, statuses and message templates are catalogued in protocol/reasons.ts. */
+export type FailureReason = UpstreamReason;
 
 export class UpstreamFailure extends Error {
   readonly httpStatus: number;
@@ -44,12 +23,12 @@ export class UpstreamFailure extends Error {
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "UpstreamFailure";
-    this.httpStatus = options?.httpStatus ?? STATUS[reason];
+    this.httpStatus = options?.httpStatus ?? REASONS[reason].httpStatus;
     if (options?.data) this.data = options.data;
   }
 
   toRpcError(): RpcError {
-    return new RpcError(ErrorCode.InternalError, this.message, { reason: this.reason, ...this.data }, this.httpStatus);
+    return upstreamFailureError(this.reason, this.message, this.data, this.httpStatus);
   }
 }
 
@@ -77,15 +56,13 @@ export class CallStopped extends Error {
 export function toClientError(error: unknown): RpcError {
   if (error instanceof RpcError) return error;
   if (error instanceof UpstreamRpcError) {
-    const { code, message, data } = error.error;
     // SDK servers prefix "MCP error <code>: "; the client wants the upstream's own words.
-    const words = message.replace(/^MCP error -?\d+: /, "");
-    return new RpcError(code === LEGACY_RESOURCE_NOT_FOUND ? ErrorCode.InvalidParams : code, words, data);
+    return upstreamOwnError({ ...error.error, message: error.error.message.replace(/^MCP error -?\d+: /, "") });
   }
   if (error instanceof UpstreamFailure) return error.toRpcError();
-  if (error instanceof CallStopped) return new RpcError(ErrorCode.InternalError, `Upstream call stopped: ${error.why}`);
+  if (error instanceof CallStopped) return internalError(`Upstream call stopped: ${error.why}`);
   const message = error instanceof Error ? error.message : String(error);
-  return new RpcError(ErrorCode.InternalError, `Upstream request failed: ${message}`);
+  return internalError(`Upstream request failed: ${message}`);
 }
 
 /** Describes a network error for a person: "connect ECONNREFUSED 127.0.0.1:1". */

@@ -1,0 +1,256 @@
+// CallDesk: the one owner of a call's life, and the only part of calls/ the method handlers use.
+// A handler validates its request, checks the catalog, chooses the policy and opens the call here;
+// from then on the desk decides what the call is:
+//
+//   fresh call   quotas.admit → the call starts upstream (StartCall) → counted (CallQuotas) →
+//                inline (an InlineCall: JSON, a stream, or an MRTR round that parks it), a task
+//                (TaskRunner, stored before the handle goes out), or policy auto: inline if it
+//                ends or asks within tasks.autoAfterMs, else a task
+//   retry        the requestState names the call's holder: parked here → answers checked, then the
+//                call resumes inline on this request (or becomes a task under auto); held by
+//                another instance → forwarded there over the HolderLink (RemoteRounds)
+//   holder side  serve(): another instance's retry for a call parked here, resumed the same way
+//   shutdown     inline calls get the grace period, parked calls are cancelled, live tasks fail
+//
+// How a policy and the request's declaration of the tasks extension decide the call's life:
+// undeclared → inline (policy `required`: refused, -32021); declared → `never` inline, `always`
+// and `required` a task at once, `auto` inline or task as above. Every call is counted against
+// quotas here, from one place, until its upstream call ends.
+
+import type { Logger } from "pino";
+import type { HolderLink, HolderReply, RoundCommand } from "../cluster/holderLink.js";
+import type { TaskPolicy } from "../config/schema.js";
+import type { EventLog } from "../observability/requestLog.js";
+import { missingCapability } from "../protocol/errors.js";
+import { SHUTDOWN } from "../protocol/reasons.js";
+import { type Reply, resultReply } from "../protocol/reply.js";
+import type { RequestNote } from "../protocol/requestNote.js";
+import { type ClientCapabilities, declaresTasks, type JsonObject, META, type RequestId, TASKS_EXTENSION } from "../protocol/wire.js";
+import type { TaskRunner } from "../tasks/taskRunner.js";
+import { taskHandle } from "../tasks/taskView.js";
+import { profileOf } from "../upstream/capabilityProfile.js";
+import type { RunningCall } from "../upstream/upstreamCall.js";
+import { CallQuotas, type QuotaLimits } from "./callQuotas.js";
+import type { StartCall } from "./callStarter.js";
+import { InlineCall, type InlineRequest } from "./inlineCall.js";
+import { LiveInlineCalls } from "./liveInlineCalls.js";
+import type { CallBinding, ParkedCalls } from "./parkedCalls.js";
+import { RemoteRounds } from "./remoteRounds.js";
+import { argumentsDigest } from "./requestStateCodec.js";
+import { isRetry, presetAnswersOf, resumeParkedCall } from "./resumeParkedCall.js";
+import { policyFor, type TaskSettings } from "./taskPolicy.js";
+
+export type { TaskPolicy, TaskSettings };
+
+/** A quick result within this window is answered as JSON, not SSE. */
+export const INLINE_JSON_WINDOW_MS = 250;
+
+/** What the desk needs of a method request (a MethodRequest is one). */
+export interface CallRequest {
+  id: RequestId;
+  params: JsonObject;
+  meta: JsonObject;
+  capabilities: ClientCapabilities;
+  /** Aborts when the client goes away: an inline call is then cancelled upstream. */
+  signal: AbortSignal;
+  log: EventLog;
+  note: RequestNote;
+}
+
+/** The call a handler opens: `method` on `name`, for `owner`. */
+export interface CallOrder {
+  owner: string;
+  method: string;
+  name: string;
+  /** The caller's arguments: a requestState is bound to their digest. */
+  args: unknown;
+  /** What is sent upstream (never the request's _meta or MRTR fields). */
+  upstreamParams: JsonObject;
+  /** How the call may be answered (tools/call: policyFor(); the reads: `never`, inline only). */
+  policy: TaskPolicy;
+  /** The tool's 2025-11-25 execution.taskSupport (a task tool may run as a task upstream). */
+  taskSupport?: string | undefined;
+  /** Cache hints for a fresh call's complete result (a retry's result is never cached). */
+  cache?: { ttlMs: number; cacheScope: "public" | "private" } | undefined;
+}
+
+export interface CallDeskOptions {
+  startCall: StartCall;
+  runner: TaskRunner;
+  parked: ParkedCalls;
+  /** How retries for calls another instance holds get there. */
+  link: HolderLink;
+  quotas: QuotaLimits;
+  /** tasks.*: the policies, autoAfterMs, input keys. */
+  settings: TaskSettings;
+  log: Logger;
+}
+
+/** inline; task at once; auto (inline if quick, else a task); refused (a task-only tool, undeclared). */
+type Life = "inline" | "task" | "auto" | "refused";
+
+function lifeOf(policy: TaskPolicy, declared: boolean): Life {
+  if (!declared) return policy === "required" ? "refused" : "inline";
+  if (policy === "never") return "inline";
+  return policy === "auto" ? "auto" : "task";
+}
+
+const NOT_CACHED = (result: JsonObject): JsonObject => ({ ...result, ttlMs: 0, cacheScope: "private" });
+
+export class CallDesk {
+  private readonly live = new LiveInlineCalls();
+  private readonly quotas: CallQuotas;
+  private readonly rounds: RemoteRounds;
+
+  constructor(private readonly options: CallDeskOptions) {
+    this.quotas = new CallQuotas(options.quotas);
+    this.rounds = new RemoteRounds({
+      link: options.link,
+      log: options.log,
+      resume: (request, binding, asTask) =>
+        this.retry(request, binding, { asTask, jsonWindowMs: Number.POSITIVE_INFINITY, mayForward: false }),
+    });
+  }
+
+  /** The policy of a tools/call of `tool` (config per tool, then the tool's taskSupport, then the default). */
+  policyFor(tool: string, taskSupport: string | undefined): TaskPolicy {
+    return policyFor(tool, this.options.settings, taskSupport);
+  }
+
+  /** Opens the call: a fresh one, or the retry of a parked one (wherever it is held). */
+  async open(request: CallRequest, order: CallOrder): Promise<Reply> {
+    const configuredKey = order.method === "tools/call" ? this.options.settings.inputKeys[order.name] : undefined;
+    const binding: CallBinding = {
+      owner: order.owner,
+      method: order.method,
+      name: order.name,
+      args: argumentsDigest(order.args),
+      ...(configuredKey ? { configuredKey } : {}),
+    };
+    const life = lifeOf(order.policy, declaresTasks(request.capabilities));
+    if (isRetry(request.params)) {
+      return this.retry({ ...inlineRequestOf(request), params: request.params }, binding, {
+        asTask: life === "auto",
+        jsonWindowMs: INLINE_JSON_WINDOW_MS,
+        mayForward: true,
+        ...(order.cache ? { decorate: NOT_CACHED } : {}),
+      });
+    }
+    return this.fresh(request, order, binding, life);
+  }
+
+  /** Holder side: another instance's command for a call parked here. */
+  serve(command: RoundCommand): Promise<HolderReply> {
+    return this.rounds.serve(command);
+  }
+
+  /** Calls answering a client now, and calls parked between rounds (metrics, health, shutdown log). */
+  held(): { inline: number; parked: number } {
+    return { inline: this.live.count(), parked: this.options.parked.count() };
+  }
+
+  /** Shutdown: inline calls get `graceMs` to end (then a shutting_down error), parked calls are
+   *  cancelled, live tasks fail saying why. */
+  async shutdown(graceMs: number): Promise<void> {
+    await this.live.drain(graceMs);
+    this.options.parked.abortAll(SHUTDOWN.abortReason);
+    await this.options.runner.shutdown();
+  }
+
+  private async fresh(request: CallRequest, order: CallOrder, binding: CallBinding, life: Life): Promise<Reply> {
+    const presetAnswers = presetAnswersOf(request.params);
+    if (life === "refused") {
+      throw missingCapability(
+        { extensions: { [TASKS_EXTENSION]: {} } },
+        `tool '${order.name}' runs only as a task; declare ${TASKS_EXTENSION}`,
+      );
+    }
+    const { owner } = order;
+    this.quotas.admit(owner, { task: life !== "inline", held: life !== "task" });
+    const call = await this.options.startCall({
+      owner,
+      profile: profileOf(request.capabilities),
+      relaysLogs: typeof request.meta[META.logLevel] === "string",
+      method: order.method,
+      params: order.upstreamParams,
+      log: request.log,
+      taskSupport: order.taskSupport,
+      mayBecomeTask: life !== "inline",
+    });
+    if (life === "task") return this.toTask(call, owner, order.name, request);
+    this.count(call, owner, "held");
+    const { cache } = order;
+    const inline = new InlineCall(call, inlineRequestOf(request), {
+      parked: this.options.parked,
+      live: this.live,
+      binding,
+      ...(cache ? { decorate: (result: JsonObject) => ({ ...result, ttlMs: cache.ttlMs, cacheScope: cache.cacheScope }) } : {}),
+      ...(presetAnswers ? { presetAnswers } : {}),
+    });
+    if (life === "auto" && !(await inline.finishesWithin(this.options.settings.autoAfterMs))) {
+      return this.toTask(call, owner, order.name, request);
+    }
+    return inline.reply(INLINE_JSON_WINDOW_MS);
+  }
+
+  /** A retry: resumed here when the call is parked here, else (if it may) sent to its holder. */
+  private async retry(
+    request: InlineRequest & { params: JsonObject },
+    binding: CallBinding,
+    how: { asTask: boolean; jsonWindowMs: number; mayForward: boolean; decorate?: (result: JsonObject) => JsonObject },
+  ): Promise<Reply> {
+    const { parked } = this.options;
+    const inputResponses = presetAnswersOf(request.params) ?? {};
+    const { requestState } = request.params;
+    const located = how.mayForward ? parked.locate(requestState, binding) : { here: parked.find(requestState, binding) };
+    if ("elsewhere" in located) return this.rounds.forward(located.elsewhere, request, binding, inputResponses, how);
+    return resumeParkedCall(located.here, request, parked, inputResponses, {
+      jsonWindowMs: how.jsonWindowMs,
+      live: this.live,
+      decorate: how.decorate,
+      ...(how.asTask
+        ? {
+            asTask: (parkedCall) => {
+              parked.handOver(parkedCall);
+              return this.toTask(parkedCall.call, binding.owner, binding.name, request);
+            },
+          }
+        : {}),
+    });
+  }
+
+  /** The call becomes a task: its record is stored before the handle is returned (a call whose
+   *  task could not be stored is cancelled upstream). */
+  private async toTask(call: RunningCall, owner: string, tool: string, request: { log?: EventLog; note: RequestNote }): Promise<Reply> {
+    let record: Awaited<ReturnType<TaskRunner["start"]>>;
+    try {
+      record = await this.options.runner.start(call, owner, tool, request.log);
+    } catch (error) {
+      call.abort("the task could not be stored");
+      throw error;
+    }
+    this.count(call, owner, "task");
+    request.note.taskId = record.taskId;
+    request.note.outcome = "task";
+    return resultReply({ ...taskHandle(record), resultType: "task" });
+  }
+
+  /** The one place calls are counted against quotas (a held call that becomes a task moves over). */
+  private count(call: RunningCall, owner: string, kind: "held" | "task"): void {
+    this.quotas.track(call, owner, kind);
+  }
+}
+
+/** What an inline call needs of the request. */
+function inlineRequestOf(request: CallRequest): InlineRequest {
+  const token = request.meta.progressToken;
+  const logLevel = request.meta[META.logLevel];
+  return {
+    id: request.id,
+    capabilities: request.capabilities,
+    note: request.note,
+    signal: request.signal,
+    ...(typeof token === "string" || typeof token === "number" ? { progressToken: token } : {}),
+    ...(typeof logLevel === "string" ? { logLevel } : {}),
+  };
+}

@@ -1,0 +1,49 @@
+// The 2026-07-28 methods and their handlers, behind the router's gates: one table, built from the
+// parts the handlers use (the upstream's pool and catalog, the call owner, task access, listen
+// streams) and the cache hints of cacheable results.
+
+import { ownerHashOf } from "../auth/identity.js";
+import type { CallDesk } from "../calls/callDesk.js";
+import { resultReply } from "../protocol/reply.js";
+import type { Subscriptions } from "../subscriptions/subscriptions.js";
+import type { TaskAccess } from "../tasks/taskAccess.js";
+import type { UpstreamCatalog } from "../upstream/upstreamCatalog.js";
+import type { UpstreamPool } from "../upstream/upstreamPool.js";
+import { discoverResult } from "./discover.js";
+import type { MethodHandler, MethodRequest } from "./handler.js";
+import { listenHandler } from "./listen.js";
+import { readHandler } from "./reads.js";
+import { type CacheHints, relayHandler } from "./relay.js";
+import { MethodRouter } from "./router.js";
+import { tasksHandlers } from "./tasks.js";
+import { toolCallHandler } from "./toolCall.js";
+
+export interface MethodParts {
+  upstream: { pool: UpstreamPool; catalog: UpstreamCatalog };
+  desk: CallDesk;
+  access: TaskAccess;
+  subscriptions: Subscriptions;
+  cache: CacheHints;
+}
+
+export function createMethodRouter(parts: MethodParts): MethodRouter {
+  const { pool, catalog } = parts.upstream;
+  /** The upstream's capabilities as the caller's session sees them. */
+  const upstreamInfo = (request: MethodRequest) => pool.info(ownerHashOf(request.identity));
+  const relay = relayHandler(pool, parts.cache);
+  const read = readHandler(parts.desk, parts.cache);
+  const handlers: Record<string, MethodHandler> = {
+    "server/discover": async (request) => resultReply(discoverResult(await upstreamInfo(request), parts.cache)),
+    "tools/list": relay,
+    "prompts/list": relay,
+    "prompts/get": read,
+    "resources/list": relay,
+    "resources/templates/list": relay,
+    "resources/read": read,
+    "completion/complete": relay,
+    "tools/call": toolCallHandler(parts.desk, catalog),
+    "subscriptions/listen": listenHandler(parts.subscriptions),
+    ...tasksHandlers(parts.access),
+  };
+  return new MethodRouter(handlers, async (request) => (await upstreamInfo(request)).capabilities);
+}

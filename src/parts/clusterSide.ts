@@ -1,0 +1,88 @@
+// The cluster side of an instance: the task store, the cluster seams (task bus, instance leases,
+// holder link) and the ledger of upstream sessions, for the configured store.kind: memory or file
+// (one instance: local seams) or redis (several instances share them). The lease is renewed from
+// the start, so other instances see this one alive before it holds anything.
+
+import { resolve } from "node:path";
+import type { Logger } from "pino";
+import { type Cluster, createCluster } from "../cluster/createCluster.js";
+import { connectRedis, describeRedisUrl } from "../cluster/redisConnection.js";
+import type { Config } from "../config/schema.js";
+import { createTaskStore } from "../tasks/stores/createTaskStore.js";
+import type { TaskRecord } from "../tasks/taskRecord.js";
+import type { TaskStore } from "../tasks/taskStore.js";
+import { FileSessionLedger } from "../upstream/fileSessionLedger.js";
+import { RedisSessionLedger } from "../upstream/redisSessionLedger.js";
+import { NoSessionLedger, type SessionLedger } from "../upstream/sessionLedger.js";
+import { closeQuietly } from "./closeQuietly.js";
+
+export interface ClusterSide {
+  store: TaskStore;
+  cluster: Cluster<TaskRecord>;
+  ledger: SessionLedger;
+  close(): Promise<void>;
+}
+
+export async function openClusterSide(options: Config["store"], deps: { instanceId: string; log: Logger }): Promise<ClusterSide> {
+  const { instanceId, log } = deps;
+  const onError = (error: Error) => log.warn({ event: "redis.error", err: error.message || String(error) }, "redis trouble");
+  const { store, cluster, ledger } =
+    options.kind === "redis" ? await openShared(options, instanceId, onError, log) : await openSingle(options, instanceId, log);
+  await cluster.leases.start();
+  return {
+    store,
+    cluster,
+    ledger,
+    async close() {
+      await closeQuietly(log, "cluster", () => cluster.close()); // this instance's lease goes at once: others see its tasks are gone
+      await closeQuietly(log, "session ledger", () => ledger.close());
+      await closeQuietly(log, "task store", () => store.close());
+    },
+  };
+}
+
+type Opened = Omit<ClusterSide, "close">;
+
+/** memory or file: one instance, local seams. */
+async function openSingle(options: Config["store"], instanceId: string, log: Logger): Promise<Opened> {
+  const store = await createTaskStore(
+    options.kind === "file" ? { kind: "file", path: options.path, writeTimeoutMs: options.commandTimeoutMs } : { kind: "memory" },
+  );
+  const ledger = options.kind === "file" ? new FileSessionLedger(`${resolve(options.path)}.sessions`, log) : new NoSessionLedger();
+  return { store, cluster: await createCluster<TaskRecord>({ kind: "local", instanceId }), ledger };
+}
+
+/** redis: the store, the seams and the ledger on Redis; what was opened is closed again if a later part fails. */
+async function openShared(options: Config["store"], instanceId: string, onError: (error: Error) => void, log: Logger): Promise<Opened> {
+  const store = await createTaskStore({
+    kind: "redis",
+    connect: () => connectRedis({ url: options.url, onError }),
+    label: describeRedisUrl(options.url),
+    prefix: options.prefix,
+    instanceId,
+    commandTimeoutMs: options.commandTimeoutMs,
+  });
+  try {
+    const cluster = await createCluster<TaskRecord>({
+      kind: "redis",
+      url: options.url,
+      prefix: options.prefix,
+      leaseMs: options.leaseMs,
+      instanceId,
+      onError,
+    });
+    const ledger = await RedisSessionLedger.open({
+      connect: () => connectRedis({ url: options.url, onError, commandTimeoutMs: options.commandTimeoutMs }),
+      prefix: options.prefix,
+      instanceId,
+      log,
+    }).catch(async (error: unknown) => {
+      await cluster.close();
+      throw error;
+    });
+    return { store, cluster, ledger };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}

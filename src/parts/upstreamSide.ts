@@ -1,0 +1,174 @@
+// The upstream side of an instance: one upstream server as taskgate reaches it — its link (HTTP or
+// stdio processes), the credentials it is shown, the pool of sessions per identity, the catalog of
+// its tools, the events of its notifications, and the legacy door in front of it (the HTTP
+// pass-through, or the stdio bridge). Built from the `upstream` options only; the hooks say where
+// its counts and session ids go. A second upstream would be a second one of these.
+
+import type { Logger } from "pino";
+import type { Config } from "../config/schema.js";
+import type { PassThrough } from "../http/passThrough.js";
+import { createPassThrough } from "../http/passThrough.js";
+import { createStdioBridge } from "../http/stdioBridge.js";
+import type { UpstreamReason } from "../protocol/reasons.js";
+import { UpstreamEvents } from "../subscriptions/upstreamEvents.js";
+import type { SessionLedger } from "../upstream/sessionLedger.js";
+import { UpstreamCatalog } from "../upstream/upstreamCatalog.js";
+import { UpstreamCredentials } from "../upstream/upstreamCredentials.js";
+import { toClientError, UpstreamFailure } from "../upstream/upstreamFailure.js";
+import { openUpstreamLink, type UpstreamLink } from "../upstream/upstreamLink.js";
+import { UpstreamPool } from "../upstream/upstreamPool.js";
+import { closeQuietly } from "./closeQuietly.js";
+
+/** The identity whose upstream session answers readiness checks (owners are hashes: no clash). */
+const READINESS_OWNER = "taskgate:readiness";
+
+export interface UpstreamSide {
+  pool: UpstreamPool;
+  catalog: UpstreamCatalog;
+  events: UpstreamEvents;
+  credentials: UpstreamCredentials;
+  /** Where legacy (2025-11-25) clients reach this upstream. */
+  legacyDoor: PassThrough;
+  /** The URL, or the command line: for logs. */
+  target: string;
+  /** The stdio server processes (upstream.command only). */
+  processes: UpstreamLink["processes"];
+  /** The readiness check: the upstream answers a ping. */
+  answers(): Promise<void>;
+  /** Closes the upstream sessions a crashed process left (whose instance `isAlive` no longer is). */
+  closeLeftovers(isAlive: (instanceId: string) => Promise<boolean>): void;
+  /** Logs at once when the upstream cannot be reached (taskgate serves anyway; /readyz says 503). */
+  reportUnavailable(): void;
+  close(): Promise<void>;
+}
+
+export interface UpstreamSideDeps {
+  log: Logger;
+  /** Told of every upstream failure and notification. */
+  metrics: { upstreamFailed(reason: UpstreamReason): void; upstreamNotification(method: string): void };
+  /** Where the upstream session ids this instance holds are kept. */
+  ledger: SessionLedger;
+  /** Legacy sessions are bound to the identity that opened them (the legacy door authenticates). */
+  bindLegacySessions: boolean;
+}
+
+export function openUpstreamSide(options: Config["upstream"], deps: UpstreamSideDeps): UpstreamSide {
+  const { log, metrics, ledger } = deps;
+  const events = new UpstreamEvents();
+  const credentials = new UpstreamCredentials({
+    headers: options.headers,
+    forwardAuthorization: options.forwardAuthorization,
+    ...(options.subjectHeader ? { subjectHeader: options.subjectHeader } : {}),
+  });
+  const link = openUpstreamLink(options, log, credentials, READINESS_OWNER);
+  const pool = new UpstreamPool({
+    connect: (owner, profileKey) => link.connect(owner, profileKey),
+    sessionsPer: options.sessionsPer,
+    log,
+    clientInfo: { name: "taskgate", version: "0.1.0" },
+    maxSessions: link.maxSessions,
+    maxSessionsOption: link.maxSessionsOption,
+    sessionsAre: link.sessionsAre,
+    sessionIdleMs: options.sessionIdleMs,
+    requestTimeoutMs: options.requestTimeoutMs,
+    timeouts: {
+      initializeTimeoutMs: options.initializeTimeoutMs,
+      pingIntervalMs: options.pingIntervalMs,
+      pingTimeoutMs: options.pingTimeoutMs,
+    },
+    onNotification: (owner, profileKey, notification) => {
+      metrics.upstreamNotification(notification.method);
+      events.feed(owner, profileKey, notification);
+    },
+    onSessionOpened: (owner, profileKey, sessionId) => {
+      if (sessionId) ledger.add(sessionId);
+      events.sessionOpened(owner, profileKey);
+    },
+    onSessionClosed: (_owner, _profileKey, sessionId) => {
+      if (sessionId) ledger.remove(sessionId);
+    },
+    onFailure: (reason) => metrics.upstreamFailed(reason),
+  });
+  // A legacy-door session at the process bound may take the place of an idle pool session.
+  if (link.processes) link.processes.makeRoom = () => pool.evictIdle();
+  const catalog = new UpstreamCatalog(pool);
+  events.onAnyListChanged((kind, profileKey) => {
+    if (kind === "tools") catalog.invalidate(profileKey);
+  });
+  const legacyDoor = openLegacyDoor(options, link, credentials, deps);
+  const answers = () => upstreamAnswers(pool.check(READINESS_OWNER), options.forwardAuthorization);
+  return {
+    pool,
+    catalog,
+    events,
+    credentials,
+    legacyDoor,
+    target: link.target,
+    processes: link.processes,
+    answers,
+    closeLeftovers: (isAlive) => closeLeftovers(link, ledger, isAlive, log),
+    reportUnavailable: () =>
+      void answers().catch((error: unknown) => {
+        const failure = toClientError(error);
+        log.warn(
+          {
+            event: "upstream.unavailable",
+            upstream: link.target,
+            reason: (failure.data as { reason?: string } | undefined)?.reason,
+            err: failure.message,
+          },
+          "upstream does not answer yet; /readyz is 503 until it does",
+        );
+      }),
+    async close() {
+      await closeQuietly(log, "upstream sessions", () => pool.close());
+      await closeQuietly(log, "legacy door", () => legacyDoor.close());
+      await closeQuietly(log, "upstream connections", () => link.close());
+    },
+  };
+}
+
+/** The legacy door: a stdio bridge in front of server processes of its own, or the HTTP pass-through. */
+function openLegacyDoor(options: Config["upstream"], link: UpstreamLink, credentials: UpstreamCredentials, deps: UpstreamSideDeps) {
+  const { log, bindLegacySessions: bindSessions } = deps;
+  return link.processes
+    ? createStdioBridge({
+        processes: link.processes,
+        idleMs: options.sessionIdleMs,
+        sendTimeoutMs: options.requestTimeoutMs,
+        bindSessions,
+        log,
+      })
+    : createPassThrough(link.url as string, log, { credentials, bindSessions });
+}
+
+/** The readiness check of the upstream. When the upstream checks the callers' own tokens
+ *  (forwardAuthorization), taskgate has none to show it: a 401/403 then proves it answers. */
+async function upstreamAnswers(check: Promise<void>, forwardsCallerTokens: boolean): Promise<void> {
+  try {
+    await check;
+  } catch (error) {
+    if (forwardsCallerTokens && error instanceof UpstreamFailure && error.reason === "upstream_auth") return;
+    throw error;
+  }
+}
+
+/** Upstream sessions a crashed process left are closed, so the upstream stops their calls. */
+function closeLeftovers(link: UpstreamLink, ledger: SessionLedger, isAlive: (id: string) => Promise<boolean>, log: Logger): void {
+  void ledger
+    .takeLeftovers(isAlive)
+    .then(async (leftovers) => {
+      if (leftovers.length === 0) return;
+      const closed = await link.closeLeftovers(leftovers);
+      log.warn(
+        { event: "upstream.sessions.recovered", left: leftovers.length, closed },
+        "closed the upstream sessions a previous process left",
+      );
+    })
+    .catch((error: unknown) =>
+      log.warn(
+        { event: "upstream.ledger.failed", err: error instanceof Error ? error.message : String(error) },
+        "could not read the sessions a previous process left",
+      ),
+    );
+}
