@@ -60,7 +60,8 @@ const SALT = "taskgate requestState";
 export const REQUEST_STATE_REASONS = {
   malformed: "requestState is malformed: echo it exactly as taskgate sent it",
   otherKey:
-    "requestState was sealed by another taskgate process (restarted without mrtr.secret, or instances with different mrtr.secret): call again, and set the same mrtr.secret on every instance",
+    "requestState was sealed by another taskgate process (restarted without mrtr.secret, or instances with different " +
+    "mrtr.secret): call again, and set the same mrtr.secret on every instance",
   altered: "requestState failed its integrity check: it was altered or was not issued by this gateway",
   expired: "requestState has expired: the held call was given up; call the tool again",
 } as const;

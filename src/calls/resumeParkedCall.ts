@@ -47,9 +47,8 @@ export async function resumeParkedCall(
   const { questions } = parkedCall;
   const matched = questions.match(inputResponses);
   if (!matched.ok) {
-    throw invalidParams(
-      `inputResponses.${matched.key}: ${matched.problem} (the question stays open; retry with a corrected answer and the same requestState)`,
-    );
+    const retry = "the question stays open; retry with a corrected answer and the same requestState";
+    throw invalidParams(`inputResponses.${matched.key}: ${matched.problem} (${retry})`);
   }
   const stillOpen = questions.remainingAfter(matched.answers);
   // A question left open is shown again on this request: only if THIS request declared its kind.

@@ -17,7 +17,7 @@ import { internalError, invalidRequest, legacyDoorClosed, RpcError, tooManyReque
 import type { Reason } from "../protocol/reasons.js";
 import { errorMessage, errorReply, type Reply } from "../protocol/reply.js";
 import type { RequestNote } from "../protocol/requestNote.js";
-import type { JsonObject, RequestId } from "../protocol/wire.js";
+import type { ClientCapabilities, JsonObject, JsonRpcRequest, RequestId } from "../protocol/wire.js";
 import { classifyLegacy, parseEnvelope, parseJsonBody } from "./envelope.js";
 import { sendError, sendJson } from "./jsonResponse.js";
 import { checkOriginAndHost } from "./originGuard.js";
@@ -70,30 +70,19 @@ function legacyVersionOf(header: string | string[] | undefined, body: unknown): 
   return typeof header === "string" ? header.slice(0, 40) : "2025-11-25 or older";
 }
 
-export function frontDoor(options: FrontDoorOptions) {
-  const { log } = options;
-  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const started = performance.now();
-    const note: RequestNote = {};
-    const { id: requestId, refused } = requestIdOf(req.headersDistinct);
-    if (refused) note.requestIdRefused = refused;
-    res.setHeader("X-Request-Id", requestId);
-    res.on("close", () => {
-      const ms = performance.now() - started;
-      const finished = res.writableFinished;
-      // Once the reply writer has handled the close too: a call the client left notes that first.
-      setImmediate(() => {
-        const outcome = requestOutcome(note, res.statusCode, finished);
-        options.metrics?.requestDone(methodLabel(note), outcome, ms / 1000, repliedReason(note));
-        // No work for a line that would not be written (info is off and nothing failed).
-        if (res.statusCode < 500 && !log.isLevelEnabled("info")) return;
-        const line = { event: "request", requestId, httpMethod: req.method, status: res.statusCode, ms: Math.round(ms), ...note };
-        // An expected failure (upstream or store trouble, named by its reason) is a warning; anything else at 5xx is an error.
-        if (res.statusCode >= 500) note.reason ? log.warn(line, "request failed") : log.error(line, "request failed");
-        else log.info(line, "request");
-      });
-    });
+/** One request at the door: what every step reads, and the note they write. */
+interface Visit {
+  req: IncomingMessage;
+  res: ServerResponse;
+  note: RequestNote;
+  requestId: string;
+  options: FrontDoorOptions;
+}
 
+export function frontDoor(options: FrontDoorOptions) {
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const visit = arrive(req, res, options);
+    const { note } = visit;
     const forbidden = checkOriginAndHost(req.headers, { origins: options.allowedOrigins, hosts: options.allowedHosts });
     if (forbidden) {
       // The most likely deployment mistake (a proxy's or service's name not in allowedHosts): say which value was refused.
@@ -101,19 +90,8 @@ export function frontDoor(options: FrontDoorOptions) {
       note.refusedValue = forbidden.value;
       return sendError(res, null, forbidden.error);
     }
-
-    let body: Buffer | undefined;
-    if (req.method === "POST") {
-      try {
-        body = await readBody(req, options.bodyLimitBytes);
-      } catch (error) {
-        if (error instanceof BodyTooLargeError) {
-          note.rejected = "body_too_large";
-          return sendError(res, null, invalidRequest(error.message, 413), { Connection: "close" });
-        }
-        throw error;
-      }
-    }
+    const body = await bodyOf(visit);
+    if (body === TOO_LARGE) return;
     const text = body?.toString("utf8") ?? "";
     const parsed = parseJsonBody(text);
     const json = parsed instanceof RpcError ? undefined : parsed;
@@ -123,61 +101,14 @@ export function frontDoor(options: FrontDoorOptions) {
       body: json,
       isKnownLegacySession: (id) => options.passThrough.isKnownSession(id),
     });
-    /** The caller's identity (bearer check, then the request rate), or undefined once the refusal is sent. */
-    const identify = async (requiredScopes: readonly string[]): Promise<{ identity: Identity; owner: string } | undefined> => {
-      const auth = await authenticate({
-        authorization: req.headersDistinct.authorization,
-        resolver: options.identity,
-        requiredScopes,
-        ...(options.resourceMetadataUrl ? { resourceMetadataUrl: options.resourceMetadataUrl(req) } : {}),
-      });
-      if (!auth.ok) {
-        note.rejected = auth.reason;
-        if (auth.detail) note.detail = auth.detail;
-        const error =
-          auth.reason === "verifier_unavailable" || auth.reason === "verifier_error"
-            ? verifierFailure(auth.reason, auth.message)
-            : invalidRequest(auth.message, auth.status);
-        sendError(res, idOf(json), error, auth.wwwAuthenticate ? { "WWW-Authenticate": auth.wwwAuthenticate } : {});
-        return undefined;
-      }
-      const { identity } = auth;
-      const owner = ownerHashOf(identity);
-      note.subject = loggableSubject(identity, options.identity.mode);
-      const rate = options.rate?.take(owner);
-      if (rate && !rate.ok) {
-        note.rejected = "rate_limited";
-        sendError(res, idOf(json), tooManyRequests(rate.retryAfterSeconds), { "Retry-After": String(rate.retryAfterSeconds) });
-        return undefined;
-      }
-      options.onIdentified?.(identity, owner, req.headers.authorization);
-      return { identity, owner };
-    };
-
-    if (legacy) {
-      note.door = "legacy";
-      if (!options.legacy.enabled) {
-        note.rejected = "legacy_disabled";
-        return sendError(res, idOf(json), legacyDoorClosed(legacyVersionOf(req.headers["mcp-protocol-version"], json)));
-      }
-      let caller: LegacyCaller | undefined;
-      if (options.legacy.authenticate) {
-        const known = await identify(options.legacy.requiredScopes ?? options.requiredScopes);
-        if (!known) return;
-        caller = { owner: known.owner, subject: known.identity.subject };
-      }
-      return options.passThrough.handle(req, res, body, requestId, caller);
-    }
+    if (legacy) return serveLegacy(visit, body, json);
     if (req.method !== "POST") {
       note.rejected = "method_not_allowed";
       const error = invalidRequest(`${req.method} is not allowed: 2026-07-28 uses POST only (GET/DELETE serve legacy sessions only)`, 405);
       return sendJson(res, 405, errorMessage(null, error), { Allow: "POST" });
     }
-
-    const known = await identify(options.requiredScopes);
+    const known = await identify(visit, json, options.requiredScopes);
     if (!known) return;
-    const { identity } = known;
-
     const envelope = parseEnvelope({ headers: req.headers, body: text, parsed });
     if (envelope.kind === "error") {
       note.rejected = envelope.error.code;
@@ -189,38 +120,137 @@ export function frontDoor(options: FrontDoorOptions) {
       res.writeHead(202).end();
       return;
     }
-
-    const { request } = envelope;
-    note.rpcMethod = request.method;
-    note.rpcId = request.id;
-    const clientGone = new AbortController();
-    res.on("close", () => {
-      if (!res.writableFinished) clientGone.abort();
-    });
-    const methodRequest: MethodRequest = {
-      id: request.id,
-      method: request.method,
-      params: request.params,
-      meta: request.params._meta as JsonObject,
-      capabilities: envelope.capabilities,
-      identity,
-      headers: req.headers,
-      signal: clientGone.signal,
-      log: requestLog(log, { requestId, rpcMethod: request.method }),
-      note,
-    };
-    let reply: Reply;
-    try {
-      reply = await options.router.dispatch(methodRequest);
-    } catch (error) {
-      if (!(error instanceof RpcError))
-        log.error({ event: "request.crashed", requestId, rpcMethod: request.method, err: error }, "handler crashed");
-      const rpc = error instanceof RpcError ? error : internalError("Internal error");
-      note.error = rpc.code;
-      const reason = (rpc.data as { reason?: unknown } | undefined)?.reason;
-      if (typeof reason === "string") note.reason = reason;
-      reply = errorReply(rpc);
-    }
-    await writeReply(res, request.id, reply, { keepAliveMs: options.keepAliveMs });
+    return serveModern(visit, envelope.request, envelope.capabilities, known.identity);
   };
+}
+
+/** The request's id (echoed), and its one log line and count once its response ended. */
+function arrive(req: IncomingMessage, res: ServerResponse, options: FrontDoorOptions): Visit {
+  const { log } = options;
+  const started = performance.now();
+  const note: RequestNote = {};
+  const { id: requestId, refused } = requestIdOf(req.headersDistinct);
+  if (refused) note.requestIdRefused = refused;
+  res.setHeader("X-Request-Id", requestId);
+  res.on("close", () => {
+    const ms = performance.now() - started;
+    const finished = res.writableFinished;
+    // Once the reply writer has handled the close too: a call the client left notes that first.
+    setImmediate(() => {
+      const outcome = requestOutcome(note, res.statusCode, finished);
+      options.metrics?.requestDone(methodLabel(note), outcome, ms / 1000, repliedReason(note));
+      // No work for a line that would not be written (info is off and nothing failed).
+      if (res.statusCode < 500 && !log.isLevelEnabled("info")) return;
+      const line = { event: "request", requestId, httpMethod: req.method, status: res.statusCode, ms: Math.round(ms), ...note };
+      // An expected failure (upstream or store trouble, named by its reason) is a warning; anything else at 5xx is an error.
+      if (res.statusCode >= 500) note.reason ? log.warn(line, "request failed") : log.error(line, "request failed");
+      else log.info(line, "request");
+    });
+  });
+  return { req, res, note, requestId, options };
+}
+
+const TOO_LARGE = Symbol("body too large");
+
+/** A POST's body (size-limited: too large is refused, 413), else undefined. */
+async function bodyOf({ req, res, note, options }: Visit): Promise<Buffer | undefined | typeof TOO_LARGE> {
+  if (req.method !== "POST") return undefined;
+  try {
+    return await readBody(req, options.bodyLimitBytes);
+  } catch (error) {
+    if (!(error instanceof BodyTooLargeError)) throw error;
+    note.rejected = "body_too_large";
+    sendError(res, null, invalidRequest(error.message, 413), { Connection: "close" });
+    return TOO_LARGE;
+  }
+}
+
+/** The caller's identity (bearer check, then the request rate), or undefined once the refusal is sent. */
+async function identify(
+  visit: Visit,
+  json: unknown,
+  requiredScopes: readonly string[],
+): Promise<{ identity: Identity; owner: string } | undefined> {
+  const { req, res, note, options } = visit;
+  const auth = await authenticate({
+    authorization: req.headersDistinct.authorization,
+    resolver: options.identity,
+    requiredScopes,
+    ...(options.resourceMetadataUrl ? { resourceMetadataUrl: options.resourceMetadataUrl(req) } : {}),
+  });
+  if (!auth.ok) {
+    note.rejected = auth.reason;
+    if (auth.detail) note.detail = auth.detail;
+    const error =
+      auth.reason === "verifier_unavailable" || auth.reason === "verifier_error"
+        ? verifierFailure(auth.reason, auth.message)
+        : invalidRequest(auth.message, auth.status);
+    sendError(res, idOf(json), error, auth.wwwAuthenticate ? { "WWW-Authenticate": auth.wwwAuthenticate } : {});
+    return undefined;
+  }
+  const { identity } = auth;
+  const owner = ownerHashOf(identity);
+  note.subject = loggableSubject(identity, options.identity.mode);
+  const rate = options.rate?.take(owner);
+  if (rate && !rate.ok) {
+    note.rejected = "rate_limited";
+    sendError(res, idOf(json), tooManyRequests(rate.retryAfterSeconds), { "Retry-After": String(rate.retryAfterSeconds) });
+    return undefined;
+  }
+  options.onIdentified?.(identity, owner, req.headers.authorization);
+  return { identity, owner };
+}
+
+/** A legacy-shaped request: refused when the legacy door is off, else (authenticated if it must be) passed through. */
+async function serveLegacy(visit: Visit, body: Buffer | undefined, json: unknown): Promise<void> {
+  const { req, res, note, options } = visit;
+  note.door = "legacy";
+  if (!options.legacy.enabled) {
+    note.rejected = "legacy_disabled";
+    return sendError(res, idOf(json), legacyDoorClosed(legacyVersionOf(req.headers["mcp-protocol-version"], json)));
+  }
+  let caller: LegacyCaller | undefined;
+  if (options.legacy.authenticate) {
+    const known = await identify(visit, json, options.legacy.requiredScopes ?? options.requiredScopes);
+    if (!known) return;
+    caller = { owner: known.owner, subject: known.identity.subject };
+  }
+  return options.passThrough.handle(req, res, body, visit.requestId, caller);
+}
+
+/** A modern request: the router's reply (or the error it threw) written as JSON or SSE. */
+async function serveModern(visit: Visit, request: JsonRpcRequest, capabilities: ClientCapabilities, identity: Identity): Promise<void> {
+  const { res, note, options, requestId } = visit;
+  const { log } = options;
+  note.rpcMethod = request.method;
+  note.rpcId = request.id;
+  const clientGone = new AbortController();
+  res.on("close", () => {
+    if (!res.writableFinished) clientGone.abort();
+  });
+  const methodRequest: MethodRequest = {
+    id: request.id,
+    method: request.method,
+    params: request.params,
+    meta: request.params._meta as JsonObject,
+    capabilities,
+    identity,
+    headers: visit.req.headers,
+    signal: clientGone.signal,
+    log: requestLog(log, { requestId, rpcMethod: request.method }),
+    note,
+  };
+  let reply: Reply;
+  try {
+    reply = await options.router.dispatch(methodRequest);
+  } catch (error) {
+    if (!(error instanceof RpcError))
+      log.error({ event: "request.crashed", requestId, rpcMethod: request.method, err: error }, "handler crashed");
+    const rpc = error instanceof RpcError ? error : internalError("Internal error");
+    note.error = rpc.code;
+    const reason = (rpc.data as { reason?: unknown } | undefined)?.reason;
+    if (typeof reason === "string") note.reason = reason;
+    reply = errorReply(rpc);
+  }
+  await writeReply(res, request.id, reply, { keepAliveMs: options.keepAliveMs });
 }

@@ -26,7 +26,7 @@ import type { StdioProcesses } from "../upstream/stdioProcesses.js";
 import type { JsonRpcMessage } from "../upstream/transport.js";
 import { UpstreamFailure } from "../upstream/upstreamFailure.js";
 import { sendError } from "./jsonResponse.js";
-import type { PassThrough } from "./passThrough.js";
+import type { LegacyCaller, PassThrough } from "./passThrough.js";
 
 export interface StdioBridgeOptions {
   processes: StdioProcesses;
@@ -51,32 +51,77 @@ interface BridgedSession {
 }
 
 export function createStdioBridge(options: StdioBridgeOptions): PassThrough {
-  const { processes, log } = options;
-  const sessions = new Map<string, BridgedSession>();
+  return new StdioBridge(options);
+}
 
-  const sweeper = setInterval(
-    () => {
-      const now = Date.now();
-      for (const [id, session] of sessions) {
-        // A session waiting for a response is not idle, however quiet (a long call without progress).
-        if (session.open.length === 0 && now - session.lastUsed > options.idleMs) {
-          log.info({ event: "legacy.bridge.idle", session: id, pid: session.server.pid }, "idle legacy session closed");
-          void end(id, session);
-        }
+class StdioBridge implements PassThrough {
+  private readonly sessions = new Map<string, BridgedSession>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly options: StdioBridgeOptions) {
+    this.sweeper = setInterval(() => this.sweep(), Math.max(1_000, Math.min(options.idleMs, 60_000)));
+    this.sweeper.unref();
+  }
+
+  handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, requestId: string, caller: LegacyCaller | undefined): void {
+    const { log } = this.options;
+    const parsed = parsedBody(body);
+    // The front door has read the body already: the SDK transport must be given it parsed, never
+    // left to read the (consumed) request itself.
+    if (req.method === "POST" && parsed === undefined) return sendError(res, null, parseError("Parse error: the body is not JSON"));
+    const id = req.headers["mcp-session-id"];
+    const found = typeof id === "string" ? this.sessions.get(id) : undefined;
+    // Another identity's session looks exactly like an unknown one.
+    const session = this.options.bindSessions && found && found.owner !== caller?.owner ? undefined : found;
+    if (found && !session)
+      log.info({ event: "legacy.session.refused", requestId, known: true }, "legacy session not bound to this identity");
+    const done = (error: unknown) => {
+      log.warn({ event: "legacy.bridge.failed", requestId, err: String(error) }, "legacy request through the stdio bridge failed");
+      if (!res.headersSent) sendError(res, null, internalError("legacy session failed", undefined, 502));
+    };
+    if (session) {
+      session.lastUsed = Date.now();
+      session.transport.handleRequest(req, res, parsed).catch(done);
+    } else if (typeof id === "string") {
+      // Ended (DELETE, idle, its process exited) or never ours: 404 tells an old client to initialize again.
+      const gone = `Session not found: legacy session ${id} has ended (closed, idle, or its server process exited); initialize again`;
+      sendError(res, null, invalidRequest(gone, 404));
+    } else if (req.method === "POST" && isInitialize(parsed)) {
+      this.open(req, res, parsed, requestId, caller?.owner).catch(done);
+    } else {
+      // A process is started for an initialize only.
+      sendError(res, null, invalidRequest("Bad Request: no Mcp-Session-Id; a legacy session starts with initialize", 400));
+    }
+  }
+
+  isKnownSession(id: string): boolean {
+    return this.sessions.has(id);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    await Promise.allSettled([...this.sessions].map(([id, session]) => this.end(id, session)));
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [id, session] of this.sessions) {
+      // A session waiting for a response is not idle, however quiet (a long call without progress).
+      if (session.open.length === 0 && now - session.lastUsed > this.options.idleMs) {
+        this.options.log.info({ event: "legacy.bridge.idle", session: id, pid: session.server.pid }, "idle legacy session closed");
+        void this.end(id, session);
       }
-    },
-    Math.max(1_000, Math.min(options.idleMs, 60_000)),
-  );
-  sweeper.unref();
+    }
+  }
 
-  async function end(id: string, session: BridgedSession): Promise<void> {
-    if (sessions.get(id) !== session) return;
-    sessions.delete(id);
+  private async end(id: string, session: BridgedSession): Promise<void> {
+    if (this.sessions.get(id) !== session) return;
+    this.sessions.delete(id);
     await Promise.allSettled([session.transport.close(), session.server.stop()]);
   }
 
   /** Delivers one message of the process to the old client, on the stream it belongs to. */
-  function deliver(session: BridgedSession, message: JsonRpcMessage): void {
+  private deliver(session: BridgedSession, message: JsonRpcMessage): void {
     session.lastUsed = Date.now();
     let related: RequestId | undefined;
     if (message.method === undefined && message.id !== undefined) {
@@ -90,76 +135,74 @@ export function createStdioBridge(options: StdioBridgeOptions): PassThrough {
     session.transport
       .send(message as JSONRPCMessage, related === undefined ? undefined : { relatedRequestId: related })
       .catch((error: unknown) => {
-        log.debug(
+        this.options.log.debug(
           { event: "legacy.bridge.undelivered", method: message.method, err: (error as Error).message },
           "a message of the server process could not reach the old client",
         );
       });
   }
 
-  async function open(
-    req: IncomingMessage,
-    res: ServerResponse,
-    parsed: unknown,
-    requestId: string,
-    owner: string | undefined,
-  ): Promise<void> {
+  /** Passes one message of the old client to the process, keeping track of the requests still open. */
+  private forward(session: BridgedSession, request: JsonRpcMessage): void {
+    session.lastUsed = Date.now();
+    if (request.method !== undefined && request.id !== undefined) {
+      session.open.push(request.id);
+      const token = (request.params?._meta as { progressToken?: string | number } | undefined)?.progressToken;
+      if (token !== undefined) session.progressTokens.set(token, request.id);
+    } else if (request.method === "notifications/cancelled") {
+      // A cancelled request gets no response: it no longer keeps the session busy.
+      const cancelled = request.params?.requestId;
+      session.open = session.open.filter((id) => id !== cancelled);
+    }
+    session.server.send(request, this.options.sendTimeoutMs).catch((error: unknown) => {
+      this.options.log.warn(
+        { event: "legacy.bridge.send.failed", pid: session.server.pid, err: (error as Error).message },
+        "a message of the old client could not reach the server process",
+      );
+    });
+  }
+
+  /** An initialize: a server process of its own, and the SDK transport in front of it. */
+  private async open(req: IncomingMessage, res: ServerResponse, parsed: unknown, requestId: string, owner: string | undefined) {
+    const { log } = this.options;
     let server: ServerProcess;
     try {
-      server = await processes.start("legacy-door");
+      server = await this.options.processes.start("legacy-door");
     } catch (error) {
       const failure = error instanceof UpstreamFailure ? error : new UpstreamFailure("upstream_unreachable", String(error));
       log.warn(
         { event: "legacy.bridge.refused", requestId, reason: failure.reason, err: failure.message },
         "no server process for a legacy session",
       );
-      return sendError(res, null, internalError(failure.message, { reason: failure.reason }, failure.httpStatus));
+      return sendError(res, null, failure.toRpcError());
     }
     const session: BridgedSession = {
       server,
       transport: new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
-          sessions.set(id, session);
+          this.sessions.set(id, session);
           log.info(
             { event: "legacy.bridge.opened", requestId, session: id, pid: server.pid },
             "legacy session opened on a server process of its own",
           );
         },
-        onsessionclosed: (id) => void end(id, session),
+        onsessionclosed: (id) => void this.end(id, session),
       }),
       open: [],
       progressTokens: new Map(),
       lastUsed: Date.now(),
       ...(owner !== undefined ? { owner } : {}),
     };
-    session.transport.onmessage = (message) => {
-      const request = message as JsonRpcMessage;
-      session.lastUsed = Date.now();
-      if (request.method !== undefined && request.id !== undefined) {
-        session.open.push(request.id);
-        const token = (request.params?._meta as { progressToken?: string | number } | undefined)?.progressToken;
-        if (token !== undefined) session.progressTokens.set(token, request.id);
-      } else if (request.method === "notifications/cancelled") {
-        // A cancelled request gets no response: it no longer keeps the session busy.
-        const cancelled = request.params?.requestId;
-        session.open = session.open.filter((id) => id !== cancelled);
-      }
-      server.send(request, options.sendTimeoutMs).catch((error: unknown) => {
-        log.warn(
-          { event: "legacy.bridge.send.failed", pid: server.pid, err: (error as Error).message },
-          "a message of the old client could not reach the server process",
-        );
-      });
-    };
+    session.transport.onmessage = (message) => this.forward(session, message as JsonRpcMessage);
     server.events = {
-      message: (message) => deliver(session, message),
+      message: (message) => this.deliver(session, message),
       exited: (failure) => {
         log.warn(
           { event: "legacy.bridge.exited", session: session.transport.sessionId, pid: server.pid, err: failure.message },
           "the server process of a legacy session ended",
         );
-        if (session.transport.sessionId) void end(session.transport.sessionId, session);
+        if (session.transport.sessionId) void this.end(session.transport.sessionId, session);
         else void session.transport.close();
       },
     };
@@ -170,58 +213,16 @@ export function createStdioBridge(options: StdioBridgeOptions): PassThrough {
       if (!session.transport.sessionId) void server.stop();
     }
   }
+}
 
-  return {
-    handle(req, res, body, requestId, caller) {
-      let parsed: unknown;
-      if (body && body.length > 0) {
-        try {
-          parsed = JSON.parse(body.toString("utf8"));
-        } catch {
-          parsed = undefined;
-        }
-      }
-      // The front door has read the body already: the SDK transport must be given it parsed, never
-      // left to read the (consumed) request itself.
-      if (req.method === "POST" && parsed === undefined) return sendError(res, null, parseError("Parse error: the body is not JSON"));
-      const id = req.headers["mcp-session-id"];
-      const found = typeof id === "string" ? sessions.get(id) : undefined;
-      // Another identity's session looks exactly like an unknown one.
-      const session = options.bindSessions && found && found.owner !== caller?.owner ? undefined : found;
-      if (found && !session)
-        log.info({ event: "legacy.session.refused", requestId, known: true }, "legacy session not bound to this identity");
-      const done = (error: unknown) => {
-        log.warn({ event: "legacy.bridge.failed", requestId, err: String(error) }, "legacy request through the stdio bridge failed");
-        if (!res.headersSent) sendError(res, null, internalError("legacy session failed", undefined, 502));
-      };
-      if (session) {
-        session.lastUsed = Date.now();
-        session.transport.handleRequest(req, res, parsed).catch(done);
-      } else if (typeof id === "string") {
-        // Ended (DELETE, idle, its process exited) or never ours: 404 tells an old client to initialize again.
-        sendError(
-          res,
-          null,
-          invalidRequest(
-            `Session not found: legacy session ${id} has ended (closed, idle, or its server process exited); initialize again`,
-            404,
-          ),
-        );
-      } else if (req.method === "POST" && isInitialize(parsed)) {
-        open(req, res, parsed, requestId, caller?.owner).catch(done);
-      } else {
-        // A process is started for an initialize only.
-        sendError(res, null, invalidRequest("Bad Request: no Mcp-Session-Id; a legacy session starts with initialize", 400));
-      }
-    },
-    isKnownSession(id) {
-      return sessions.has(id);
-    },
-    async close() {
-      clearInterval(sweeper);
-      await Promise.allSettled([...sessions].map(([id, session]) => end(id, session)));
-    },
-  };
+/** The body as JSON, or undefined when there is none or it is not JSON. */
+function parsedBody(body: Buffer | undefined): unknown {
+  if (!body || body.length === 0) return undefined;
+  try {
+    return JSON.parse(body.toString("utf8"));
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether a legacy POST body is (or, batched, holds) an initialize request. */

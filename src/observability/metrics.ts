@@ -73,7 +73,9 @@ export class GatewayMetrics {
     const registers = [this.registry];
     this.requests = new Counter({
       name: `${PREFIX}requests_total`,
-      help: "Requests to the MCP endpoint, by JSON-RPC method (none: refused before one was read; notification; legacy: the pass-through) and outcome",
+      help:
+        "Requests to the MCP endpoint, by JSON-RPC method (none: refused before one was read; notification; " +
+        "legacy: the pass-through) and outcome",
       labelNames: ["method", "outcome"],
       registers,
     });

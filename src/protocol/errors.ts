@@ -66,7 +66,8 @@ export const unsupportedVersion = (requested: string, supported: readonly string
 export const legacyDoorClosed = (requested: string) =>
   new RpcError(
     ErrorCode.UnsupportedProtocolVersion,
-    `This server speaks MCP ${PROTOCOL_VERSION} only: legacy sessions (initialize, Mcp-Session-Id; ${requested}) are turned off here. Use a client that speaks ${PROTOCOL_VERSION}.`,
+    `This server speaks MCP ${PROTOCOL_VERSION} only: legacy sessions (initialize, Mcp-Session-Id; ${requested}) are turned off here. ` +
+      `Use a client that speaks ${PROTOCOL_VERSION}.`,
     { supported: [PROTOCOL_VERSION], requested },
     400,
   );

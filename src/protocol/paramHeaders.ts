@@ -41,9 +41,8 @@ export function checkParamHeaders(headers: HeaderMap, params: ParamHeaders, args
     const decoded = decodeHeaderValue(raw);
     if (!decoded.ok) return headerMismatch(`Header mismatch: ${header} is malformed: ${decoded.reason}`);
     if (!matches(decoded.value, value)) {
-      return headerMismatch(
-        `Header mismatch: ${header} header value '${clip(decoded.value)}' does not match argument '${argument}' value '${clip(String(value))}'`,
-      );
+      const sent = `${header} header value '${clip(decoded.value)}'`;
+      return headerMismatch(`Header mismatch: ${sent} does not match argument '${argument}' value '${clip(String(value))}'`);
     }
   }
   return undefined;
