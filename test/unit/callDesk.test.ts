@@ -1,0 +1,247 @@
+// CallDesk, the owner of a call's life, over scripted calls, the memory store and the local cluster
+// seams: how a policy and the request's declaration decide inline, task or auto; quotas counted
+// from the first start to the call's end (a held call that becomes a task moves over); MRTR rounds
+// parked and resumed here; a retry whose holder is gone (the local holder link: nobody else) and one
+// resumed on its holder through the link (a direct link between two desks: a test double); cache
+// hints; shutdown.
+
+import assert from "node:assert/strict";
+import { after, describe, it } from "node:test";
+import { requestOutcome } from "../../src/http/requestOutcome.js";
+import { ErrorCode } from "../../src/protocol/errors.js";
+import { SHUTDOWN } from "../../src/protocol/reasons.js";
+import type { Reply } from "../../src/protocol/reply.js";
+import type { JsonObject } from "../../src/protocol/wire.js";
+import { DirectHolderLink, deskOf, refusalOf, requestOf, TASKS_CAPS, toolOrder, until } from "./deskKit.js";
+import { formQuestion } from "./scriptedCall.js";
+
+const resultOf = (reply: Reply): JsonObject => {
+  assert.equal(reply.kind, "result", JSON.stringify(reply));
+  return reply.kind === "result" ? reply.result : {};
+};
+
+/** The frames of a stream reply, until it ends. */
+async function framesOf(reply: Reply): Promise<JsonObject[]> {
+  assert.equal(reply.kind, "stream");
+  const frames: JsonObject[] = [];
+  if (reply.kind === "stream") for await (const frame of reply.messages) frames.push(frame);
+  return frames;
+}
+
+const ANSWER = { name: { action: "accept", content: { name: "Ada" } } };
+
+describe("CallDesk: a fresh call", () => {
+  it("undeclared (or policy never): started upstream at once, answered inline as JSON", async () => {
+    const { desk, calls, starts } = await deskOf();
+    const request = requestOf({ name: "echo", arguments: { text: "hi" } });
+    const pending = desk.open(request, toolOrder("echo", "auto", { text: "hi" }));
+    await until(() => calls.length === 1, "the call started");
+    assert.equal(starts[0]?.mayBecomeTask, false, "an undeclared request never gets a task");
+    assert.deepEqual(starts[0]?.params, { name: "echo", arguments: { text: "hi" } });
+    calls[0]?.finish({ content: [{ type: "text", text: "hi" }] });
+    assert.deepEqual(resultOf(await pending), { content: [{ type: "text", text: "hi" }], resultType: "complete" });
+    assert.equal(request.note.outcome, "result");
+  });
+
+  it("declared with policy always: a task, stored before the handle goes out, completed by the call's result", async () => {
+    const { desk, calls, records } = await deskOf();
+    const request = requestOf({ name: "slow" }, TASKS_CAPS);
+    const handle = resultOf(await desk.open(request, toolOrder("slow", "always")));
+    assert.equal(handle.resultType, "task");
+    const taskId = handle.taskId as string;
+    assert.equal(request.note.taskId, taskId);
+    assert.equal(request.note.outcome, "task");
+    assert.equal((await records.get(taskId))?.status, "working");
+    calls[0]?.finish({ content: [] });
+    await until(async () => (await records.get(taskId))?.status === "completed", "the task completed");
+  });
+
+  it("a task-only tool (policy required) without the extension declared: -32021, nothing started", async () => {
+    const { desk, starts } = await deskOf();
+    const error = await refusalOf(desk.open(requestOf({ name: "batch" }), toolOrder("batch", "required")));
+    assert.equal(error.code, ErrorCode.MissingRequiredClientCapability);
+    assert.equal(starts.length, 0);
+  });
+
+  it("policy auto: a call still running after autoAfterMs becomes a task; one that ends in time is inline", async () => {
+    const { desk, calls, records } = await deskOf({ settings: { autoAfterMs: 30 } });
+    const slow = resultOf(await desk.open(requestOf({ name: "slow" }, TASKS_CAPS), toolOrder("slow", "auto")));
+    assert.equal(slow.resultType, "task");
+    assert.equal((await records.get(slow.taskId as string))?.status, "working");
+    const quick = desk.open(requestOf({ name: "quick" }, TASKS_CAPS), toolOrder("quick", "auto"));
+    await until(() => calls.length === 2, "the second call started");
+    calls[1]?.finish({ content: [] });
+    assert.equal(resultOf(await quick).resultType, "complete");
+  });
+
+  it("maxHeldCalls: a second inline call of the same owner is refused (429, named) until the first ends", async () => {
+    const { desk, calls, starts } = await deskOf({ quotas: { maxHeldCalls: 1 } });
+    const first = desk.open(requestOf({ name: "a" }), toolOrder("a", "never"));
+    await until(() => calls.length === 1, "the first call started");
+    const refused = await refusalOf(desk.open(requestOf({ name: "b" }), toolOrder("b", "never")));
+    assert.deepEqual([refused.httpStatus, (refused.data as JsonObject).reason], [429, "quota_exceeded"]);
+    assert.equal(starts.length, 1, "the refused call was not started");
+    calls[0]?.finish({ content: [] });
+    await first;
+    await calls[0]?.outcome;
+    const third = desk.open(requestOf({ name: "c" }), toolOrder("c", "never"));
+    await until(() => calls.length === 2, "admitted once the first ended");
+    calls[1]?.finish({ content: [] });
+    await third;
+  });
+
+  it("maxRunningTasks: an inline call that became a task (auto) counts as a task", async () => {
+    const { desk, calls } = await deskOf({ quotas: { maxRunningTasks: 1 }, settings: { autoAfterMs: 20 } });
+    assert.equal(resultOf(await desk.open(requestOf({ name: "slow" }, TASKS_CAPS), toolOrder("slow", "auto"))).resultType, "task");
+    const refused = await refusalOf(desk.open(requestOf({ name: "next" }, TASKS_CAPS), toolOrder("next", "always")));
+    assert.equal((refused.data as JsonObject).quota, "quotas.maxRunningTasks");
+    calls[0]?.finish({ content: [] });
+    await calls[0]?.outcome;
+    assert.equal(resultOf(await desk.open(requestOf({ name: "next" }, TASKS_CAPS), toolOrder("next", "always"))).resultType, "task");
+  });
+
+  it("resources/read: the cache hints on a fresh result", async () => {
+    const { desk, calls } = await deskOf();
+    const order = { ...toolOrder("file:///a", "never"), method: "resources/read", cache: { ttlMs: 5_000, cacheScope: "public" as const } };
+    const pending = desk.open(requestOf({ uri: "file:///a" }), order);
+    await until(() => calls.length === 1, "the read started");
+    calls[0]?.finish({ contents: [] });
+    assert.deepEqual(resultOf(await pending), { contents: [], resultType: "complete", ttlMs: 5_000, cacheScope: "public" });
+  });
+});
+
+describe("CallDesk: MRTR rounds", () => {
+  it("a question parks the call (input_required); the retry with the answer resumes it on the retry's request", async () => {
+    const { desk, calls, parked } = await deskOf();
+    const pending = desk.open(requestOf({ name: "ask" }, { elicitation: {} }), toolOrder("ask", "never"));
+    await until(() => calls.length === 1, "the call started");
+    const { answered } = calls[0]!.ask(formQuestion("name"));
+    const round = resultOf(await pending);
+    assert.equal(round.resultType, "input_required");
+    assert.equal(parked.count(), 1);
+
+    const retry = requestOf({ name: "ask", requestState: round.requestState, inputResponses: ANSWER }, { elicitation: {} });
+    const resumed = desk.open(retry, toolOrder("ask", "never"));
+    assert.deepEqual(await answered, ANSWER.name);
+    calls[0]?.finish({ content: [] });
+    assert.equal(resultOf(await resumed).resultType, "complete");
+    assert.equal(retry.note.resumed, 1);
+    assert.equal(calls.length, 1, "the retry started nothing new");
+  });
+
+  it("policy auto: the question is asked inline, and the retry that answers it gets the task", async () => {
+    const { desk, calls, records, runner } = await deskOf({ quotas: { maxRunningTasks: 1 } });
+    const pending = desk.open(requestOf({ name: "ask" }, TASKS_CAPS), toolOrder("ask", "auto"));
+    await until(() => calls.length === 1, "the call started");
+    calls[0]!.ask(formQuestion("name"));
+    const round = resultOf(await pending);
+    assert.equal(round.resultType, "input_required");
+    const retry = requestOf({ name: "ask", requestState: round.requestState, inputResponses: ANSWER }, TASKS_CAPS);
+    const handle = resultOf(await desk.open(retry, toolOrder("ask", "auto")));
+    assert.equal(handle.resultType, "task");
+    assert.equal(runner.count(), 1);
+    assert.equal((await records.get(handle.taskId as string))?.status, "working");
+    const refused = await refusalOf(desk.open(requestOf({ name: "x" }, TASKS_CAPS), toolOrder("x", "always")));
+    assert.equal((refused.data as JsonObject).quota, "quotas.maxRunningTasks", "the handed-over call counts as a task");
+  });
+
+  it("a retry whose requestState names an instance that is gone: -32602 holder_gone, counted as an error (not ok)", async () => {
+    const gone = await deskOf({ instanceId: "gone" });
+    const pending = gone.desk.open(requestOf({ name: "ask" }, { elicitation: {} }), toolOrder("ask", "never"));
+    await until(() => gone.calls.length === 1, "the call started on the instance that goes away");
+    gone.calls[0]!.ask(formQuestion("name"));
+    const round = resultOf(await pending);
+
+    const here = await deskOf({ instanceId: "here" }); // the local holder link: no other instance answers
+    const retry = requestOf({ name: "ask", requestState: round.requestState, inputResponses: ANSWER }, { elicitation: {} });
+    const reply = await here.desk.open(retry, toolOrder("ask", "never"));
+    assert.equal(reply.kind, "error");
+    if (reply.kind === "error") {
+      assert.equal(reply.error.code, ErrorCode.InvalidParams);
+      assert.deepEqual(reply.error.data, { reason: "holder_gone" });
+      assert.match(reply.error.message, /instance holding it stopped or does not answer/);
+    }
+    assert.equal(retry.note.holder, "gone");
+    assert.equal(requestOutcome(retry.note, 200, true), "error");
+  });
+});
+
+describe("CallDesk: rounds of a call another instance holds (RemoteRounds, over a direct link)", () => {
+  const links: DirectHolderLink[] = [];
+  after(async () => {
+    for (const link of links) await link.close();
+  });
+
+  async function pair(settings = {}) {
+    const holderLink = new DirectHolderLink("holder");
+    const otherLink = new DirectHolderLink("other");
+    links.push(holderLink, otherLink);
+    const holder = await deskOf({ instanceId: "holder", link: holderLink, settings });
+    const other = await deskOf({ instanceId: "other", link: otherLink, settings });
+    await holderLink.serve(async (command) =>
+      command.kind === "resume" || command.kind === "leave" ? holder.desk.serve(command) : { ok: true },
+    );
+    const pending = holder.desk.open(requestOf({ name: "ask" }, TASKS_CAPS), toolOrder("ask", "auto"));
+    await until(() => holder.calls.length === 1, "the call started on the holder");
+    const { answered } = holder.calls[0]!.ask(formQuestion("name"));
+    const round = resultOf(await pending);
+    const retry = requestOf({ name: "ask", requestState: round.requestState, inputResponses: ANSWER }, TASKS_CAPS);
+    return { holder, other, answered, retry };
+  }
+
+  it("the retry reaching another instance is resumed on the holder; its final message comes back", async () => {
+    const { holder, other, answered, retry } = await pair();
+    const reply = other.desk.open(retry, toolOrder("ask", "never"));
+    assert.deepEqual(await answered, ANSWER.name);
+    holder.calls[0]?.finish({ content: [{ type: "text", text: "done" }] });
+    assert.deepEqual(resultOf(await reply), { content: [{ type: "text", text: "done" }], resultType: "complete" });
+    assert.equal(retry.note.holder, "holder");
+    assert.equal(retry.note.outcome, "result");
+    assert.equal(other.calls.length, 0, "nothing started on the retry's instance");
+  });
+
+  it("policy auto: the answered call becomes a task on its holder", async () => {
+    const { holder, other, retry } = await pair();
+    const handle = resultOf(await other.desk.open(retry, toolOrder("ask", "auto")));
+    assert.equal(handle.resultType, "task");
+    assert.equal((await holder.records.get(handle.taskId as string))?.holder, "holder");
+    assert.equal(holder.runner.count(), 1);
+  });
+
+  it("a retrying client that goes away makes the holder cancel the call", async () => {
+    const { holder, other, answered, retry } = await pair();
+    const reply = other.desk.open(retry, toolOrder("ask", "never"));
+    await answered;
+    retry.leave();
+    await until(() => holder.calls[0]?.abortedBecause !== undefined, "the holder cancelled the call");
+    assert.equal(retry.note.outcome, "client_disconnected");
+    void reply;
+  });
+});
+
+describe("CallDesk: shutdown", () => {
+  it("inline calls end with shutting_down after the grace period, parked calls are cancelled, live tasks fail", async () => {
+    const { desk, calls, records } = await deskOf();
+    const streaming = desk.open(requestOf({ name: "long" }, {}, { progressToken: "p" }), toolOrder("long", "never"));
+    await until(() => calls.length === 1, "the inline call started");
+    calls[0]?.progress({ progress: 1 });
+    const frames = framesOf(await streaming);
+
+    const asking = desk.open(requestOf({ name: "ask" }, { elicitation: {} }), toolOrder("ask", "never"));
+    await until(() => calls.length === 2, "the parked call started");
+    calls[1]!.ask(formQuestion("name"));
+    assert.equal(resultOf(await asking).resultType, "input_required");
+
+    const handle = resultOf(await desk.open(requestOf({ name: "task" }, TASKS_CAPS), toolOrder("task", "always")));
+    assert.deepEqual(desk.held(), { inline: 1, parked: 1 });
+
+    await desk.shutdown(20);
+    const last = (await frames).at(-1);
+    assert.deepEqual(last?.error, { code: -32603, message: "taskgate is shutting down", data: { reason: "shutting_down" } });
+    assert.equal(calls[0]?.abortedBecause, SHUTDOWN.abortReason);
+    assert.equal(calls[1]?.abortedBecause, SHUTDOWN.abortReason);
+    const record = await records.get(handle.taskId as string);
+    assert.deepEqual([record?.status, record?.statusMessage], ["failed", SHUTDOWN.taskFailed]);
+    assert.deepEqual(desk.held(), { inline: 0, parked: 0 });
+  });
+});

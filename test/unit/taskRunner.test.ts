@@ -1,0 +1,157 @@
+// TaskRunner and TaskAccess over scripted calls, the memory store and the local cluster seams: a
+// task's record follows its call (progress, questions, answers, the outcome), answers are checked
+// before anything changes, cancel and expiry stop the call, shutdown and a restart fail what can
+// never finish; TaskAccess shows a task to its owner only and fails a task whose holder is gone.
+
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { createCluster } from "../../src/cluster/createCluster.js";
+import { ErrorCode } from "../../src/protocol/errors.js";
+import { SHUTDOWN } from "../../src/protocol/reasons.js";
+import { createTaskStore } from "../../src/tasks/stores/createTaskStore.js";
+import { TaskAccess } from "../../src/tasks/taskAccess.js";
+import type { TaskRecord } from "../../src/tasks/taskRecord.js";
+import { TaskRecords } from "../../src/tasks/taskRecords.js";
+import { TaskRunner } from "../../src/tasks/taskRunner.js";
+import { log, refusalOf, until } from "./deskKit.js";
+import { formQuestion, ScriptedCall } from "./scriptedCall.js";
+
+async function runnerOf(options: { instanceId?: string; ttlMs?: number } = {}) {
+  const instanceId = options.instanceId ?? "here";
+  const store = await createTaskStore({ kind: "memory" });
+  const cluster = await createCluster<TaskRecord>({ kind: "local", instanceId });
+  const records = new TaskRecords(store, cluster.bus);
+  const runner = new TaskRunner({
+    records,
+    instanceId,
+    settings: { ttlMs: options.ttlMs ?? 60_000, pollIntervalMs: 1_000, inputKeys: {} },
+    log,
+  });
+  const access = new TaskAccess({ records, runner, instanceId, leases: cluster.leases, link: cluster.link, log });
+  return { store, records, runner, access };
+}
+
+const statusOf = async (records: TaskRecords, taskId: string) => (await records.get(taskId))?.status;
+
+describe("TaskRunner", () => {
+  it("mirrors the call: progress → statusMessage, a question → input_required, the answer → working, the result → completed", async () => {
+    const { records, runner } = await runnerOf();
+    const call = new ScriptedCall();
+    const { taskId, status } = await runner.start(call, "owner", "tool");
+    assert.equal(status, "working");
+    assert.equal(runner.hosts(taskId), true);
+
+    call.progress({ progress: 1, total: 4, message: "a quarter" });
+    await until(async () => (await records.get(taskId))?.statusMessage === "a quarter", "the progress was written");
+
+    const { answered } = call.ask(formQuestion("name"));
+    await until(async () => (await statusOf(records, taskId)) === "input_required", "the question was written");
+    assert.deepEqual(Object.keys((await records.get(taskId))?.inputRequests ?? {}), ["name"]);
+    assert.deepEqual(runner.countByStatus(), { working: 0, input_required: 1 });
+
+    const bad = await refusalOf(runner.answer(taskId, { name: { action: "accept", content: { name: 42 } } }));
+    assert.equal(bad.code, ErrorCode.InvalidParams);
+    assert.equal(await statusOf(records, taskId), "input_required", "a bad answer changes nothing");
+
+    await runner.answer(taskId, { name: { action: "accept", content: { name: "Ada" } } });
+    assert.equal(await statusOf(records, taskId), "working", "the answered key is gone before answer() resolves");
+    assert.deepEqual(await answered, { action: "accept", content: { name: "Ada" } });
+
+    call.finish({ content: [{ type: "text", text: "done" }] });
+    await until(async () => (await statusOf(records, taskId)) === "completed", "the task completed");
+    assert.deepEqual((await records.get(taskId))?.result, { content: [{ type: "text", text: "done" }], resultType: "complete" });
+    assert.equal(runner.count(), 0);
+  });
+
+  it("an upstream JSON-RPC error fails the task with that error", async () => {
+    const { records, runner } = await runnerOf();
+    const call = new ScriptedCall();
+    const { taskId } = await runner.start(call, "owner", "tool");
+    call.fail({ code: -32602, message: "bad arguments" });
+    await until(async () => (await statusOf(records, taskId)) === "failed", "the task failed");
+    assert.deepEqual((await records.get(taskId))?.error, { code: -32602, message: "bad arguments" });
+  });
+
+  it("cancel: the record is cancelled and the call stopped upstream", async () => {
+    const { records, runner } = await runnerOf();
+    const call = new ScriptedCall();
+    const { taskId } = await runner.start(call, "owner", "tool");
+    await runner.cancel(taskId);
+    assert.equal(await statusOf(records, taskId), "cancelled");
+    assert.equal(call.abortedBecause, "task cancelled by the client");
+    assert.equal(runner.hosts(taskId), false);
+  });
+
+  it("a task whose ttl runs out stops its call and is no longer held (the expired record is gone from the store)", async () => {
+    const { records, runner } = await runnerOf({ ttlMs: 30 });
+    const call = new ScriptedCall();
+    const { taskId } = await runner.start(call, "owner", "tool");
+    await until(() => call.abortedBecause !== undefined, "the call was stopped");
+    assert.equal(call.abortedBecause, "task expired");
+    await until(() => !runner.hosts(taskId), "the runner let the task go");
+    assert.equal(await records.get(taskId), undefined);
+  });
+
+  it("shutdown fails the live tasks; the next process fails what a previous one left unfinished", async () => {
+    const { store, records, runner } = await runnerOf();
+    const call = new ScriptedCall();
+    const { taskId } = await runner.start(call, "owner", "tool");
+    await runner.shutdown();
+    assert.equal(call.abortedBecause, SHUTDOWN.abortReason);
+    const record = await records.get(taskId);
+    assert.deepEqual([record?.status, record?.statusMessage], ["failed", SHUTDOWN.taskFailed]);
+
+    const orphan: TaskRecord = { ...(record as TaskRecord), taskId: "left-running", status: "working", holder: "dead" };
+    delete orphan.statusMessage;
+    delete orphan.error;
+    await store.create(orphan);
+    const next = new TaskRunner({ records, instanceId: "next", settings: { ttlMs: 60_000, pollIntervalMs: 1_000, inputKeys: {} }, log });
+    assert.equal(await next.failOrphans(), 1);
+    const failed = await records.get("left-running");
+    assert.deepEqual([failed?.status, failed?.statusMessage], ["failed", SHUTDOWN.taskOrphaned]);
+  });
+});
+
+describe("TaskAccess", () => {
+  it("a task exists for its owner only: anyone else gets the same -32602 as for an unknown id", async () => {
+    const { runner, access } = await runnerOf();
+    const { taskId } = await runner.start(new ScriptedCall(), "owner", "tool");
+    assert.equal((await access.get("owner", taskId)).taskId, taskId);
+    const other = await refusalOf(access.get("someone else", taskId));
+    const unknown = await refusalOf(access.get("owner", "no-such-task"));
+    assert.deepEqual([other.code, other.message], [unknown.code, unknown.message]);
+    await refusalOf(access.cancel("someone else", taskId));
+    assert.equal((await access.get("owner", taskId)).status, "working", "another identity's cancel changed nothing");
+  });
+
+  it("update and cancel of a task held here go to this instance's runner", async () => {
+    const { records, runner, access } = await runnerOf();
+    const call = new ScriptedCall();
+    const { taskId } = await runner.start(call, "owner", "tool");
+    const { answered } = call.ask(formQuestion("name"));
+    await until(async () => (await statusOf(records, taskId)) === "input_required", "the question was written");
+    await access.update("owner", taskId, { name: { action: "decline" } });
+    assert.deepEqual(await answered, { action: "decline" });
+    await access.cancel("owner", taskId);
+    assert.equal(call.abortedBecause, "task cancelled by the client");
+  });
+
+  it("a running task whose holder instance is gone is failed by whoever looks at it", async () => {
+    const { store, records, access } = await runnerOf();
+    const created = new Date().toISOString();
+    await store.create({
+      taskId: "held-elsewhere",
+      status: "working",
+      createdAt: created,
+      lastUpdatedAt: created,
+      ttlMs: 60_000,
+      ownerHash: "owner",
+      tool: "tool",
+      holder: "gone-instance",
+      version: 0,
+    });
+    const seen = await access.get("owner", "held-elsewhere");
+    assert.deepEqual([seen.status, seen.statusMessage], ["failed", SHUTDOWN.holderGone]);
+    assert.equal(await statusOf(records, "held-elsewhere"), "failed");
+  });
+});
