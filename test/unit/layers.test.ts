@@ -33,7 +33,7 @@ const layerOf = (file: string): string => {
   return parts.length > 1 ? parts[0]! : parts[0]!.replace(/\.ts$/, "");
 };
 
-test("folders of src/ import only the layers below them, so no folder loop exists", async () => {
+test("folders of src/ import only the layers below them, so no folder loop exists; methods/ uses calls/ only through the call owner", async () => {
   const graph = (await madge(join(REPO, "src"), { fileExtensions: ["ts"], detectiveOptions: { ts: { skipTypeImports: false } } })).obj();
   assert.ok(Object.keys(graph).length > 50, "madge read the sources");
   const problems: string[] = [];
@@ -56,4 +56,14 @@ test("folders of src/ import only the layers below them, so no folder loop exist
   }
   assert.deepEqual(problems, []);
   assert.ok((folderEdges.get("http")?.size ?? 0) > 0, "the graph has folder edges");
+  // One owner for a call's life: the handlers use nothing of calls/ but the call owner.
+  const intoCalls = Object.entries(graph).flatMap(([file, imports]) =>
+    layerOf(file) === "methods" ? imports.filter((target) => layerOf(target) === "calls").map((target) => `${file} → ${target}`) : [],
+  );
+  assert.ok(intoCalls.length > 0, "the handlers open calls");
+  assert.deepEqual(
+    intoCalls.filter((edge) => !edge.endsWith("calls/callDesk.ts")),
+    [],
+    "methods/ imports only calls/callDesk.ts of calls/",
+  );
 });
