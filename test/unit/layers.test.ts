@@ -12,6 +12,7 @@ import { REPO } from "../repoRoot.js";
 const LAYERS = [
   "cli",
   "gateway",
+  "fleet",
   "parts",
   "http",
   "methods",

@@ -1,0 +1,51 @@
+// What a reload changes: the running configuration against the new one, both already validated.
+// Backends are compared by name and by their whole (parsed, defaulted) options, so a backend whose
+// options did not change in any way is `unchanged` and its calls and tasks go on untouched.
+// The options outside `backends` and `federation` (the listening address, identities, the store,
+// quotas…) belong to the running process: a reload that changes one is refused, naming them
+// (`needsRestart`), rather than applied halfway.
+
+import { isDeepStrictEqual } from "node:util";
+
+export interface BackendsDiff {
+  added: string[];
+  removed: string[];
+  changed: string[];
+  unchanged: string[];
+  /** The federation block differs (its path, separator or members). */
+  federationChanged: boolean;
+  /** Top-level options other than backends and federation that differ: a reload cannot apply them. */
+  needsRestart: string[];
+}
+
+/** Options a reload applies; everything else needs a restart. */
+const RELOADABLE = new Set(["backends", "federation"]);
+
+export interface FleetShape {
+  backends?: Record<string, unknown> | undefined;
+  federation?: unknown;
+  [option: string]: unknown;
+}
+
+export function diffBackends(running: FleetShape, next: FleetShape): BackendsDiff {
+  const before = running.backends ?? {};
+  const after = next.backends ?? {};
+  const diff: BackendsDiff = { added: [], removed: [], changed: [], unchanged: [], federationChanged: false, needsRestart: [] };
+  for (const [name, options] of Object.entries(after)) {
+    if (!Object.hasOwn(before, name)) diff.added.push(name);
+    else if (isDeepStrictEqual(before[name], options)) diff.unchanged.push(name);
+    else diff.changed.push(name);
+  }
+  for (const name of Object.keys(before)) if (!Object.hasOwn(after, name)) diff.removed.push(name);
+  diff.federationChanged = !isDeepStrictEqual(running.federation, next.federation);
+  const keys = new Set([...Object.keys(running), ...Object.keys(next)]);
+  for (const key of keys) {
+    if (!RELOADABLE.has(key) && !isDeepStrictEqual(running[key], next[key])) diff.needsRestart.push(key);
+  }
+  diff.needsRestart.sort();
+  return diff;
+}
+
+/** Whether the diff changes anything at all. */
+export const changesAnything = (diff: BackendsDiff): boolean =>
+  diff.added.length + diff.removed.length + diff.changed.length > 0 || diff.federationChanged || diff.needsRestart.length > 0;
