@@ -201,7 +201,8 @@ function stopOnSignals(log: Logger, limitMs: number): Stopper {
 
 const SERVE_HELP = () => `
 Required: auth.mode, and one of upstream.url (an HTTP server) or upstream.command (a server
-taskgate starts and speaks stdio to), each from a flag, the config file or the environment.
+taskgate starts and speaks stdio to), each from a flag, the config file or the environment —
+or, in the config file, backends: a map of named servers (a fleet, docs/fleet.md).
 Precedence: defaults < config file < environment variables < flags.
 
 Environment variables:
@@ -233,11 +234,16 @@ serve
   .option("--config <file>", "YAML or JSON config file (also TASKGATE_CONFIG)")
   .addHelpText("after", SERVE_HELP)
   .action(async (opts: Record<string, unknown> & { config?: string }) => {
-    const { config, report } = configure(overridesOf(serveFlags, opts), opts.config);
+    const overrides = overridesOf(serveFlags, opts);
+    const { config, report } = configure(overrides, opts.config);
     const log = loggerFor(config);
     logReport(log, report);
     const stopper = stopOnSignals(log, config.shutdown.graceMs + STOP_MARGIN_MS);
-    const gateway = await startGateway(config, { log }).catch((error: unknown) =>
+    // A fleet reloads its configuration file (on change and on SIGHUP) from the same sources.
+    const file = opts.config ?? environment().file;
+    const reloadConfig = () =>
+      loadConfigWithReport({ ...(file ? { file } : {}), env: environment().env, overrides, flagNames: FLAG_NAMES }).config;
+    const gateway = await startGateway(config, { log, ...(file ? { configFile: file, reloadConfig } : {}) }).catch((error: unknown) =>
       failStart(error, () => "pass --port <n>, set TASKGATE_PORT, or set port in the config file (0 = any free port)"),
     );
     stopper.ready(() => gateway.close());

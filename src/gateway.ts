@@ -1,135 +1,128 @@
 // Assembles one taskgate instance from a Config, as a short list of parts, each built by its own
 // factory from only the options it uses (src/parts/): the cluster side (task store, cluster seams,
-// session ledger), the callers (identity), the upstream side (link, pool, catalog, events, legacy
-// door), the task side (records, runner, access, the call owner), listen streams, the method
-// router, and the front side (the MCP endpoint and the side doors on one HTTP server). Used by the
-// CLI and by every e2e test. close() drains and closes them in order.
+// session ledger), the callers (identity) and their doors, the endpoints — the single upstream
+// (one BackendPart at `path`), or a fleet of backends with its federated endpoint (src/fleet/) —
+// and the front side (the MCP endpoints and the side doors on one HTTP server). Used by the CLI
+// and by every e2e test. close() drains and closes them in order.
 
 import { randomUUID } from "node:crypto";
 import type { Server } from "node:http";
 import type { Logger } from "pino";
 import type { Config } from "./config/schema.js";
-import { createMethodRouter } from "./methods/methodTable.js";
+import { openFleet } from "./fleet/fleet.js";
 import { createLogger } from "./observability/logger.js";
 import { GatewayMetrics } from "./observability/metrics.js";
+import { type BackendPart, backendOptions, openBackendPart } from "./parts/backendPart.js";
 import { openClusterSide } from "./parts/clusterSide.js";
-import { listenHttp, openCallers, openFrontSide } from "./parts/frontSide.js";
-import { openTaskSide, type TaskSide } from "./parts/taskSide.js";
-import { openUpstreamSide, type UpstreamSide } from "./parts/upstreamSide.js";
-import { Subscriptions } from "./subscriptions/subscriptions.js";
+import type { Endpoints } from "./parts/endpoints.js";
+import { listenHttp, openCallers, openDoors, openFrontSide } from "./parts/frontSide.js";
+import { serveTaskCommands } from "./parts/taskSide.js";
 
 export interface Gateway {
-  /** http://host:port/path of the MCP endpoint. */
+  /** http://host:port/path of the MCP endpoint (a fleet's: of its federated endpoint, else the base path). */
   url: string;
   port: number;
   server: Server;
   log: Logger;
-  /** Pids of the upstream server processes running now (upstream.command only). */
+  /** Pids of the upstream server processes running now (upstream.command, or a fleet's command backends). */
   upstreamProcesses?: () => number[];
+  /** A fleet's: applies the configuration file again (as SIGHUP does); resolves with what it did. */
+  reload?: () => Promise<unknown>;
   close(): Promise<void>;
 }
 
-export async function startGateway(config: Config, options: { log?: Logger } = {}): Promise<Gateway> {
+export interface GatewayOptions {
+  log?: Logger;
+  /** The configuration file a fleet reloads (on change and on SIGHUP). */
+  configFile?: string;
+  /** How a fleet reads its configuration again (loadConfig with the same sources). */
+  reloadConfig?: () => Config;
+}
+
+export async function startGateway(config: Config, options: GatewayOptions = {}): Promise<Gateway> {
   const log = options.log ?? createLogger(config.log.level);
   const instanceId = randomUUID();
-  const metrics = new GatewayMetrics();
   const cluster = await openClusterSide(config.store, { instanceId, log });
   const callers = openCallers(config, log);
-  const upstream = openUpstreamSide(config.upstream, {
-    log,
-    metrics,
-    ledger: cluster.ledger,
-    bindLegacySessions: callers.legacyAuthenticates,
-  });
-  const tasks = await openTaskSide(config, { cluster, pool: upstream.pool, instanceId, metrics, log });
-  upstream.closeLeftovers((id) => cluster.cluster.leases.isAlive(id));
-  const subscriptions = new Subscriptions({
-    access: tasks.access,
-    bus: cluster.cluster.bus,
-    pool: upstream.pool,
-    events: upstream.events,
-    holderCheckMs: Math.max(1000, Math.floor(config.store.leaseMs / 3)),
-    log,
-  });
-  const router = createMethodRouter({ upstream, desk: tasks.desk, access: tasks.access, subscriptions, cache: config.cache });
-  metrics.observeLive(liveSources(upstream, tasks, subscriptions));
-  const front = openFrontSide(
+  const doors = openDoors(
     { ...config, requestsPerMinute: config.quotas.requestsPerMinute, keepAliveMs: config.subscriptions.keepAliveMs },
-    {
-      callers,
-      router,
-      legacyDoor: upstream.legacyDoor,
-      credentials: upstream.credentials,
-      metrics,
-      health: healthOf(upstream, tasks, subscriptions, config.upstream.requestTimeoutMs),
-      log,
-    },
+    callers,
+    log,
   );
+  const shared = { cluster, doors, bindLegacySessions: callers.legacyAuthenticates, instanceId, log, path: config.path };
+  const endpoints: Endpoints & { reload?: () => Promise<unknown> } =
+    config.upstream === undefined
+      ? await openFleet(config, shared, options)
+      : singleEndpoint(openBackendPart(backendOptions(config, config.upstream), { ...shared, metrics: new GatewayMetrics() }), config);
+  await serveTaskCommands(cluster, () => endpoints.parts().map((part) => part.tasks), log);
+  for (const part of endpoints.parts())
+    if (part.name === undefined) part.upstream.closeLeftovers((id) => cluster.cluster.leases.isAlive(id));
+  const front = openFrontSide({
+    doors,
+    endpointAt: (path) => endpoints.doorAt(path),
+    metrics: endpoints.metrics,
+    health: endpoints.health,
+    log,
+    ...(endpoints.mount ? { mount: (app) => endpoints.mount?.(app) } : {}),
+  });
   const { server, port, url } = await listenHttp(config, front);
   log.info(
-    { event: "gateway.started", url, upstream: upstream.target, store: config.store.kind, instanceId, auth: callers.resolver.mode },
+    { event: "gateway.started", url, ...endpoints.describe(), store: config.store.kind, instanceId, auth: callers.resolver.mode },
     "taskgate listening",
   );
-  upstream.reportUnavailable();
+  endpoints.reportUnavailable();
 
-  const { processes } = upstream;
+  const processes = endpoints.parts().some((part) => part.upstream.processes !== undefined);
   return {
-    url,
+    url: config.upstream === undefined ? `${url.slice(0, url.length - config.path.length)}${config.federation?.path ?? config.path}` : url,
     port,
     server,
     log,
-    ...(processes ? { upstreamProcesses: () => processes.pids() } : {}),
+    ...(processes || config.upstream === undefined ? { upstreamProcesses: () => endpoints.processes() } : {}),
+    ...(endpoints.reload ? { reload: endpoints.reload } : {}),
     async close() {
+      const held = endpoints.parts().reduce((sum, part) => sum + part.tasks.runner.count(), 0);
+      const inline = endpoints.parts().reduce((sum, part) => sum + part.tasks.desk.held().inline, 0);
       log.info(
-        {
-          event: "gateway.draining",
-          inlineCalls: tasks.desk.held().inline,
-          heldTasks: tasks.runner.count(),
-          graceMs: config.shutdown.graceMs,
-        },
+        { event: "gateway.draining", inlineCalls: inline, heldTasks: held, graceMs: config.shutdown.graceMs },
         "draining: no new connections; inline calls get the grace period",
       );
       const closed = new Promise<void>((resolve) => server.close(() => resolve())); // no new connections
       server.closeIdleConnections();
-      await tasks.desk.shutdown(config.shutdown.graceMs); // inline calls finish or end shutting_down; listeners see tasks fail…
-      await subscriptions.close(); // …then each listen stream gets its closing result
+      await endpoints.drain(config.shutdown.graceMs);
       server.closeAllConnections();
       await closed;
-      await upstream.close();
+      await endpoints.close();
       await cluster.close();
     },
   };
 }
 
-/** What is held right now, read by /metrics at scrape time. */
-function liveSources(upstream: UpstreamSide, tasks: TaskSide, subscriptions: Subscriptions) {
+/** The single upstream at `path`: one part, its metrics the instance's, /readyz its upstream and the store. */
+function singleEndpoint(part: BackendPart, config: Config): Endpoints {
+  const { upstream, tasks, subscriptions } = part;
   return {
-    tasksByStatus: () => tasks.runner.countByStatus(),
-    upstreamCalls: () => upstream.pool.callCount(),
-    parkedCalls: () => tasks.desk.held().parked,
-    inlineCalls: () => tasks.desk.held().inline,
-    listenStreams: () => subscriptions.openCount(),
-    listenFollows: () => subscriptions.follows(),
-    upstreamResourceSubscriptions: () => subscriptions.upstreamSubscriptionCount(),
-    upstreamSessions: () => upstream.pool.sessionCount(),
-    upstreamProcesses: () => upstream.processes?.count ?? 0,
-  };
-}
-
-/** /readyz checks (the upstream answers, the store reads) and /healthz counts. */
-function healthOf(upstream: UpstreamSide, tasks: TaskSide, subscriptions: Subscriptions, timeoutMs: number) {
-  return {
-    checks: {
-      upstream: () => upstream.answers(),
-      store: async () => void (await tasks.records.get("readiness-probe")),
+    doorAt: (path) => (path === config.path ? part.door : undefined),
+    parts: () => [part],
+    metrics: part.metrics,
+    health: {
+      checks: {
+        upstream: () => upstream.answers(),
+        store: async () => void (await tasks.records.get("readiness-probe")),
+      },
+      stats: () => ({
+        heldTasks: tasks.runner.count(),
+        heldCalls: tasks.desk.held().parked,
+        inlineCalls: tasks.desk.held().inline,
+        listenStreams: subscriptions.openCount(),
+        upstreamSessions: upstream.pool.sessionCount(),
+      }),
+      timeoutMs: config.upstream?.requestTimeoutMs ?? 30_000,
     },
-    stats: () => ({
-      heldTasks: tasks.runner.count(),
-      heldCalls: tasks.desk.held().parked,
-      inlineCalls: tasks.desk.held().inline,
-      listenStreams: subscriptions.openCount(),
-      upstreamSessions: upstream.pool.sessionCount(),
-    }),
-    timeoutMs,
+    describe: () => ({ upstream: upstream.target }),
+    reportUnavailable: () => upstream.reportUnavailable(),
+    processes: () => upstream.processes?.pids() ?? [],
+    drain: (graceMs) => part.drain(graceMs),
+    close: () => part.close(),
   };
 }

@@ -55,6 +55,8 @@ export interface CallRequest {
   signal: AbortSignal;
   log: EventLog;
   note: RequestNote;
+  /** The MCP path the request came to (a fleet's): a task made of this call answers only there. */
+  endpoint?: string | undefined;
 }
 
 /** The call a handler opens: `method` on `name`, for `owner`. */
@@ -144,6 +146,11 @@ export class CallDesk {
     return this.rounds.serve(command);
   }
 
+  /** Whether the call a retry's requestState refers to is parked at this desk. */
+  holds(requestState: unknown): boolean {
+    return this.options.parked.holds(requestState);
+  }
+
   /** Calls answering a client now, and calls parked between rounds (metrics, health, shutdown log). */
   held(): { inline: number; parked: number } {
     return { inline: this.live.count(), parked: this.options.parked.count() };
@@ -221,10 +228,15 @@ export class CallDesk {
 
   /** The call becomes a task: its record is stored before the handle is returned (a call whose
    *  task could not be stored is cancelled upstream). */
-  private async toTask(call: RunningCall, owner: string, tool: string, request: { log?: EventLog; note: RequestNote }): Promise<Reply> {
+  private async toTask(
+    call: RunningCall,
+    owner: string,
+    tool: string,
+    request: { log?: EventLog; note: RequestNote; endpoint?: string | undefined },
+  ): Promise<Reply> {
     let record: Awaited<ReturnType<TaskRunner["start"]>>;
     try {
-      record = await this.options.runner.start(call, owner, tool, request.log);
+      record = await this.options.runner.start(call, owner, tool, request.log, request.endpoint);
     } catch (error) {
       call.abort("the task could not be stored");
       throw error;
@@ -250,6 +262,7 @@ function inlineRequestOf(request: CallRequest): InlineRequest {
     capabilities: request.capabilities,
     note: request.note,
     signal: request.signal,
+    ...(request.endpoint !== undefined ? { endpoint: request.endpoint } : {}),
     ...(typeof token === "string" || typeof token === "number" ? { progressToken: token } : {}),
     ...(typeof logLevel === "string" ? { logLevel } : {}),
   };

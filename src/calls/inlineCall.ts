@@ -39,6 +39,8 @@ export interface InlineRequest {
   signal: AbortSignal;
   /** Fields for the request's log line. */
   note: RequestNote;
+  /** The MCP path the request came to (a fleet's): a task made of this call answers only there. */
+  endpoint?: string | undefined;
 }
 
 export interface InlineCallOptions {

@@ -91,6 +91,12 @@ export class ParkedCalls {
     return parked;
   }
 
+  /** Whether the call a requestState refers to is parked here (a fleet routes another instance's retry by it). */
+  holds(requestState: unknown): boolean {
+    const opened = this.codec.open(requestState);
+    return opened.ok && this.parked.has(opened.claims.held);
+  }
+
   /** Marks the current round used, so its requestState cannot be replayed. */
   consume(parked: ParkedCall): void {
     parked.round = "";

@@ -81,7 +81,9 @@ export function loadConfigWithReport(sources: ConfigSources = {}): { config: Con
 
   // Required blocks without a default: an absent block is reported as its missing options
   // ("upstream.url: is required") rather than as "upstream: expected object".
-  for (const block of ["upstream", "auth"]) if (merged[block] === undefined) merged[block] = {};
+  // A fleet (backends) has no upstream block.
+  for (const block of ["upstream", "auth"])
+    if (merged[block] === undefined && !(block === "upstream" && merged.backends)) merged[block] = {};
 
   const parsed = ConfigSchema.safeParse(merged, { reportInput: true });
   if (parsed.success) return { config: parsed.data, report: reportOf(sources.file, provenance, overridden, ignored) };

@@ -7,14 +7,14 @@
 import { z } from "zod";
 import { AuthSchema } from "./authOptions.js";
 import { option, section } from "./declaration.js";
+import { BackendsOption, checkFleet, FederationSchema, ReloadSchema } from "./fleetOptions.js";
 import { UpstreamSchema } from "./upstreamOptions.js";
-import { positiveMs, scopeToken, timerMs } from "./values.js";
+import { positiveMs, scopeToken, TaskPolicy, timerMs } from "./values.js";
 
 export { JWT_ALGORITHMS, type JwtAlgorithm, JwtSchema, ResourceMetadataSchema } from "./authOptions.js";
 export { UpstreamSchema } from "./upstreamOptions.js";
 
-export const TaskPolicy = z.enum(["never", "auto", "always", "required"]);
-export type TaskPolicy = z.infer<typeof TaskPolicy>;
+export { TaskPolicy } from "./values.js";
 
 const LegacySchema = z
   .object({
@@ -175,7 +175,7 @@ const LogSchema = z
 
 export const ConfigSchema = z
   .object({
-    upstream: UpstreamSchema,
+    upstream: UpstreamSchema.optional(),
     host: option(z.string().min(1).default("127.0.0.1"), {
       help: "address to listen on (0.0.0.0 = every interface)",
       flag: "--host <host>",
@@ -208,8 +208,14 @@ export const ConfigSchema = z
     shutdown: section(ShutdownSchema.prefault({}), { help: "Stopping on SIGTERM or SIGINT." }),
     subscriptions: section(SubscriptionsSchema.prefault({}), { help: "Server-sent event streams." }),
     log: section(LogSchema.prefault({}), { help: "The pino log." }),
+    backends: BackendsOption,
+    federation: FederationSchema,
+    reload: ReloadSchema,
   })
-  .strict();
+  .strict()
+  .superRefine((config, ctx) => checkFleet(config, ctx));
 
 export type Config = z.infer<typeof ConfigSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;
+/** One upstream's options: `upstream`, or each backend of a fleet. */
+export type UpstreamOptions = z.infer<typeof UpstreamSchema>;

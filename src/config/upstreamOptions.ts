@@ -19,7 +19,7 @@ const RESERVED_UPSTREAM_HEADERS = new Set([
   "last-event-id",
 ]);
 
-const UpstreamFields = z
+export const UpstreamFields = z
   .object({
     url: option(z.url({ protocol: /^https?$/, error: "must be an http(s) URL of the legacy MCP endpoint" }).optional(), {
       help: "legacy MCP endpoint (Streamable HTTP), e.g. http://127.0.0.1:8080/mcp",
@@ -93,7 +93,7 @@ const UpstreamFields = z
   })
   .strict();
 
-type UpstreamFields = z.infer<typeof UpstreamFields>;
+export type UpstreamFields = z.infer<typeof UpstreamFields>;
 
 function checkHeaders(upstream: UpstreamFields, ctx: z.RefinementCtx): void {
   const names = Object.keys(upstream.headers).map((name) => name.toLowerCase());
@@ -165,11 +165,14 @@ function checkTransport(upstream: UpstreamFields, ctx: z.RefinementCtx): void {
   }
 }
 
+/** The checks of one upstream's options (a backend of a fleet runs them on its own block too). */
+export function checkUpstream(upstream: UpstreamFields, ctx: z.RefinementCtx): void {
+  checkHeaders(upstream, ctx);
+  checkTransport(upstream, ctx);
+}
+
 /** One upstream's options and checks. Mount it with section(UpstreamSchema.clone(), …) to give a mount its own metadata. */
 export const UpstreamSchema = section(
-  UpstreamFields.superRefine((upstream, ctx) => {
-    checkHeaders(upstream, ctx);
-    checkTransport(upstream, ctx);
-  }),
+  UpstreamFields.superRefine((upstream, ctx) => checkUpstream(upstream, ctx)),
   { help: "The legacy MCP server taskgate stands in front of: reached over HTTP (url) or started over stdio (command)." },
 );

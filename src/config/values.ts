@@ -20,3 +20,7 @@ export const headerName = z.string().regex(HEADER_NAME, HEADER_NAME_MESSAGE);
 export const headerValue = z.string().regex(/^[\t\x20-\x7E]*$/, "must be printable ASCII (no line breaks)");
 
 export const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]", "localhost"]);
+
+/** When a tool call becomes a task (tasks.policy, tasks.tools, a backend's tasks). */
+export const TaskPolicy = z.enum(["never", "auto", "always", "required"]);
+export type TaskPolicy = z.infer<typeof TaskPolicy>;

@@ -39,8 +39,10 @@ export interface FrontDoorOptions {
   requiredScopes: readonly string[];
   /** The Protected Resource Metadata URL for this request's challenges, when taskgate publishes one. */
   resourceMetadataUrl?: (req: IncomingMessage) => string;
-  router: MethodRouter;
+  router: Pick<MethodRouter, "dispatch">;
   passThrough: PassThrough;
+  /** In a fleet: the MCP path this door serves (tasks made here answer only here). */
+  endpoint?: string;
   /** The legacy door: `enabled` false refuses legacy requests; `authenticate` runs the same bearer
    *  check as the modern door (legacy.auth required, auth.mode not demo). */
   /** requiredScopes: the legacy door's own (legacy.requiredScopes); unset = the modern door's. */
@@ -239,6 +241,7 @@ async function serveModern(visit: Visit, request: JsonRpcRequest, capabilities: 
     signal: clientGone.signal,
     log: requestLog(log, { requestId, rpcMethod: request.method }),
     note,
+    ...(options.endpoint !== undefined ? { endpoint: options.endpoint } : {}),
   };
   let reply: Reply;
   try {

@@ -1,16 +1,23 @@
 // Health endpoints: /livez (the process serves: always 200), /readyz (the upstream answers and the
 // task store works: 200, else 503 with a JSON body naming what is not ready) and /healthz (the
 // readiness answer plus what the instance holds right now). Concurrent probes share one check.
+// A check may be reported without deciding readiness (a fleet's backend an operator marked not
+// required): it shows in `checks` with `required: false`, and its failure leaves the instance ready.
 
 import type { Express } from "express";
 
 export interface CheckResult {
   ok: boolean;
   error?: string;
+  /** Present (false) for a check that does not decide readiness. */
+  required?: false;
 }
 
 export interface HealthOptions {
-  checks: Record<string, () => Promise<void>>;
+  /** The checks, or a function giving them at each probe (a fleet's backends change at reload). */
+  checks: Record<string, () => Promise<void>> | (() => Record<string, () => Promise<void>>);
+  /** Checks reported but not needed for readiness, read at each probe. */
+  notRequired?: () => ReadonlySet<string>;
   /** Counters for /healthz (held tasks, parked calls, listen streams, upstream sessions…). */
   stats(): Record<string, number>;
   /** Each check gives up after this long. */
@@ -40,8 +47,10 @@ export function mountHealth(app: Express, options: HealthOptions): void {
 }
 
 async function runChecks(options: HealthOptions): Promise<{ ready: boolean; checks: Record<string, CheckResult> }> {
+  const checks = typeof options.checks === "function" ? options.checks() : options.checks;
+  const optional = options.notRequired?.() ?? new Set<string>();
   const entries = await Promise.all(
-    Object.entries(options.checks).map(async ([name, check]): Promise<[string, CheckResult]> => {
+    Object.entries(checks).map(async ([name, check]): Promise<[string, CheckResult]> => {
       let timer: NodeJS.Timeout | undefined;
       try {
         await Promise.race([
@@ -50,14 +59,14 @@ async function runChecks(options: HealthOptions): Promise<{ ready: boolean; chec
             timer = setTimeout(() => reject(new Error(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
           }),
         ]);
-        return [name, { ok: true }];
+        return [name, { ok: true, ...(optional.has(name) ? { required: false as const } : {}) }];
       } catch (error) {
-        return [name, { ok: false, error: error instanceof Error ? error.message : String(error) }];
+        const required = optional.has(name) ? { required: false as const } : {};
+        return [name, { ok: false, error: error instanceof Error ? error.message : String(error), ...required }];
       } finally {
         clearTimeout(timer);
       }
     }),
   );
-  const checks = Object.fromEntries(entries);
-  return { ready: entries.every(([, result]) => result.ok), checks };
+  return { ready: entries.every(([, result]) => result.ok || result.required === false), checks: Object.fromEntries(entries) };
 }

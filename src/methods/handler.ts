@@ -24,6 +24,8 @@ export interface MethodRequest {
   log: EventLog;
   /** Fields added to the request's log line (tool, taskId, outcome…). */
   note: RequestNote;
+  /** The MCP path the request came to, in a fleet (/mcp/<name>, or the federated endpoint). */
+  endpoint?: string | undefined;
 }
 
 export type MethodHandler = (request: MethodRequest) => Promise<Reply>;

@@ -8,7 +8,7 @@
 // bound. What is held right now (tasks, calls, streams, sessions) is read from the parts that hold
 // it when /metrics is scraped, not counted up and down alongside them.
 
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { ALL_REASONS, type Reason, type RequestOutcome, UPSTREAM_REASONS, type UpstreamReason } from "../protocol/reasons.js";
 
 const PREFIX = "taskgate_";
@@ -53,7 +53,7 @@ interface RequestSeries {
 }
 
 export class GatewayMetrics {
-  private readonly registry = new Registry();
+  readonly registry = new Registry();
   private readonly requests: Counter<"method" | "outcome">;
   private readonly requestDuration: Histogram<"method" | "outcome">;
   /** Per method, per outcome: the bound series, so a request allocates no label object. */
@@ -63,12 +63,16 @@ export class GatewayMetrics {
   private readonly upstreamErrors: Counter<"reason">;
   private readonly errorReplies: Counter<"reason">;
   private readonly upstreamNotifications: Counter<"method">;
+  private readonly federationCollisions: Counter<"kind">;
+  private readonly federationMissing: Counter;
   private readonly storeErrors: Counter<"operation">;
   private readonly storeDuration: Histogram<"operation">;
   /** Per store operation: its bound series (a tasks/get does one store read). */
   private readonly storeSeries = new Map<string, { duration: Histogram.Internal<"operation">; errors: Counter.Internal }>();
 
-  constructor() {
+  /** `backend`: in a fleet, the backend every series of this registry is labelled with. */
+  constructor(labels: { backend?: string } = {}) {
+    if (labels.backend !== undefined) this.registry.setDefaultLabels({ backend: labels.backend });
     processRegistry(); // process CPU and memory counted from start, not from the first scrape
     const registers = [this.registry];
     this.requests = new Counter({
@@ -122,6 +126,17 @@ export class GatewayMetrics {
       name: `${PREFIX}error_replies_total`,
       help: "Error replies to the MCP endpoint that named a reason (error.data.reason; JSON or a stream's last frame), by that reason",
       labelNames: ["reason"],
+      registers,
+    });
+    this.federationCollisions = new Counter({
+      name: `${PREFIX}federation_collisions_total`,
+      help: "Entries the federated endpoint left out because an earlier backend's entry had the same name or URI, by kind",
+      labelNames: ["kind"],
+      registers,
+    });
+    this.federationMissing = new Counter({
+      name: `${PREFIX}federation_left_out_total`,
+      help: "Federated list answers this backend was left out of (it could not be asked in time)",
       registers,
     });
     // Each series exists (at 0) before its first failure.
@@ -214,6 +229,16 @@ export class GatewayMetrics {
     if (failed) series.errors.inc();
   }
 
+  /** The federated endpoint left entries out: two backends' entries of `kind` had one name. */
+  federationCollision(kind: string): void {
+    this.federationCollisions.labels(kind).inc();
+  }
+
+  /** The federated endpoint left this registry's backend out of an answer (it could not be asked). */
+  federationLeftOut(): void {
+    this.federationMissing.inc();
+  }
+
   upstreamFailed(reason: UpstreamReason): void {
     this.upstreamErrors.labels(reason).inc();
   }
@@ -232,6 +257,18 @@ export class GatewayMetrics {
     const [own, node] = await Promise.all([this.registry.metrics(), processRegistry().metrics()]);
     return `${own}\n${node}`;
   }
+}
+
+/** A fleet's /metrics: the series of every backend's registry (each labelled with its backend), then the process's. */
+export function mergedMetrics(sources: () => readonly GatewayMetrics[]): { contentType: string; text(): Promise<string> } {
+  return {
+    contentType: processRegistry().contentType,
+    async text() {
+      const parts = await Promise.all(sources().map((metrics) => metrics.registry.getMetricsAsJSON()));
+      const [own, node] = await Promise.all([AggregatorRegistry.aggregate(parts).metrics(), processRegistry().metrics()]);
+      return `${own}\n${node}`;
+    },
+  };
 }
 
 let processMetrics: Registry | undefined;

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import express from "express";
 import type { Logger } from "pino";
 import { createIdentityResolver } from "../auth/createIdentityResolver.js";
-import type { IdentityResolver } from "../auth/identity.js";
+import type { Identity, IdentityResolver } from "../auth/identity.js";
 import {
   buildResourceMetadata,
   metadataUrlFor,
@@ -18,13 +18,12 @@ import {
   wellKnownMetadataPaths,
 } from "../auth/resourceMetadata.js";
 import type { Config } from "../config/schema.js";
-import { type FrontDoorOptions, frontDoor } from "../http/frontDoor.js";
+import { type FrontDoorOptions, frontDoor, type RequestObserver } from "../http/frontDoor.js";
 import { type HealthOptions, mountHealth } from "../http/health.js";
-import { mountMetrics } from "../http/metricsEndpoint.js";
+import { type MetricsSource, mountMetrics } from "../http/metricsEndpoint.js";
 import type { PassThrough } from "../http/passThrough.js";
 import { RequestRate } from "../http/requestRate.js";
 import type { MethodRouter } from "../methods/router.js";
-import type { GatewayMetrics } from "../observability/metrics.js";
 import type { UpstreamCredentials } from "../upstream/upstreamCredentials.js";
 
 export interface Callers {
@@ -54,62 +53,116 @@ export type FrontSideOptions = Pick<Config, "path" | "auth" | "legacy" | "allowe
   keepAliveMs: number;
 };
 
-export interface FrontSideDeps {
-  callers: Callers;
-  router: MethodRouter;
-  legacyDoor: PassThrough;
-  credentials: UpstreamCredentials;
-  metrics: GatewayMetrics;
-  health: HealthOptions;
+/** What one MCP endpoint is made of: its methods, its legacy door, its counts and log. */
+export interface DoorParts {
+  router: Pick<MethodRouter, "dispatch">;
+  /** Where its legacy clients go; undefined: it has none (legacy requests are refused, -32022). */
+  legacyDoor?: PassThrough | undefined;
+  credentials?: UpstreamCredentials | undefined;
+  metrics: RequestObserver;
   log: Logger;
+  /** In a fleet: the endpoint's path (tasks made there answer only there). */
+  endpoint?: string | undefined;
 }
 
-/** Answers every HTTP request: the MCP endpoint, or a side door. */
-export type FrontSide = (req: IncomingMessage, res: ServerResponse) => void;
+/** One MCP endpoint, both doors. */
+export type Door = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
-export function openFrontSide(options: FrontSideOptions, deps: FrontSideDeps): FrontSide {
-  const { log, metrics } = deps;
-  const app = express();
-  app.disable("x-powered-by");
-  mountHealth(app, deps.health);
-  mountMetrics(app, metrics, log);
+/** Makes the MCP endpoints of an instance: one identity check, one request rate and one metadata document for all. */
+export interface Doors {
+  open(parts: DoorParts): Door;
+  /** RFC 9728 metadata, when published: mounted at the well-known paths of `path`. */
+  mountMetadata(app: express.Express): void;
+}
+
+const NO_LEGACY_DOOR: PassThrough = {
+  handle: () => undefined,
+  isKnownSession: () => false,
+  close: async () => undefined,
+};
+
+export function openDoors(options: FrontSideOptions, callers: Callers, log: Logger): Doors {
   // RFC 9728: where clients learn which authorization server issues tokens for this resource.
   const metadata = resourceMetadataOptions(options.auth);
   const metadataWarning = resourceMetadataWarning(metadata);
   if (metadataWarning) log.warn({ event: "auth.resource_metadata" }, metadataWarning);
   const resourceOf = (req: IncomingMessage) => resourceIdentifier(metadata!, `http://${req.headers.host ?? "localhost"}`, options.path);
-  if (metadata) {
-    for (const path of wellKnownMetadataPaths(options.path)) {
-      app.get(path, (req, res) => {
-        res.json(buildResourceMetadata(metadata, resourceOf(req)));
-      });
-    }
-  }
-  const doorOptions: FrontDoorOptions = {
-    identity: deps.callers.resolver,
-    requiredScopes: options.auth.requiredScopes,
-    ...(metadata ? { resourceMetadataUrl: (req: IncomingMessage) => metadataUrlFor(resourceOf(req)) } : {}),
-    router: deps.router,
-    passThrough: deps.legacyDoor,
-    legacy: {
-      enabled: options.legacy.enabled,
-      authenticate: deps.callers.legacyAuthenticates,
-      ...(options.legacy.requiredScopes ? { requiredScopes: options.legacy.requiredScopes } : {}),
+  const rate = options.requestsPerMinute !== undefined ? new RequestRate(options.requestsPerMinute) : undefined;
+  return {
+    open(parts) {
+      const doorOptions: FrontDoorOptions = {
+        identity: callers.resolver,
+        requiredScopes: options.auth.requiredScopes,
+        ...(metadata ? { resourceMetadataUrl: (req: IncomingMessage) => metadataUrlFor(resourceOf(req)) } : {}),
+        router: parts.router,
+        passThrough: parts.legacyDoor ?? NO_LEGACY_DOOR,
+        legacy: {
+          enabled: options.legacy.enabled && parts.legacyDoor !== undefined,
+          authenticate: callers.legacyAuthenticates,
+          ...(options.legacy.requiredScopes ? { requiredScopes: options.legacy.requiredScopes } : {}),
+        },
+        ...(rate ? { rate } : {}),
+        ...(parts.credentials
+          ? {
+              onIdentified: (who: Identity, owner: string, authorization: string | undefined) =>
+                parts.credentials?.remember(owner, who.subject, authorization),
+            }
+          : {}),
+        log: parts.log,
+        allowedOrigins: options.allowedOrigins,
+        allowedHosts: options.allowedHosts,
+        bodyLimitBytes: options.bodyLimitBytes,
+        keepAliveMs: options.keepAliveMs,
+        metrics: parts.metrics,
+        ...(parts.endpoint !== undefined ? { endpoint: parts.endpoint } : {}),
+      };
+      return frontDoor(doorOptions);
     },
-    ...(options.requestsPerMinute !== undefined ? { rate: new RequestRate(options.requestsPerMinute) } : {}),
-    onIdentified: (who, owner, authorization) => deps.credentials.remember(owner, who.subject, authorization),
-    log,
-    allowedOrigins: options.allowedOrigins,
-    allowedHosts: options.allowedHosts,
-    bodyLimitBytes: options.bodyLimitBytes,
-    keepAliveMs: options.keepAliveMs,
-    metrics,
+    mountMetadata(app) {
+      if (!metadata) return;
+      for (const path of wellKnownMetadataPaths(options.path)) {
+        app.get(path, (req, res) => {
+          res.json(buildResourceMetadata(metadata, resourceOf(req)));
+        });
+      }
+    },
   };
-  const door = frontDoor(doorOptions);
+}
+
+export interface FrontSideDeps {
+  doors: Doors;
+  /** The MCP endpoint a request path (without its query) goes to, if any; read per request. */
+  endpointAt(path: string): Door | undefined;
+  metrics: MetricsSource;
+  health: HealthOptions;
+  log: Logger;
+  /** More side doors (a fleet's reload status). */
+  mount?: (app: express.Express) => void;
+}
+
+/** Answers every HTTP request: an MCP endpoint, or a side door. */
+export type FrontSide = (req: IncomingMessage, res: ServerResponse) => void;
+
+export function openFrontSide(deps: FrontSideDeps): FrontSide {
+  const { log } = deps;
+  const app = express();
+  app.disable("x-powered-by");
+  mountHealth(app, deps.health);
+  mountMetrics(app, deps.metrics, log);
+  deps.doors.mountMetadata(app);
+  deps.mount?.(app);
   return (req, res) => {
-    if (isEndpoint(req.url, options.path)) door(req, res).catch((error: unknown) => failedRequest(log, res, error));
+    const door = deps.endpointAt(pathOf(req.url));
+    if (door) door(req, res).catch((error: unknown) => failedRequest(log, res, error));
     else app(req, res);
   };
+}
+
+/** A request URL's path, without its query. */
+function pathOf(url: string | undefined): string {
+  if (url === undefined) return "";
+  const query = url.indexOf("?");
+  return query === -1 ? url : url.slice(0, query);
 }
 
 /** The HTTP server of `front`, listening; `url` is the MCP endpoint's. */
@@ -134,13 +187,6 @@ export async function listenHttp(
   const { port } = server.address() as AddressInfo;
   const host = options.host.includes(":") ? `[${options.host}]` : options.host;
   return { server, port, url: `http://${host === "0.0.0.0" ? "127.0.0.1" : host}:${port}${options.path}` };
-}
-
-/** Whether a request URL (path and query) is the MCP endpoint. */
-function isEndpoint(url: string | undefined, path: string): boolean {
-  if (url === undefined || !url.startsWith(path)) return false;
-  const next = url.charCodeAt(path.length);
-  return Number.isNaN(next) || next === 63 /* ? */;
 }
 
 /** A request the front door could not answer (a bug): logged with its stack, answered 500. */

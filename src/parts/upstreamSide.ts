@@ -5,7 +5,7 @@
 // its counts and session ids go. A second upstream would be a second one of these.
 
 import type { Logger } from "pino";
-import type { Config } from "../config/schema.js";
+import type { UpstreamOptions } from "../config/schema.js";
 import type { PassThrough } from "../http/passThrough.js";
 import { createPassThrough } from "../http/passThrough.js";
 import { createStdioBridge } from "../http/stdioBridge.js";
@@ -52,7 +52,7 @@ export interface UpstreamSideDeps {
   bindLegacySessions: boolean;
 }
 
-export function openUpstreamSide(options: Config["upstream"], deps: UpstreamSideDeps): UpstreamSide {
+export function openUpstreamSide(options: UpstreamOptions, deps: UpstreamSideDeps): UpstreamSide {
   const { log, metrics, ledger } = deps;
   const events = new UpstreamEvents();
   const credentials = new UpstreamCredentials({
@@ -129,7 +129,7 @@ export function openUpstreamSide(options: Config["upstream"], deps: UpstreamSide
 }
 
 /** The legacy door: a stdio bridge in front of server processes of its own, or the HTTP pass-through. */
-function openLegacyDoor(options: Config["upstream"], link: UpstreamLink, credentials: UpstreamCredentials, deps: UpstreamSideDeps) {
+function openLegacyDoor(options: UpstreamOptions, link: UpstreamLink, credentials: UpstreamCredentials, deps: UpstreamSideDeps) {
   const { log, bindLegacySessions: bindSessions } = deps;
   return link.processes
     ? createStdioBridge({

@@ -92,6 +92,10 @@ export const shuttingDown = () => reasonError("shutting_down", reasonMessage("sh
 /** A retry reached this instance for a call whose holder instance is gone (and its upstream call with it). */
 export const holderGone = () => reasonError("holder_gone", reasonMessage("holder_gone"));
 
+/** A reload removed (or replaced) the backend that was running this (HTTP 503). */
+export const backendRemoved = (backend: string) =>
+  reasonError("backend_removed", reasonMessage("backend_removed", { backend }), { backend });
+
 /** The task store failed or did not answer; `cause` says how (HTTP 503). */
 export const storeUnavailable = (cause: string) => reasonError("store_unavailable", reasonMessage("store_unavailable", { cause }));
 

@@ -31,7 +31,10 @@ export function backendNameProblem(name: string): string | undefined {
   if (name.length === 0) return "a backend name must not be empty";
   if (name.length > MAX_BACKEND_NAME) return `a backend name has at most ${MAX_BACKEND_NAME} characters ('${name}' has ${name.length})`;
   if (!BACKEND_NAME.test(name)) {
-    return `'${name}' is not a backend name: use lower-case letters, digits and '-' (it is a path segment, /mcp/<name>), starting with a letter or digit`;
+    return (
+      `'${name}' is not a backend name: use lower-case letters, digits and '-' ` +
+      "(it is a path segment, /mcp/<name>), starting with a letter or digit"
+    );
   }
   return undefined;
 }
@@ -40,10 +43,16 @@ export function backendNameProblem(name: string): string | undefined {
 export function separatorProblem(separator: string): string | undefined {
   if (separator.length === 0 || separator.length > MAX_SEPARATOR) return `must be 1 to ${MAX_SEPARATOR} characters`;
   if (!SEPARATOR.test(separator)) {
-    return `'${separator}' would make names that break the tool-name rules (64 characters of A-Z a-z 0-9 _ -): use only those characters, e.g. "__"`;
+    return (
+      `'${separator}' would make names that break the tool-name rules (64 characters of A-Z a-z 0-9 _ -): ` +
+      'use only those characters, e.g. "__"'
+    );
   }
   if (!/[_A-Z]/.test(separator)) {
-    return `'${separator}' could also occur inside a backend name ([a-z0-9-]), so names would be ambiguous: include '_' or an upper-case letter, e.g. "__"`;
+    return (
+      `'${separator}' could also occur inside a backend name ([a-z0-9-]), so names would be ambiguous: ` +
+      `include '_' or an upper-case letter, e.g. "__"`
+    );
   }
   return undefined;
 }

@@ -76,6 +76,10 @@ export const REASONS = {
     "taskgate cannot verify access tokens right now (its identity provider's keys are unreachable): try again shortly",
   ),
   verifier_error: internal(503, "taskgate could not check the token: try again later"),
+  backend_removed: internal(
+    503,
+    "backend '<backend>' was removed from (or changed in) the configuration while this ran; its calls were stopped after reload.drainMs",
+  ),
 } as const satisfies Record<string, ReasonEntry>;
 
 export type Reason = keyof typeof REASONS;

@@ -51,6 +51,8 @@ export interface RequestNote {
   resumed?: number;
   /** The instance a retry was forwarded to. */
   holder?: string;
+  /** The federated endpoint: the backend the request went to. */
+  backend?: string;
   /** What a listen stream honours. */
   honoured?: JsonObject;
 }

@@ -3,6 +3,8 @@
 // tasks/get reads the shared store; answers and cancels go to the task's holder — this instance's
 // TaskRunner, or another instance's through the HolderLink. A task whose holder instance is gone
 // (its lease expired, or it did not answer) is failed by whoever looks at it.
+// In a fleet, each endpoint has its own TaskAccess scoped to it: a task answers only on the
+// endpoint that created it (`TaskRecord.endpoint`); anywhere else it is unknown, like another's.
 
 import type { Logger } from "pino";
 import type { HolderLink, HolderReply, TaskCommand } from "../cluster/holderLink.js";
@@ -15,9 +17,14 @@ import type { TaskRecord } from "./taskRecord.js";
 import { failedRecord, type TaskRecords } from "./taskRecords.js";
 import type { TaskRunner } from "./taskRunner.js";
 
+/** What access needs of the tasks held here: a runner, or (a federated endpoint) whichever backend's runner holds the task. */
+export type TaskHolder = Pick<TaskRunner, "answer" | "cancel">;
+
 export interface TaskAccessOptions {
   records: TaskRecords;
-  runner: TaskRunner;
+  runner: TaskHolder;
+  /** The endpoint this access serves, in a fleet; unset: the single upstream's (records without an endpoint). */
+  endpoint?: string | undefined;
   instanceId: string;
   leases: InstanceLeases;
   link: HolderLink;
@@ -58,9 +65,11 @@ export class TaskAccess {
     if (record) await this.failIfHolderGone(record);
   }
 
-  private async owned(ownerHash: string, taskId: string): Promise<TaskRecord> {
+  /** The caller's record, on this endpoint. `anyEndpoint`: a holder serving another instance, which checked the endpoint. */
+  private async owned(ownerHash: string, taskId: string, anyEndpoint = false): Promise<TaskRecord> {
     const record = await this.options.records.get(taskId);
     if (!record || record.ownerHash !== ownerHash) throw notFound();
+    if (!anyEndpoint && record.endpoint !== this.options.endpoint) throw notFound();
     return record;
   }
 
@@ -84,7 +93,7 @@ export class TaskAccess {
   /** A command from another instance for a task this one holds (owner checked again here). */
   async onCommand(command: TaskCommand): Promise<HolderReply> {
     try {
-      const record = await this.owned(command.ownerHash, command.taskId);
+      const record = await this.owned(command.ownerHash, command.taskId, true);
       if (record.holder !== this.options.instanceId) throw notFound();
       if (command.kind === "update") await this.options.runner.answer(command.taskId, command.responses);
       else await this.options.runner.cancel(command.taskId);

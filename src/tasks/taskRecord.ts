@@ -20,6 +20,11 @@ export interface TaskRecord {
   /** sha256 of the owning subject; never the subject or token itself. */
   ownerHash: string;
   tool: string;
+  /** The backend that ran the task (a listing filter); absent for the single upstream. */
+  backend?: string | undefined;
+  /** The MCP path that created the task (a fleet's /mcp/<name> or its federated endpoint): the only
+   *  endpoint it answers on. Absent for the single upstream. */
+  endpoint?: string | undefined;
   /** Instance id of the process holding the upstream call. */
   holder: string;
   /**

@@ -12,7 +12,7 @@ import type { EventLog } from "../observability/requestLog.js";
 import { invalidParams } from "../protocol/errors.js";
 import { shouldRelayLog } from "../protocol/logLevels.js";
 import { SHUTDOWN } from "../protocol/reasons.js";
-import type { InputRequests, JsonObject } from "../protocol/wire.js";
+import type { InputRequests, JsonObject, JsonRpcErrorObject } from "../protocol/wire.js";
 import { OpenQuestions } from "../questions/openQuestions.js";
 import type { LogEntry } from "../upstream/callContext.js";
 import type { CallOutcome, RunningCall } from "../upstream/upstreamCall.js";
@@ -36,6 +36,15 @@ export interface TaskRunnerOptions {
     inputKeys: Record<string, string>;
   };
   log: Logger;
+  /** The backend of a fleet whose calls this runner hosts: written into every record it starts. */
+  backend?: string | undefined;
+}
+
+/** Why live tasks end early: the upstream call's abort reason, the record's statusMessage and error. */
+export interface TaskEnding {
+  abortReason: string;
+  message: string;
+  error?: JsonRpcErrorObject;
 }
 
 /** A task whose upstream call this instance hosts. */
@@ -57,8 +66,15 @@ export class TaskRunner {
   /**
    * Creates the task record (durably, before returning) and binds the running call to it.
    * `requestLog`: the log of the request that creates the task; the task's own lines carry its taskId.
+   * `endpoint`: the MCP path of a fleet the request came to (the task answers only there).
    */
-  async start(call: RunningCall, ownerHash: string, tool: string, requestLog: EventLog = this.options.log): Promise<TaskRecord> {
+  async start(
+    call: RunningCall,
+    ownerHash: string,
+    tool: string,
+    requestLog: EventLog = this.options.log,
+    endpoint?: string,
+  ): Promise<TaskRecord> {
     const { records, settings, log } = this.options;
     const created = now();
     const record: TaskRecord = {
@@ -70,6 +86,8 @@ export class TaskRunner {
       pollIntervalMs: settings.pollIntervalMs,
       ownerHash,
       tool,
+      ...(this.options.backend !== undefined ? { backend: this.options.backend } : {}),
+      ...(endpoint !== undefined ? { endpoint } : {}),
       holder: this.options.instanceId,
       version: 0,
     };
@@ -167,13 +185,14 @@ export class TaskRunner {
   }
 
   /** Shutdown: live calls die with the process, so their tasks fail now, saying why. */
-  async shutdown(): Promise<void> {
+  /** Fails every live task, its upstream call stopped; `ending`: why (default: taskgate shuts down). */
+  async shutdown(ending: TaskEnding = { abortReason: SHUTDOWN.abortReason, message: SHUTDOWN.taskFailed }): Promise<void> {
     await Promise.all(
       [...this.live.keys()].map(async (taskId) => {
-        this.release(taskId)?.call.abort(SHUTDOWN.abortReason);
+        this.release(taskId)?.call.abort(ending.abortReason);
         // A store that is gone cannot record it; the next start (or another instance) fails the task then.
         await this.options.records
-          .write(taskId, (current) => failedRecord(current, SHUTDOWN.taskFailed))
+          .write(taskId, (current) => failedRecord(current, ending.message, ending.error))
           .catch((error: unknown) =>
             this.options.log.warn(
               { event: "task.write.failed", taskId, err: error instanceof Error ? error.message : String(error) },

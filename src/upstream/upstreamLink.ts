@@ -4,7 +4,7 @@
 // The pool gets a transport per session from it and does not care which.
 
 import type { Logger } from "pino";
-import type { Config } from "../config/schema.js";
+import type { UpstreamOptions } from "../config/schema.js";
 import { closeLeftoverSession, HttpTransport, type UpstreamDispatchers, upstreamDispatchers } from "./httpTransport.js";
 import { StdioProcesses } from "./stdioProcesses.js";
 import { StdioTransport } from "./stdioTransport.js";
@@ -33,7 +33,7 @@ export interface UpstreamLink {
 /** `credentials`: what an HTTP upstream is shown of taskgate and the caller; `readinessOwner`'s
  *  requests (taskgate's own checks) carry taskgate's credentials only. */
 export function openUpstreamLink(
-  upstream: Config["upstream"],
+  upstream: UpstreamOptions,
   log: Logger,
   credentials: UpstreamCredentials,
   readinessOwner: string,

@@ -108,7 +108,7 @@ describe("compose.yaml", () => {
     assert.ok(existsSync(join(REPO, source)), `the legacy entrypoint ${entrypoint[1]} is built from ${source}`);
     for (const [name, service] of replicas) {
       const config = replicaConfig(service, operator);
-      const upstream = new URL(config.upstream.url ?? "");
+      const upstream = new URL(config.upstream?.url ?? "");
       assert.equal(upstream.hostname, "legacy", name);
       assert.equal(upstream.port, legacyPort, name);
       assert.equal(config.store.kind, "redis", name);

@@ -22,7 +22,7 @@ const reference = readFileSync(join(REPO, "docs", "configuration.md"), "utf8");
 describe("option declarations", () => {
   it("every leaf of the schema is a declared option, with a one-line help", () => {
     assert.deepEqual(UNDECLARED, []);
-    assert.equal(OPTIONS.length, 68);
+    assert.equal(OPTIONS.length, 75);
     for (const entry of OPTIONS) {
       assert.ok(!entry.meta.help.includes("\n") && entry.meta.help.length <= 130, `${entry.option}: help is one short line`);
       if (entry.meta.requiredUnless)
@@ -40,7 +40,19 @@ describe("option declarations", () => {
       ENV_ENTRIES.map(({ variable, option }) => [variable, option]),
     );
     const fileOnly = OPTIONS.filter((entry) => entry.variable === undefined).map((entry) => entry.option);
-    assert.deepEqual(fileOnly, ["upstream.env", "upstream.headers", "tasks.tools", "tasks.inputKeys"]);
+    assert.deepEqual(fileOnly, [
+      "upstream.env",
+      "upstream.headers",
+      "tasks.tools",
+      "tasks.inputKeys",
+      "backends",
+      "federation.path",
+      "federation.separator",
+      "federation.backends",
+      "federation.listTimeoutMs",
+      "reload.watchFile",
+      "reload.drainMs",
+    ]);
   });
 
   it("a default is read from the schema; an optional block's options keep theirs (auth.jwt)", () => {
@@ -53,7 +65,8 @@ describe("option declarations", () => {
     const loaded = ConfigSchema.parse({ upstream: { url: "http://u.example/" }, auth: { mode: "demo" } }) as Record<string, unknown>;
     for (const entry of OPTIONS) {
       const found = defaultOf(entry);
-      if (found.kind !== "value" || entry.path[0] === "auth") continue;
+      // auth.jwt, federation and reload are optional blocks: absent unless set.
+      if (found.kind !== "value" || ["auth", "federation", "reload"].includes(entry.path[0] as string)) continue;
       const value = entry.path.reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], loaded);
       assert.deepEqual(value, found.value, entry.option);
     }

@@ -110,7 +110,7 @@ describe("loadConfig: layering", () => {
       JSON.stringify({ upstream: { url: "https://up.example/mcp" }, auth: { mode: "demo" }, store: { kind: "file" } }),
     );
     const config = loadConfig({ file });
-    assert.equal(config.upstream.url, "https://up.example/mcp");
+    assert.equal(config.upstream?.url, "https://up.example/mcp");
     assert.deepEqual(config.store, {
       kind: "file",
       path: ".taskgate/tasks.json",
@@ -258,9 +258,9 @@ describe("loadConfig: layering", () => {
         TASKGATE_UPSTREAM_CWD: "/srv",
       },
     });
-    assert.deepEqual(config.upstream.command, ["npx", "-y", "@scope/my server", "/data dir", "a b"]);
-    assert.equal(config.upstream.cwd, "/srv");
-    assert.equal(config.upstream.url, undefined);
+    assert.deepEqual(config.upstream?.command, ["npx", "-y", "@scope/my server", "/data dir", "a b"]);
+    assert.equal(config.upstream?.cwd, "/srv");
+    assert.equal(config.upstream?.url, undefined);
     const open = problemsOf(() => loadConfig({ env: { TASKGATE_AUTH_MODE: "demo", TASKGATE_UPSTREAM_COMMAND: "node 'server.js" } }));
     assert.match(
       lineWith(open, "TASKGATE_UPSTREAM_COMMAND"),
@@ -784,7 +784,7 @@ describe("loadConfig: upstream credentials, legacy door, quotas", () => {
         upstream: upstream({ headers: { "X-Api-Key": "${TG_KEY}", "X-Tenant": "t=${TG_TENANT};k=${TG_KEY}", "X-Plain": "plain" } }),
       },
     });
-    assert.deepEqual(config.upstream.headers, { "X-Api-Key": "k-1", "X-Tenant": "t=acme;k=k-1", "X-Plain": "plain" });
+    assert.deepEqual(config.upstream?.headers, { "X-Api-Key": "k-1", "X-Tenant": "t=acme;k=k-1", "X-Plain": "plain" });
   });
 
   it("an unset or empty variable is one problem each, naming the header, the variable and the file line", () => {
@@ -847,7 +847,7 @@ describe("loadConfig: upstream credentials, legacy door, quotas", () => {
       env: { ...minimalEnv, TASKGATE_UPSTREAM_FORWARD_AUTHORIZATION: "true" },
       overrides: { upstream: upstream({ headers: { "X-Api-Key": "k" } }) },
     });
-    assert.equal(fine.upstream.forwardAuthorization, true);
+    assert.equal(fine.upstream?.forwardAuthorization, true);
   });
 
   it("true/false variables, legacy.auth values and quota bounds name what is allowed", () => {

@@ -38,10 +38,10 @@ describe("examples/stdio-server/Dockerfile", () => {
       }
     ).bin;
     assert.ok(
-      config.upstream.command?.[0] && config.upstream.command[0] in bins,
-      `${config.upstream.command?.[0]} is a program of the package (${Object.keys(bins).join(", ")})`,
+      config.upstream?.command?.[0] && config.upstream?.command[0] in bins,
+      `${config.upstream?.command?.[0]} is a program of the package (${Object.keys(bins).join(", ")})`,
     );
-    assert.deepEqual(config.upstream.command, ["mcp-server-filesystem", "/data"]);
+    assert.deepEqual(config.upstream?.command, ["mcp-server-filesystem", "/data"]);
   });
 
   /** What a container of this image has: the base image's variables, then this one's. */
@@ -50,9 +50,9 @@ describe("examples/stdio-server/Dockerfile", () => {
   it("its own example config loads with the image's variables: the image's command, 0.0.0.0, the file's tokens", () => {
     const file = join(REPO, "examples", "stdio-server", "taskgate.yaml");
     const { config, report } = loadConfigWithReport({ file, env: imageEnv });
-    assert.deepEqual(config.upstream.command, ["mcp-server-filesystem", "/data"]);
-    assert.equal(config.upstream.url, undefined);
-    assert.equal(config.upstream.maxProcesses, 20);
+    assert.deepEqual(config.upstream?.command, ["mcp-server-filesystem", "/data"]);
+    assert.equal(config.upstream?.url, undefined);
+    assert.equal(config.upstream?.maxProcesses, 20);
     assert.equal(config.host, "0.0.0.0");
     assert.deepEqual(dockerCmd("Dockerfile"), ["serve"], "the image's command passes no flag that would replace the file's values");
     assert.equal(config.auth.mode, "tokens");

@@ -1,0 +1,137 @@
+// One upstream and everything taskgate keeps for it: the upstream side (link, pool, catalog,
+// events, legacy door), the task side (records, runner, access, the call owner), its listen
+// streams, its method router and its MCP endpoint (both doors). The single `upstream` is one of
+// these at `path`; a fleet has one per backend at `<path>/<name>`, each with its own counts
+// (metrics labelled with the backend) and log lines carrying `backend`. close() drains and closes
+// them in order; the instance's shared parts (store, cluster, HTTP server) are not its to close.
+
+import type { Logger } from "pino";
+import type { Config, UpstreamOptions } from "../config/schema.js";
+import { createMethodRouter } from "../methods/methodTable.js";
+import type { MethodRouter } from "../methods/router.js";
+import { GatewayMetrics } from "../observability/metrics.js";
+import { Subscriptions } from "../subscriptions/subscriptions.js";
+import type { TaskHolder } from "../tasks/taskAccess.js";
+import type { ClusterSide } from "./clusterSide.js";
+import type { Door, Doors } from "./frontSide.js";
+import { openTaskSide, type TaskSide } from "./taskSide.js";
+import { openUpstreamSide, type UpstreamSide } from "./upstreamSide.js";
+
+export interface BackendPart {
+  /** The backend's name in a fleet; undefined for the single upstream. */
+  name: string | undefined;
+  /** Its MCP endpoint's path. */
+  path: string;
+  upstream: UpstreamSide;
+  tasks: TaskSide;
+  subscriptions: Subscriptions;
+  router: MethodRouter;
+  door: Door;
+  metrics: GatewayMetrics;
+  log: Logger;
+  /** Stops new work: inline calls get `graceMs`, then listen streams get their closing result. */
+  drain(graceMs: number): Promise<void>;
+  /** Closes its upstream sessions, processes and legacy door (after drain). */
+  close(): Promise<void>;
+}
+
+export type BackendPartOptions = Pick<Config, "mrtr" | "quotas" | "cache"> & {
+  upstream: UpstreamOptions;
+  /** The task settings of this upstream (a backend's own policies over the top-level ones). */
+  tasks: Config["tasks"];
+  /** How often followed tasks are checked for a dead holder (from store.leaseMs). */
+  holderCheckMs: number;
+};
+
+export interface BackendPartDeps {
+  cluster: ClusterSide;
+  doors: Doors;
+  bindLegacySessions: boolean;
+  instanceId: string;
+  log: Logger;
+  /** In a fleet: the backend's name and endpoint (records, scope, labels). */
+  backend?: { name: string; endpoint: string } | undefined;
+  /** The single upstream's path. */
+  path: string;
+  /** The metrics of the single upstream (the instance's own); a backend gets its own labelled one. */
+  metrics?: GatewayMetrics;
+  /** Where answers and cancels of tasks go (a fleet: whichever backend's runner holds the task). */
+  holder?: TaskHolder;
+  /** Wraps the router the endpoint uses (a fleet: names the backend in failures, refuses new work while draining). */
+  guard?: (router: MethodRouter) => Pick<MethodRouter, "dispatch">;
+}
+
+export function openBackendPart(options: BackendPartOptions, deps: BackendPartDeps): BackendPart {
+  const { backend, cluster, instanceId } = deps;
+  const log = backend ? deps.log.child({ backend: backend.name }) : deps.log;
+  const metrics = deps.metrics ?? new GatewayMetrics(backend ? { backend: backend.name } : {});
+  const upstream = openUpstreamSide(options.upstream, {
+    log,
+    metrics,
+    ledger: cluster.ledger,
+    bindLegacySessions: deps.bindLegacySessions,
+  });
+  const tasks = openTaskSide(options, { cluster, pool: upstream.pool, instanceId, metrics, log, backend, holder: deps.holder });
+  const subscriptions = new Subscriptions({
+    access: tasks.access,
+    bus: cluster.cluster.bus,
+    pool: upstream.pool,
+    events: upstream.events,
+    holderCheckMs: options.holderCheckMs,
+    log,
+  });
+  const router = createMethodRouter({ upstream, desk: tasks.desk, access: tasks.access, subscriptions, cache: options.cache });
+  metrics.observeLive(liveSources(upstream, tasks, subscriptions));
+  const path = backend?.endpoint ?? deps.path;
+  const door = deps.doors.open({
+    router: deps.guard ? deps.guard(router) : router,
+    legacyDoor: upstream.legacyDoor,
+    credentials: upstream.credentials,
+    metrics,
+    log,
+    ...(backend ? { endpoint: backend.endpoint } : {}),
+  });
+  return {
+    name: backend?.name,
+    path,
+    upstream,
+    tasks,
+    subscriptions,
+    router,
+    door,
+    metrics,
+    log,
+    async drain(graceMs) {
+      await tasks.desk.shutdown(graceMs); // inline calls finish or end shutting_down; listeners see tasks fail…
+      await subscriptions.close(); // …then each listen stream gets its closing result
+    },
+    close: () => upstream.close(),
+  };
+}
+
+/** The options of one upstream's parts: the shared ones, its upstream block and task settings. */
+export function backendOptions(config: Config, upstream: UpstreamOptions, tasks: Config["tasks"] = config.tasks) {
+  return {
+    upstream,
+    tasks,
+    mrtr: config.mrtr,
+    quotas: config.quotas,
+    cache: config.cache,
+    holderCheckMs: Math.max(1000, Math.floor(config.store.leaseMs / 3)),
+  };
+}
+
+/** What is held right now, read by /metrics at scrape time. */
+function liveSources(upstream: UpstreamSide, tasks: TaskSide, subscriptions: Subscriptions) {
+  return {
+    tasksByStatus: () => tasks.runner.countByStatus(),
+    upstreamCalls: () => upstream.pool.callCount(),
+    parkedCalls: () => tasks.desk.held().parked,
+    inlineCalls: () => tasks.desk.held().inline,
+    listenStreams: () => subscriptions.openCount(),
+    listenFollows: () => subscriptions.follows(),
+    upstreamResourceSubscriptions: () => subscriptions.upstreamSubscriptionCount(),
+    upstreamSessions: () => upstream.pool.sessionCount(),
+    upstreamProcesses: () => upstream.processes?.count ?? 0,
+  };
+}
