@@ -79,7 +79,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     server,
     log,
     ...(processes || config.upstream === undefined ? { upstreamProcesses: () => endpoints.processes() } : {}),
-    ...(endpoints.reload ? { reload: endpoints.reload } : {}),
+    ...(endpoints.reload ? { reload: () => endpoints.reload?.() ?? Promise.resolve() } : {}),
     async close() {
       const held = endpoints.parts().reduce((sum, part) => sum + part.tasks.runner.count(), 0);
       const inline = endpoints.parts().reduce((sum, part) => sum + part.tasks.desk.held().inline, 0);

@@ -39,8 +39,13 @@ export function readConfigFile(file: string): FileLayer | { problem: string } {
     }
     // Valid JSON is valid YAML: parse it again only to know the line of each option for messages.
     doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+    // JSON.parse keeps the last of two equal keys without a word: a backend named twice is an error.
+    const twice = backendDefinedTwice(doc, lines);
+    if (twice) return { problem: `config file ${file}: ${twice}` };
   } else {
     doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+    const twice = backendDefinedTwice(doc, lines);
+    if (twice) return { problem: `config file ${file}: ${twice}` };
     const [first] = doc.errors;
     if (first) {
       const { line, col } = lines.linePos(first.pos[0]);
@@ -60,6 +65,24 @@ export function readConfigFile(file: string): FileLayer | { problem: string } {
     return { problem: `config file ${file}: the top level must be a mapping of options (got ${typeName(data)})` };
   }
   return { data, doc, lines };
+}
+
+/** "backends.<name>: defined twice (lines a and b) …" when two backends share a name, else undefined. */
+function backendDefinedTwice(doc: Document, lines: LineCounter): string | undefined {
+  const backends = isMap(doc.contents) ? doc.contents.get("backends", true) : undefined;
+  if (!isMap(backends)) return undefined;
+  const seen = new Map<string, number | undefined>();
+  for (const item of backends.items) {
+    const key = item.key as { value?: unknown; range?: [number, number, number] } | null;
+    if (key === null || typeof key !== "object") continue;
+    const name = String(key.value);
+    const line = key.range ? lines.linePos(key.range[0]).line : undefined;
+    if (seen.has(name)) {
+      return `backends.${name}: defined twice (lines ${seen.get(name)} and ${line}): each backend needs a name of its own`;
+    }
+    seen.set(name, line);
+  }
+  return undefined;
 }
 
 function jsonErrorWhere(text: string, error: unknown): string {

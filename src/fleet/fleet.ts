@@ -20,6 +20,7 @@ import type { HealthOptions } from "../http/health.js";
 import type { MetricsSource } from "../http/metricsEndpoint.js";
 import type { MethodRequest } from "../methods/handler.js";
 import { MethodRouter } from "../methods/router.js";
+import { tasksHandlers } from "../methods/tasks.js";
 import { GatewayMetrics, mergedMetrics } from "../observability/metrics.js";
 import { type BackendPart, backendOptions, openBackendPart } from "../parts/backendPart.js";
 import type { ClusterSide } from "../parts/clusterSide.js";
@@ -75,6 +76,8 @@ export async function openFleet(config: Config, shared: FleetShared, options: Fl
 export class Fleet implements Endpoints {
   private readonly active = new Map<string, Running>();
   private readonly draining = new Set<Running>();
+  /** The endpoints of removed backends: their tasks can still be read (and fail with backend_removed). */
+  private readonly former = new Map<string, Door>();
   /** Answers and cancels go to the runner that holds the task, wherever it was created. */
   private readonly holder: TaskHolder = {
     answer: (taskId, responses, requestLog) => this.runnerOf(taskId)?.answer(taskId, responses, requestLog) ?? Promise.resolve(),
@@ -110,7 +113,7 @@ export class Fleet implements Endpoints {
     if (this.federation && path === this.federation.path) return this.federation.door;
     const { path: base } = this.shared;
     if (!path.startsWith(`${base}/`)) return undefined;
-    return this.active.get(path.slice(base.length + 1))?.part.door;
+    return this.active.get(path.slice(base.length + 1))?.part.door ?? this.former.get(path);
   }
 
   parts(): BackendPart[] {
@@ -273,6 +276,7 @@ export class Fleet implements Endpoints {
       if (previous) void previous.subscriptions.close();
     }
     for (const running of retired) {
+      this.former.set(running.part.path, running.part.door);
       void this.retire(running).catch((error: unknown) =>
         this.shared.log.error(
           { event: "backend.close_failed", backend: running.part.name, err: String(error) },
@@ -282,6 +286,28 @@ export class Fleet implements Endpoints {
     }
     for (const name of opened) this.active.get(name)?.part.upstream.reportUnavailable();
     return { applied: diff };
+  }
+
+  /** What stays at a removed backend's path: its tasks can be read (tasks/*); anything else is backend_removed. */
+  private formerDoor(name: string, path: string): Door {
+    const { shared } = this;
+    const { leases, link } = shared.cluster.cluster;
+    const log = shared.log.child({ backend: name });
+    const access = new TaskAccess({
+      records: this.records,
+      runner: this.holder,
+      instanceId: shared.instanceId,
+      leases,
+      link,
+      log,
+      endpoint: path,
+    });
+    const router = new MethodRouter(tasksHandlers(access), async () => ({}));
+    return shared.doors.open({
+      router: { dispatch: (request) => guarded(name, router, request, () => true) },
+      metrics: this.federationMetrics,
+      log,
+    });
   }
 
   /** A backend no longer configured (or replaced): new work refused, its tasks get drainMs, then fail; then closed. */
@@ -300,6 +326,7 @@ export class Fleet implements Endpoints {
       part.log.warn({ event: "backend.drained", failed: left, drainMs }, "backend removed: its tasks still running were failed");
     await part.drain(0);
     await part.close();
+    this.former.set(part.path, this.formerDoor(name, part.path));
     this.draining.delete(running);
     part.log.info({ event: "backend.closed" }, "backend closed");
   }
