@@ -10,6 +10,7 @@
 //              held and aborted as many undici streams (the floor)
 //   tasks      the task machinery per request: call→task and tasks/get vs server/discover
 //   stdio      a stdio upstream (upstream.command): process start-up, RSS per process, 50 identities at once
+//   fleet      1 vs 50 backends (HTTP and stdio): start-up, idle memory per backend, routing overhead of a call
 //
 // Select scenarios by argument (npm run bench -- inline scale) or BENCH_SCENARIOS=inline,scale;
 // default: all, in the order above. Knobs: see docs/benchmarks.md.
@@ -22,6 +23,7 @@ import { runCleanups } from "./lib/cleanup.js";
 import { gatewayLogLevel, positiveInt, storeKind } from "./lib/knobs.js";
 import { describeError } from "./lib/modernClient.js";
 import { armWatchdog, currentPhase, disarmWatchdog, setPhase } from "./lib/watchdog.js";
+import { fleetScenario } from "./scenarios/fleet.js";
 import { inlineScenario } from "./scenarios/inline.js";
 import { scaleScenario } from "./scenarios/scale.js";
 import { out, type Scenario } from "./scenarios/scenario.js";
@@ -35,6 +37,7 @@ const ALL: Record<string, () => Scenario> = {
   scale: scaleScenario,
   tasks: tasksScenario,
   stdio: stdioScenario,
+  fleet: fleetScenario,
 };
 
 /** The scenarios named by the arguments or BENCH_SCENARIOS (default all), with their knobs read. */
