@@ -9,27 +9,19 @@
 //   routing     tools/call greet on /mcp/b0 (an HTTP backend) at 1 vs 50 backends, interleaved, and
 //               the same call through the federated endpoint (b0__greet)
 
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Child, spawnRole } from "../lib/children.js";
 import { onCleanup } from "../lib/cleanup.js";
 import { gatewayLogLevel, positiveInt } from "../lib/knobs.js";
 import { rpc } from "../lib/modernClient.js";
+import { rssOf } from "../lib/processMemory.js";
 import { fixed, mib, ratio, summarise, table } from "../lib/stats.js";
 import { setPhase } from "../lib/watchdog.js";
 import { out, type Scenario } from "./scenario.js";
 
 const FILESYSTEM = join(process.cwd(), "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js");
-
-function rssOf(pid: number): number {
-  try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return match ? Number(match[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
 
 interface Started {
   gateway: Child;

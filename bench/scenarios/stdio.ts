@@ -9,29 +9,19 @@
 // Baseline: the same server started directly by the SDK's StdioClientTransport (spawn, initialize).
 // Linux only for RSS (reads /proc).
 
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { spawnRole } from "../lib/children.js";
 import { gatewayLogLevel, positiveInt } from "../lib/knobs.js";
 import { rpc } from "../lib/modernClient.js";
+import { rssOf } from "../lib/processMemory.js";
 import { fixed, mib, summarise, table } from "../lib/stats.js";
 import { setPhase } from "../lib/watchdog.js";
 import { out, type Scenario } from "./scenario.js";
 
 const EVERYTHING = join(process.cwd(), "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js");
 const COMMAND = [process.execPath, EVERYTHING, "stdio"];
-
-/** Resident set size of `pid` in bytes, from /proc (0 when unreadable). */
-function rssOf(pid: number): number {
-  try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return match ? Number(match[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
 
 async function echo(url: string, token: string): Promise<number> {
   const start = performance.now();
