@@ -88,11 +88,10 @@ export class Federation {
     };
   }
 
-  /** Whether any member offers `capability` (the router's gate). */
-  async capabilities(request: MethodRequest): Promise<JsonObject> {
-    const result = await this.discoverResult(request);
-    return isObject(result.capabilities) ? result.capabilities : {};
-  }
+  /** The router's capability gate lets every method through: each member's own router gates by
+   *  its own server (a member without the capability lists nothing, and refuses a call -32601),
+   *  so a call never waits for the other members. */
+  static readonly capabilities = async (): Promise<JsonObject> => ({ tools: {}, prompts: {}, resources: {}, completions: {} });
 
   private async discover(request: MethodRequest): Promise<Reply> {
     return resultReply(await this.discoverResult(request));

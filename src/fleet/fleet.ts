@@ -219,7 +219,7 @@ export class Fleet implements Endpoints {
         onMissing: (backend) => this.active.get(backend)?.part.metrics.federationLeftOut(),
       },
     );
-    const router = new MethodRouter(federation.handlers(), (request) => federation.capabilities(request));
+    const router = new MethodRouter(federation.handlers(), Federation.capabilities);
     return { path, door: shared.doors.open({ router, metrics: this.federationMetrics, log, endpoint: path }), subscriptions };
   }
 
