@@ -12,8 +12,8 @@
 //   name and this endpoint's path, so a task made here answers only here.
 // - resources/read, completion/complete: routed by the URI (or the prompt name of a ref).
 // - tasks/*, subscriptions/listen: by the task's record (it names its backend and endpoint), never
-//   asking the other backends. Listen streams here follow tasks only (list and resource
-//   notifications are not honoured here; the members' own endpoints serve them).
+//   asking the other backends; a listen stream here also carries every member's list changes
+//   (resource subscriptions are not honoured here; the members' own endpoints serve them).
 
 import type { Logger } from "pino";
 import type { MethodHandler, MethodRequest } from "../methods/handler.js";
@@ -27,6 +27,7 @@ import type { Subscriptions } from "../subscriptions/subscriptions.js";
 import type { TaskAccess } from "../tasks/taskAccess.js";
 import { isObject } from "../util/json.js";
 import { type BackendListing, type CatalogKind, type MergedCatalog, mergeCatalog, routeResource } from "./federatedCatalog.js";
+import { federatedListen } from "./federatedListen.js";
 
 /** A backend as the federation sees it: its name and its router (which names its failures). */
 export interface Member {
@@ -252,12 +253,9 @@ export class Federation {
     return member.dispatch({ ...request, endpoint: this.options.path });
   }
 
-  /** Listen streams here follow tasks (of any member); list and resource notifications are not honoured here. */
+  /** One stream: tasks of any member, list changes of every member (federatedListen.ts). */
   private listen(request: MethodRequest): Promise<Reply> {
-    const asked = isObject(request.params.notifications) ? request.params.notifications : undefined;
-    const taskIds = asked && "taskIds" in asked ? { taskIds: asked.taskIds } : {};
-    const params = asked ? { ...request.params, notifications: taskIds } : request.params;
-    return listenHandler(this.deps.subscriptions)({ ...request, params });
+    return federatedListen(request, listenHandler(this.deps.subscriptions), this.deps.members(), this.options.listTimeoutMs);
   }
 }
 

@@ -194,7 +194,7 @@ export class Fleet implements Endpoints {
       endpoint: path,
     });
     const [first] = this.active.values();
-    // Listen streams here follow tasks only (federation.ts leaves the rest out), so this pool is never asked.
+    // Listen streams here follow tasks only (list changes come from the members' own streams), so this pool is never asked.
     const subscriptions = new Subscriptions({
       access,
       bus,

@@ -157,6 +157,23 @@ describe("a fleet: server-everything (HTTP), server-filesystem (stdio) and the e
     }
   });
 
+  test("a federated listen stream carries a backend's tools/list_changed, and the new tool is in the federated catalog", async () => {
+    const listen = await openListen(federated(), { toolsListChanged: true }, { id: "fleet-tools" });
+    try {
+      const ack = await listen.waitFor(() => true, 10_000, "the acknowledgement");
+      assert.equal(ack.method, "notifications/subscriptions/acknowledged");
+      assert.deepEqual((ack.params as JsonObject).notifications, { toolsListChanged: true });
+      expectComplete(await callTool(federated(), "legacy__toggle_beta", {}, PLAIN));
+      const changed = await listen.waitFor((frame) => frame.method === "notifications/tools/list_changed", 10_000, "tools/list_changed");
+      assert.deepEqual(changed.params, { _meta: { "io.modelcontextprotocol/subscriptionId": "fleet-tools" } });
+      const tools = (resultOf(await call(federated(), "tools/list", {}, PLAIN)).tools as JsonObject[]).map((tool) => tool.name);
+      assert.ok(tools.includes("legacy__beta"), "the federated catalog follows the change");
+    } finally {
+      listen.close();
+      await callTool(federated(), "legacy__toggle_beta", {}, PLAIN);
+    }
+  });
+
   test("an SDK 1.x client reaches each backend through /mcp/<name>", async () => {
     for (const [name, tool] of [
       ["legacy", "greet"],
