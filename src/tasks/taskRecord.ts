@@ -20,6 +20,8 @@ export interface TaskRecord {
   /** sha256 of the owning subject; never the subject or token itself. */
   ownerHash: string;
   tool: string;
+  /** The backend that ran the task (a listing filter); absent for the single upstream. */
+  backend?: string | undefined;
   /** Instance id of the process holding the upstream call. */
   holder: string;
   /**
