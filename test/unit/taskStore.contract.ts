@@ -33,7 +33,7 @@ const ids = (records: TaskRecord[]) => records.map((r) => r.taskId).sort();
 const finish = (record: TaskRecord): TaskRecord => ({ ...record, status: "completed", result: { content: [] } });
 
 /** `persistent`: the backend keeps records across close+reopen; only then are the persistence cases registered. */
-export function taskStoreContract(name: string, open: OpenTaskStore, traits: { persistent: boolean; listing?: false }): void {
+export function taskStoreContract(name: string, open: OpenTaskStore, traits: { persistent: boolean }): void {
   // Registered or not, never silently skipped: a non-persistent backend simply has no such cases.
   const persistenceCase = traits.persistent ? it : () => undefined;
   describe(`TaskStore contract: ${name}`, () => {
@@ -345,7 +345,7 @@ export function taskStoreContract(name: string, open: OpenTaskStore, traits: { p
       assert.equal((await again.listUnfinished()).length, 99);
     });
 
-    if (traits.listing !== false) listingCases(() => store, reopen, traits);
+    listingCases(() => store, reopen, traits);
 
     it("operations after close reject, naming the store", async () => {
       await store.close();

@@ -39,5 +39,5 @@ taskStoreContract(
     const prefix = freshPrefix();
     return { store: await openRedis(prefix, "instance-a"), reopen: () => openRedis(prefix, "instance-a") };
   },
-  { persistent: true, listing: false },
+  { persistent: true },
 );
