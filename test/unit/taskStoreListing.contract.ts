@@ -155,11 +155,13 @@ export function listingCases(store: () => TaskStore, reopen: () => Promise<TaskS
     await s.create(match);
     const hay = Array.from({ length: LIST_SCAN_LIMIT + 10 }, (_, i) => at(i, { tool: "hay" }));
     for (let i = 0; i < hay.length; i += 500) await Promise.all(hay.slice(i, i + 500).map((r) => s.create(r)));
+    // A store that filters while it scans (memory, file, redis, keyv) stops short; one that filters in
+    // its query (postgres) may find the match at once. Either way the walk ends with exactly it.
     const first = await s.listByOwner(OWNER, { limit: 5, tool: "needle" });
-    assert.deepEqual(first.records, []);
-    assert.ok(first.nextCursor, "a stopped scan gives a cursor to go on");
-    const rest = await allPages((q) => s.listByOwner(OWNER, q), { limit: 5, tool: "needle", cursor: first.nextCursor });
-    assert.deepEqual(taskIds(rest.flat()), [match.taskId]);
+    if (first.records.length === 0) assert.ok(first.nextCursor, "a stopped scan gives a cursor to go on");
+    const pages = await allPages((q) => s.listByOwner(OWNER, q), { limit: 5, tool: "needle" });
+    assert.deepEqual(taskIds(pages.flat()), [match.taskId]);
+    assert.ok(pages.length <= 3, `${pages.length} pages for ${hay.length + 1} records`);
   });
 
   persistenceCase("listing: after reopen the same pages come back, and new records join the index", async () => {

@@ -1,12 +1,15 @@
 // Runs the shared TaskStore contract against every backend createTaskStore() offers: memory, file
 // (the journal, in a fresh temp folder; "reopen" opens a copy of the file as it is on disk at that
 // moment, as a restarted process would find it, since the first store still holds the file's lock)
-// and redis (127.0.0.1:6379, a fresh random prefix per test, deleted afterwards).
+// redis (127.0.0.1:6379, a fresh random prefix per test, deleted afterwards) and postgres (a fresh
+// database per test on 127.0.0.1:5432, dropped afterwards; skipped, saying why, when unreachable).
 // Backend details live beside it: taskStoreJournal, taskStoreRedis, taskStoreCrash, taskStoreExpiry.
 
 import { copyFile } from "node:fs/promises";
 import path from "node:path";
+import { openPostgresPool } from "../../src/cluster/postgresConnection.js";
 import { createTaskStore } from "../../src/tasks/stores/createTaskStore.js";
+import { freshDatabase, POSTGRES_SKIP } from "./postgresKit.js";
 import { taskStoreContract } from "./taskStore.contract.js";
 import { connectTo, freshPrefix, REDIS_URL, tempDir } from "./taskStoreKit.js";
 
@@ -40,4 +43,16 @@ taskStoreContract(
     return { store: await openRedis(prefix, "instance-a"), reopen: () => openRedis(prefix, "instance-a") };
   },
   { persistent: true },
+);
+
+const openPostgres = (url: string, instanceId: string) =>
+  createTaskStore({ kind: "postgres", connect: () => openPostgresPool({ url, commandTimeoutMs: 5_000 }), instanceId });
+
+taskStoreContract(
+  "postgres",
+  async () => {
+    const url = await freshDatabase();
+    return { store: await openPostgres(url, "instance-a"), reopen: () => openPostgres(url, "instance-a") };
+  },
+  { persistent: true, skip: POSTGRES_SKIP },
 );

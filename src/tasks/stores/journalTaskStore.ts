@@ -15,6 +15,7 @@
 
 import { copyFile, mkdir, open, readFile } from "node:fs/promises";
 import path from "node:path";
+import { limit } from "../../util/timeLimit.js";
 import type { TaskRecord } from "../taskRecord.js";
 import type { TaskListQuery, TaskPage, TaskStore } from "../taskStore.js";
 import { recordsFromKeyvFile } from "./keyvFileImport.js";
@@ -24,7 +25,6 @@ import { assertStorable, liveRecord, type Mutate, nextRecord } from "./storedRec
 import { acquireStoreLock, type StoreLock } from "./storeLock.js";
 import { HEADER_BYTES, isJournal, JournalWriter, parseJournal, syncFolder, writeJournalFile } from "./taskJournal.js";
 import { readPage } from "./taskListing.js";
-import { limit } from "./timeLimit.js";
 
 export interface JournalTaskStoreOptions {
   /** The journal file (config store.path); its folder is created if missing. */

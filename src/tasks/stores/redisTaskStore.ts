@@ -22,12 +22,13 @@
 
 import { createHash } from "node:crypto";
 import type { RedisClientType } from "@redis/client";
+import { limit } from "../../util/timeLimit.js";
 import type { TaskRecord } from "../taskRecord.js";
 import type { TaskListQuery, TaskPage, TaskStore } from "../taskStore.js";
+import { KeyedQueue } from "./keyedQueue.js";
 import { OperationGate } from "./operationGate.js";
-import { assertStorable, deadlineOf, isExpired, isUnfinished, type Mutate, nextRecord } from "./storedRecord.js";
+import { assertStorable, compareAndSetUpdate, deadlineOf, isExpired, isUnfinished, type Mutate } from "./storedRecord.js";
 import { type ListEntry, type ListPosition, listKey, positionOf, positionOfKey, readPage } from "./taskListing.js";
-import { limit } from "./timeLimit.js";
 
 export type RedisClient = RedisClientType;
 
@@ -156,21 +157,6 @@ export async function openRedisTaskStore(options: RedisTaskStoreOptions): Promis
   return new RedisTaskStore(name, client, options);
 }
 
-/** Per-task queue: run() calls for one id execute one after another, in call order. */
-class KeyedQueue {
-  private readonly tails = new Map<string, Promise<unknown>>();
-
-  run<T>(key: string, work: () => Promise<T>): Promise<T> {
-    const result = (this.tails.get(key) ?? Promise.resolve()).then(work);
-    const tail = result.catch(() => undefined);
-    this.tails.set(key, tail);
-    void tail.then(() => {
-      if (this.tails.get(key) === tail) this.tails.delete(key);
-    });
-    return result;
-  }
-}
-
 class RedisTaskStore implements TaskStore {
   private readonly gate: OperationGate;
   private readonly queue = new KeyedQueue();
@@ -229,33 +215,34 @@ class RedisTaskStore implements TaskStore {
     return this.gate.run(() =>
       this.queue.run(taskId, async () => {
         const key = this.taskKey(taskId);
-        for (let attempt = 1; ; attempt++) {
-          const raw = await this.command(() => this.client.get(key));
-          const current = raw === null ? undefined : live(raw, Date.now());
-          if (raw === null || current === undefined) return undefined;
-          const wasOpen = isUnfinished(current);
-          const next = nextRecord(current, mutate);
-          if (next === undefined) return live(raw, Date.now()); // a fresh copy: mutate may have edited its own
-          const isOpen = isUnfinished(next);
-          const indexChange = isOpen === wasOpen ? "" : isOpen ? "add" : "remove";
-          const [was, now] = [listedOf(current), listedOf(next)];
-          const args = [raw, JSON.stringify(next), expiryArg(next), indexChange, taskId, was.member, now.member];
-          args.push(was.expiryMember, now.expiryMember, now.deadline);
-          const keys = [
-            key,
-            this.indexKey,
-            this.listAllKey,
-            this.ownerKey(current.ownerHash),
-            this.ownerKey(next.ownerHash),
-            this.expiryKey,
-          ];
-          if ((await this.script(SCRIPTS.update, keys, args)) === 1) return next;
-          if (attempt >= this.maxAttempts) {
-            throw new Error(
-              `${this.name}: task ${taskId} was changed by another writer during each of ${attempt} attempts to update it; this update was not written`,
-            );
-          }
-        }
+        return compareAndSetUpdate<string>({
+          store: this.name,
+          taskId,
+          mutate,
+          maxAttempts: this.maxAttempts,
+          read: async () => {
+            const raw = await this.command(() => this.client.get(key));
+            const record = raw === null ? undefined : live(raw, Date.now());
+            return raw === null || record === undefined ? undefined : { record, seen: raw };
+          },
+          write: async (raw, current, next) => {
+            const wasOpen = isUnfinished(current);
+            const isOpen = isUnfinished(next);
+            const indexChange = isOpen === wasOpen ? "" : isOpen ? "add" : "remove";
+            const [was, now] = [listedOf(current), listedOf(next)];
+            const args = [raw, JSON.stringify(next), expiryArg(next), indexChange, taskId, was.member, now.member];
+            args.push(was.expiryMember, now.expiryMember, now.deadline);
+            const keys = [
+              key,
+              this.indexKey,
+              this.listAllKey,
+              this.ownerKey(current.ownerHash),
+              this.ownerKey(next.ownerHash),
+              this.expiryKey,
+            ];
+            return (await this.script(SCRIPTS.update, keys, args)) === 1;
+          },
+        });
       }),
     );
   }
