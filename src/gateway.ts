@@ -27,6 +27,7 @@ import { RemoteRounds } from "./calls/remoteRounds.js";
 import { RequestStateCodec } from "./calls/requestStateCodec.js";
 import { type Cluster, createCluster } from "./cluster/createCluster.js";
 import { isTaskCommand } from "./cluster/holderLink.js";
+import { openPostgresPool } from "./cluster/postgresConnection.js";
 import { connectRedis, describeRedisUrl } from "./cluster/redisConnection.js";
 import type { Config } from "./config/schema.js";
 import { frontDoor } from "./http/frontDoor.js";
@@ -49,6 +50,7 @@ import { resultReply } from "./protocol/reply.js";
 import { Subscriptions } from "./subscriptions/subscriptions.js";
 import { UpstreamEvents } from "./subscriptions/upstreamEvents.js";
 import { createTaskStore } from "./tasks/stores/createTaskStore.js";
+import { keyvAdapterFor } from "./tasks/stores/keyvAdapter.js";
 import { TaskAccess } from "./tasks/taskAccess.js";
 import type { TaskRecord } from "./tasks/taskRecord.js";
 import { TaskRecords } from "./tasks/taskRecords.js";
@@ -62,6 +64,7 @@ import { UpstreamCredentials } from "./upstream/upstreamCredentials.js";
 import { toClientError, UpstreamFailure } from "./upstream/upstreamFailure.js";
 import { openUpstreamLink } from "./upstream/upstreamLink.js";
 import { UpstreamPool } from "./upstream/upstreamPool.js";
+import { withoutPassword } from "./util/safeUrl.js";
 
 export interface Gateway {
   /** http://host:port/path of the MCP endpoint. */
@@ -388,6 +391,13 @@ async function openTaskState(
   onError: (error: Error) => void,
   log: Logger,
 ): Promise<{ store: TaskStore; cluster: Cluster<TaskRecord>; ledger: SessionLedger }> {
+  if (options.kind === "postgres") return openPostgresState(options, instanceId, onError);
+  if (options.kind === "keyv") {
+    const adapter = await keyvAdapterFor(options.uri ?? "");
+    const label = withoutPassword(options.uri ?? "");
+    const store = await createTaskStore({ kind: "keyv", adapter, label, commandTimeoutMs: options.commandTimeoutMs, onError });
+    return { store, cluster: await createCluster<TaskRecord>({ kind: "local", instanceId }), ledger: new NoSessionLedger() };
+  }
   if (options.kind !== "redis") {
     const store = await createTaskStore(
       options.kind === "file" ? { kind: "file", path: options.path, writeTimeoutMs: options.commandTimeoutMs } : { kind: "memory" },
@@ -422,6 +432,28 @@ async function openTaskState(
       throw error;
     });
     return { store, cluster, ledger };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
+/** PostgreSQL alone: the store and the cluster seams on one database (no session ledger there yet). */
+async function openPostgresState(
+  options: Config["store"],
+  instanceId: string,
+  onError: (error: Error) => void,
+): Promise<{ store: TaskStore; cluster: Cluster<TaskRecord>; ledger: SessionLedger }> {
+  const { url, commandTimeoutMs, leaseMs } = options;
+  const store = await createTaskStore({
+    kind: "postgres",
+    connect: () => openPostgresPool({ url, commandTimeoutMs, onError }),
+    instanceId,
+    onError,
+  });
+  try {
+    const cluster = await createCluster<TaskRecord>({ kind: "postgres", url, leaseMs, instanceId, commandTimeoutMs, onError });
+    return { store, cluster, ledger: new NoSessionLedger() };
   } catch (error) {
     await store.close();
     throw error;

@@ -6,6 +6,7 @@
 // wait ends at the same time with an error naming the database and the limit.
 
 import pg from "pg";
+import { withoutPassword } from "../util/safeUrl.js";
 import { limit } from "../util/timeLimit.js";
 import { ensureSchema } from "./postgresSchema.js";
 
@@ -24,15 +25,7 @@ export interface PostgresConnectOptions {
 }
 
 /** The url as safe to show: any password replaced by "***". */
-export function describePostgresUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== "") parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return url.replace(/\/\/[^@/]*@/, "//***@");
-  }
-}
+export const describePostgresUrl = withoutPassword;
 
 /** The connection settings pg takes for one connection, with the limits set. */
 export function clientConfig(options: PostgresConnectOptions): pg.ClientConfig {

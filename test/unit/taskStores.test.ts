@@ -9,6 +9,7 @@ import { copyFile } from "node:fs/promises";
 import path from "node:path";
 import { openPostgresPool } from "../../src/cluster/postgresConnection.js";
 import { createTaskStore } from "../../src/tasks/stores/createTaskStore.js";
+import { keyvAdapterFor } from "../../src/tasks/stores/keyvAdapter.js";
 import { freshDatabase, POSTGRES_SKIP } from "./postgresKit.js";
 import { taskStoreContract } from "./taskStore.contract.js";
 import { connectTo, freshPrefix, REDIS_URL, tempDir } from "./taskStoreKit.js";
@@ -55,4 +56,25 @@ taskStoreContract(
     return { store: await openPostgres(url, "instance-a"), reopen: () => openPostgres(url, "instance-a") };
   },
   { persistent: true, skip: POSTGRES_SKIP },
+);
+
+const openKeyv = async (uri: string, namespace?: string) =>
+  createTaskStore({ kind: "keyv", adapter: await keyvAdapterFor(uri), label: uri, ...(namespace ? { namespace } : {}) });
+
+taskStoreContract(
+  "keyv over @keyv/postgres",
+  async () => {
+    const url = await freshDatabase();
+    return { store: await openKeyv(url), reopen: () => openKeyv(url) };
+  },
+  { persistent: true, skip: POSTGRES_SKIP },
+);
+
+taskStoreContract(
+  "keyv over @keyv/redis",
+  async () => {
+    const prefix = freshPrefix();
+    return { store: await openKeyv(REDIS_URL, prefix), reopen: () => openKeyv(REDIS_URL, prefix) };
+  },
+  { persistent: true },
 );

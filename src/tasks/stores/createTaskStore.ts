@@ -6,9 +6,12 @@
 //   (redisTaskStore.ts); start fails at once, naming `label`, if Redis cannot be reached.
 // "postgres": shared by the instances on one PostgreSQL database (postgresTaskStore.ts); the caller
 //   hands over how to connect (the pool's opening checks and migrates the schema).
+// "keyv": one process, over any keyv storage adapter (keyvTaskStore.ts; the adapter from store.uri
+//   by keyvAdapter.ts).
 
 import type { TaskStore } from "../taskStore.js";
 import { type JournalTaskStoreOptions, openJournalTaskStore } from "./journalTaskStore.js";
+import { type KeyvTaskStoreOptions, openKeyvTaskStore } from "./keyvTaskStore.js";
 import { MemoryTaskStore, type MemoryTaskStoreOptions } from "./memoryTaskStore.js";
 import { openPostgresTaskStore, type PostgresTaskStoreOptions } from "./postgresTaskStore.js";
 import { openRedisTaskStore, type RedisTaskStoreOptions } from "./redisTaskStore.js";
@@ -19,7 +22,8 @@ export type TaskStoreOptions =
   | ({ kind: "memory" } & MemoryTaskStoreOptions)
   | ({ kind: "file" } & JournalTaskStoreOptions)
   | ({ kind: "redis" } & RedisTaskStoreOptions)
-  | ({ kind: "postgres" } & PostgresTaskStoreOptions);
+  | ({ kind: "postgres" } & PostgresTaskStoreOptions)
+  | ({ kind: "keyv" } & KeyvTaskStoreOptions);
 
 export async function createTaskStore(options: TaskStoreOptions): Promise<TaskStore> {
   switch (options.kind) {
@@ -31,5 +35,7 @@ export async function createTaskStore(options: TaskStoreOptions): Promise<TaskSt
       return openRedisTaskStore(options);
     case "postgres":
       return openPostgresTaskStore(options);
+    case "keyv":
+      return openKeyvTaskStore(options);
   }
 }

@@ -5,15 +5,11 @@
 // durable journal store's view of its file. Expired rows stay until sweep() drops them (reads treat
 // them as absent at once); sweep is driven by a timer, in bounded chunks (startSweeper).
 
-import BTreeModule from "sorted-btree";
 import type { TaskRecord } from "../taskRecord.js";
 import { ExpiryQueue } from "./expiryQueue.js";
+import { ListingIndex } from "./listingIndex.js";
 import { deadlineOf, isUnfinished, liveRecord } from "./storedRecord.js";
-import { type ListEntry, type ListPosition, listKey, positionOf, positionOfKey } from "./taskListing.js";
-
-const BTree = BTreeModule.default;
-/** listKey → taskId, ascending; listings walk it backwards. */
-type ListIndex = InstanceType<typeof BTree<string, string>>;
+import { type ListEntry, type ListPosition, listKey, positionOf } from "./taskListing.js";
 
 interface Row {
   json: string;
@@ -49,8 +45,7 @@ export class RecordTable {
   private readonly rows = new Map<string, Row>();
   private readonly unfinishedIds = new Set<string>();
   private readonly expiry = new ExpiryQueue();
-  private readonly everyone: ListIndex = new BTree<string, string>();
-  private readonly byOwner = new Map<string, ListIndex>();
+  private readonly listing = new ListingIndex();
   private bytes = 0;
 
   /** UTF-8 bytes of the live rows' JSON (expired but unswept rows included). */
@@ -77,11 +72,8 @@ export class RecordTable {
     this.rows.set(id, { json, deadline, bytes, ownerHash, listKey });
     this.bytes += bytes;
     if (old?.listKey !== listKey || old.ownerHash !== ownerHash) {
-      if (old !== undefined) this.unlist(old);
-      this.everyone.set(listKey, id);
-      let owned = this.byOwner.get(ownerHash);
-      if (owned === undefined) this.byOwner.set(ownerHash, (owned = new BTree<string, string>()));
-      owned.set(listKey, id);
+      if (old !== undefined) this.listing.remove(old.ownerHash, old.listKey);
+      this.listing.add(ownerHash, listKey, id);
     }
     if (unfinished) this.unfinishedIds.add(id);
     else this.unfinishedIds.delete(id);
@@ -103,16 +95,10 @@ export class RecordTable {
    * of one owner or (ownerHash undefined) of all; an expired row's entry has record undefined.
    */
   listBelow(ownerHash: string | undefined, below: ListPosition | undefined, count: number, now: number): ListEntry[] {
-    const index = ownerHash === undefined ? this.everyone : this.byOwner.get(ownerHash);
-    const out: ListEntry[] = [];
-    if (index === undefined) return out;
-    const from = below === undefined ? undefined : listKey(below);
-    for (const [key, id] of index.entriesReversed(from, undefined, true)) {
-      if (out.length === count) break;
-      const json = this.json(id, now);
-      out.push({ at: positionOfKey(key), record: json === undefined ? undefined : liveRecord(json, now) });
-    }
-    return out;
+    return this.listing.below(ownerHash, below, count).map(({ at, taskId }) => {
+      const json = this.json(taskId, now);
+      return { at, record: json === undefined ? undefined : liveRecord(json, now) };
+    });
   }
 
   /** JSON of every unexpired record (for rewriting a journal). */
@@ -132,19 +118,11 @@ export class RecordTable {
       if (row === undefined || row.deadline !== due.at) continue; // stale entry: record changed or gone
       this.rows.delete(due.id);
       this.unfinishedIds.delete(due.id);
-      this.unlist(row);
+      this.listing.remove(row.ownerHash, row.listKey);
       this.bytes -= row.bytes;
       dropped++;
     }
     return dropped;
-  }
-
-  private unlist(row: Row): void {
-    this.everyone.delete(row.listKey);
-    const owned = this.byOwner.get(row.ownerHash);
-    if (owned === undefined) return;
-    owned.delete(row.listKey);
-    if (owned.size === 0) this.byOwner.delete(row.ownerHash);
   }
 }
 
