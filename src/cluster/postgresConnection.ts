@@ -2,8 +2,8 @@
 // leases, bus and holder link). Contract: openPostgresPool resolves once one query has run on the
 // database and its schema is current (postgresSchema.ts); an unreachable database rejects within
 // connectTimeoutMs with an error naming the url (password hidden). Every query through `run` has a
-// limit (commandTimeoutMs): PostgreSQL is told to cancel it (statement_timeout) and the caller's
-// wait ends at the same time with an error naming the database and the limit.
+// limit (commandTimeoutMs): the caller's wait ends then with an error naming the database and the
+// setting, and PostgreSQL cancels the statement a second later (statement_timeout).
 
 import pg from "pg";
 import { withoutPassword } from "../util/safeUrl.js";
@@ -32,7 +32,9 @@ export function clientConfig(options: PostgresConnectOptions): pg.ClientConfig {
   return {
     connectionString: options.url,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 3_000,
-    statement_timeout: options.commandTimeoutMs,
+    // A little later than the caller's own limit, so the error the caller sees is ours (naming the
+    // setting), while PostgreSQL still cancels a statement nobody waits for any more.
+    statement_timeout: options.commandTimeoutMs + 1_000,
     keepAlive: true,
     application_name: "taskgate",
   };
@@ -49,17 +51,13 @@ export class PostgresPool {
     this.label = options.label ?? `postgres ${describePostgresUrl(options.url)}`;
   }
 
-  /** Runs one statement with the limit; errors name the database. */
-  run<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<pg.QueryResult<R>> {
+  /** Runs one statement with the limit; errors name `as` (default: the database). */
+  run<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values: unknown[] = [], as = this.label): Promise<pg.QueryResult<R>> {
     const ms = this.options.commandTimeoutMs;
     const sent = this.pool.query<R>(text, values).catch((error: unknown) => {
-      throw new Error(`${this.label}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new Error(`${as}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     });
-    return limit(
-      sent,
-      ms,
-      () => `${this.label} did not answer within ${ms} ms (store.commandTimeoutMs; the statement may still be carried out)`,
-    );
+    return limit(sent, ms, () => `${as} did not answer within ${ms} ms (store.commandTimeoutMs; the statement may still be carried out)`);
   }
 
   /** Ends every connection; never throws. */

@@ -209,6 +209,6 @@ class PostgresTaskStore implements TaskStore {
   }
 
   private run<R extends { [column: string]: unknown }>(text: string, values: unknown[]) {
-    return this.db.run<R>(text, values);
+    return this.db.run<R>(text, values, this.name);
   }
 }
