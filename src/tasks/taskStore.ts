@@ -1,6 +1,7 @@
-// TaskStore: where task records live. Three backends, built by stores/createTaskStore.ts, all pass
+// TaskStore: where task records live. Five backends, built by stores/createTaskStore.ts, all pass
 // the one contract suite test/unit/taskStore.contract.ts: memory (one process), file (one process,
-// durable: an fsynced append-only journal) and redis (several instances).
+// durable: an fsynced append-only journal), redis and postgres (several instances; on redis and
+// postgres read "redis" below for both) and keyv (one process, any keyv adapter).
 //
 // Contract:
 // - create() resolves once the record is stored (file: fsynced; redis: written by Redis) and get()
