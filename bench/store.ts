@@ -13,24 +13,37 @@
 //              warm-up, see MIN_BURST), alternating
 //              between the stores (each finished again, untimed); the median of the rounds' rates
 //   update     sequential progress writes (statusMessage) to random unfinished tasks: p50
-// Bounded: gives up after BENCH_STORE_BUDGET_S (default 300) seconds.
+//   listing    listByOwner of 50 of one owner's 60 tasks (spread through the store) in a store of
+//              1,000 records and in one of 100,000 (BENCH_STORE_LIST_SIZES): p50 of LIST_N pages,
+//              and the ratio of the big store's p50 to the small one's (~1.0x: cost follows the page)
+// Backends postgres and keyv-postgres use a fresh database on 127.0.0.1:5432 (or PG_URL), dropped
+// at the end; keyv-redis a fresh namespace on REDIS_URL.
+// Bounded: gives up after BENCH_STORE_BUDGET_S (default 900) seconds.
 //
 // Env: BENCH_STORE_N (sequential operations per size and case, default 300),
-//      BENCH_STORE_SIZES (default 100,1000,5000,10000), BENCH_STORE_BACKENDS (default memory,file,redis).
+//      BENCH_STORE_SIZES (default 100,1000,5000,10000), BENCH_STORE_LIST_SIZES (default 1000,100000),
+//      BENCH_STORE_BACKENDS (default memory,file,redis,postgres,keyv-postgres,keyv-redis).
 
 import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "@redis/client";
+import pg from "pg";
+import { openPostgresPool } from "../src/cluster/postgresConnection.js";
 import { createTaskStore } from "../src/tasks/stores/createTaskStore.js";
+import { keyvAdapterFor } from "../src/tasks/stores/keyvAdapter.js";
 import type { TaskRecord } from "../src/tasks/taskRecord.js";
 import type { TaskStore } from "../src/tasks/taskStore.js";
 
 const N = positiveInt("BENCH_STORE_N", 300);
 const SIZES = list("BENCH_STORE_SIZES", "100,1000,5000,10000").map((s) => positiveInt("BENCH_STORE_SIZES", 0, s));
-const BACKENDS = list("BENCH_STORE_BACKENDS", "memory,file,redis");
-const BUDGET_MS = positiveInt("BENCH_STORE_BUDGET_S", 300) * 1000;
+const LIST_SIZES = list("BENCH_STORE_LIST_SIZES", "1000,100000").map((s) => positiveInt("BENCH_STORE_LIST_SIZES", 0, s));
+const BACKENDS = list("BENCH_STORE_BACKENDS", "memory,file,redis,postgres,keyv-postgres,keyv-redis");
+const BUDGET_MS = positiveInt("BENCH_STORE_BUDGET_S", 900) * 1000;
+const PG_URL = process.env.PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+const LIST_N = 50;
+const LIST_OWNER = "f".repeat(64);
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const REDIS_PREFIX = `taskgate-bench-store-${process.pid}-${Date.now()}`;
 const FILL_CONCURRENCY = 64;
@@ -120,7 +133,56 @@ async function backend(name: string): Promise<Backend> {
       cleanup: dropRedisPrefix,
     };
   }
-  throw new Error(`BENCH_STORE_BACKENDS: unknown backend ${name} (memory, file, redis)`);
+  if (name === "postgres" || name === "keyv-postgres") {
+    const databases: string[] = [];
+    return {
+      open: async (store) => {
+        const url = await createDatabase(`${REDIS_PREFIX}-${store}`.replace(/[^a-z0-9]/gi, "_").toLowerCase());
+        databases.push(url);
+        if (name === "keyv-postgres") return createTaskStore({ kind: "keyv", adapter: await keyvAdapterFor(url), label: url });
+        return createTaskStore({
+          kind: "postgres",
+          connect: () => openPostgresPool({ url, commandTimeoutMs: 30_000, max: 8 }),
+          instanceId: "bench-instance",
+        });
+      },
+      cleanup: () => dropDatabases(databases),
+    };
+  }
+  if (name === "keyv-redis") {
+    return {
+      open: async (store) =>
+        createTaskStore({
+          kind: "keyv",
+          adapter: await keyvAdapterFor(REDIS_URL),
+          label: REDIS_URL,
+          namespace: `${REDIS_PREFIX}:${store}`,
+        }),
+      cleanup: dropRedisPrefix,
+    };
+  }
+  throw new Error(`BENCH_STORE_BACKENDS: unknown backend ${name} (memory, file, redis, postgres, keyv-postgres, keyv-redis)`);
+}
+
+async function adminQuery(text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    await client.query(text);
+  } finally {
+    await client.end();
+  }
+}
+
+async function createDatabase(name: string): Promise<string> {
+  await adminQuery(`CREATE DATABASE ${name}`);
+  const url = new URL(PG_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function dropDatabases(urls: string[]): Promise<void> {
+  for (const url of urls) await adminQuery(`DROP DATABASE IF EXISTS ${new URL(url).pathname.slice(1)} WITH (FORCE)`);
 }
 
 async function dropRedisPrefix(): Promise<void> {
@@ -243,6 +305,26 @@ function report(name: string, rows: Row[]): string[] {
   return lines;
 }
 
+/** p50 of listing one page of 50 of LIST_OWNER's 60 tasks, in a store of `size` records. */
+async function listingP50(target: Backend, size: number): Promise<number> {
+  const store = await target.open(`list-${size}`);
+  try {
+    const every = Math.floor(size / 60);
+    const records = Array.from({ length: size }, (_, i) => ({ ...newRecord(), ...(i % every === 0 ? { ownerHash: LIST_OWNER } : {}) }));
+    await pool(records, FILL_CONCURRENCY, (record) => store.create(record));
+    const ms: number[] = [];
+    for (let i = 0; i < LIST_N + 5; i++) {
+      const started = performance.now();
+      const page = await store.listByOwner(LIST_OWNER, { limit: 50 });
+      if (i >= 5) ms.push(performance.now() - started); // the first few warm up
+      if (page.records.length !== 50) throw new Error(`listing found ${page.records.length} of 50`);
+    }
+    return percentiles(ms).p50;
+  } finally {
+    await store.close();
+  }
+}
+
 const out = [
   `taskgate store bench — node ${process.version}; per size and case ${N} sequential operations ` +
     `(creates/s: ${BURSTS} bursts per round of >= ${MIN_BURST} creates, ${RATE_CONCURRENCY} in flight; median of ${ROUNDS} rounds), ` +
@@ -266,9 +348,20 @@ for (const name of BACKENDS) {
     for (let round = 0; round < ROUNDS; round++) await measureRound(all, Math.ceil(N / ROUNDS), burstSize);
   } finally {
     await Promise.all(all.map((s) => s.store.close()));
+  }
+  out.push(...report(`${name} (bursts of ${burstSize})`, all.map(row)));
+  try {
+    const listed: number[] = [];
+    for (const size of LIST_SIZES) listed.push(await listingP50(target, size));
+    const [small, big] = [listed[0]!, listed[listed.length - 1]!];
+    out.push(
+      `  listing 50 of one owner's tasks: ${LIST_SIZES.map((size, i) => `${listed[i]!.toFixed(3)} ms among ${size}`).join(", ")}` +
+        ` (ratio ${(big / small).toFixed(2)}x)`,
+      "",
+    );
+  } finally {
     await target.cleanup();
   }
-  out.push(...report(`${name} (bursts of ${burstSize})`, all.map(row)), "");
   process.stderr.write(`bench/store: ${name} done\n`);
 }
 process.stdout.write(out.join("\n"));

@@ -1,10 +1,18 @@
 // createCluster: the three cluster seams (TaskBus, InstanceLeases, HolderLink) for one instance.
 // "local" = single node, in process. "redis" = several instances sharing a Redis at `url`, all
 // keys and channels under `prefix`; an unreachable Redis rejects within a few seconds with an
-// error naming the url. close() closes all three, the lease last (a clean exit frees it at once).
+// error naming the url. "postgres" = several instances sharing a PostgreSQL database at `url`
+// (leases in a table, bus and link over LISTEN/NOTIFY on one listening connection, see
+// postgresChannels.ts); its schema is checked and migrated first. close() closes all three, the
+// lease last (a clean exit frees it at once), then what they share.
 
 import { type HolderLink, LocalHolderLink } from "./holderLink.js";
 import { type InstanceLeases, LocalLeases } from "./instanceLeases.js";
+import { PostgresChannels } from "./postgresChannels.js";
+import { openPostgresPool } from "./postgresConnection.js";
+import { PostgresHolderLink } from "./postgresHolderLink.js";
+import { PostgresLeases } from "./postgresLeases.js";
+import { PostgresTaskBus } from "./postgresTaskBus.js";
 import { RedisHolderLink } from "./redisHolderLink.js";
 import { RedisLeases } from "./redisLeases.js";
 import { RedisTaskBus } from "./redisTaskBus.js";
@@ -20,6 +28,15 @@ export type ClusterOptions =
       instanceId: string;
       /** Runtime Redis trouble (reconnects, failed publishes/renewals). Default: ignored. */
       onError?: ((error: Error) => void) | undefined;
+    }
+  | {
+      kind: "postgres";
+      url: string;
+      leaseMs: number;
+      instanceId: string;
+      /** A statement not answered within this long fails (store.commandTimeoutMs). */
+      commandTimeoutMs: number;
+      onError?: ((error: Error) => void) | undefined;
     };
 
 export interface Cluster<R extends Announced = Announced> {
@@ -29,7 +46,12 @@ export interface Cluster<R extends Announced = Announced> {
   close(): Promise<void>;
 }
 
-function assemble<R extends Announced>(bus: TaskBus<R>, leases: InstanceLeases, link: HolderLink): Cluster<R> {
+function assemble<R extends Announced>(
+  bus: TaskBus<R>,
+  leases: InstanceLeases,
+  link: HolderLink,
+  shared: () => Promise<void> = async () => undefined,
+): Cluster<R> {
   let closing: Promise<void> | undefined;
   return {
     bus,
@@ -41,6 +63,7 @@ function assemble<R extends Announced>(bus: TaskBus<R>, leases: InstanceLeases, 
         await link.close();
         await bus.close();
         await leases.close();
+        await shared();
       })();
       return closing;
     },
@@ -51,6 +74,7 @@ export async function createCluster<R extends Announced>(opts: ClusterOptions): 
   if (opts.kind === "local") {
     return assemble(new InProcessTaskBus<R>(), new LocalLeases(opts.instanceId), new LocalHolderLink());
   }
+  if (opts.kind === "postgres") return createPostgresCluster(opts);
   const { url, prefix, leaseMs, instanceId, onError } = opts;
   // Connect one after another: a Redis that cannot be reached fails the first one, with one error.
   const opened: Array<{ close(): Promise<void> }> = [];
@@ -63,6 +87,27 @@ export async function createCluster<R extends Announced>(opts: ClusterOptions): 
     return assemble(bus, leases, link);
   } catch (error) {
     await Promise.all(opened.map((part) => part.close()));
+    throw error;
+  }
+}
+
+async function createPostgresCluster<R extends Announced>(opts: Extract<ClusterOptions, { kind: "postgres" }>): Promise<Cluster<R>> {
+  const onError = opts.onError ?? (() => undefined);
+  const db = await openPostgresPool({ url: opts.url, commandTimeoutMs: opts.commandTimeoutMs, max: 3, onError });
+  let channels: PostgresChannels | undefined;
+  try {
+    channels = await PostgresChannels.open(db, onError);
+    const bus = await PostgresTaskBus.open<R>(channels, onError);
+    const leases = new PostgresLeases(db, opts.instanceId, opts.leaseMs, onError);
+    const link = await PostgresHolderLink.connect({ channels, instanceId: opts.instanceId, onError });
+    const opened = channels;
+    return assemble(bus, leases, link, async () => {
+      await opened.close();
+      await db.close();
+    });
+  } catch (error) {
+    await channels?.close();
+    await db.close();
     throw error;
   }
 }

@@ -4,6 +4,7 @@
 // first connect. Once connected, a dropped connection reconnects with capped backoff.
 
 import { createClient } from "@redis/client";
+import { withoutPassword } from "../util/safeUrl.js";
 
 function newClient(url: string, connectTimeoutMs: number, mayReconnect: () => boolean, commandTimeoutMs?: number) {
   return createClient({
@@ -29,15 +30,7 @@ export interface RedisConnectOptions {
 }
 
 /** The url as safe to show: any password replaced by "***". */
-export function describeRedisUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password !== "") parsed.password = "***";
-    return parsed.toString();
-  } catch {
-    return url.replace(/\/\/[^@/]*@/, "//***@");
-  }
-}
+export const describeRedisUrl = withoutPassword;
 
 export async function connectRedis(options: RedisConnectOptions): Promise<RedisConnection> {
   const onError = options.onError ?? (() => undefined);

@@ -3,9 +3,8 @@
 // included, so a local subscriber gets each record exactly once, via Redis) and fans it out by
 // task id through an InProcessTaskBus. One publishing connection + one subscriber connection keep per-publisher order.
 
-import { isObject } from "../util/json.js";
 import { closeRedis, connectPubSub, type RedisConnection } from "./redisConnection.js";
-import { type Announced, InProcessTaskBus, type TaskBus } from "./taskBus.js";
+import { type Announced, RemoteTaskBus } from "./taskBus.js";
 
 export interface RedisTaskBusOptions {
   url: string;
@@ -14,17 +13,14 @@ export interface RedisTaskBusOptions {
   onError?: ((error: Error) => void) | undefined;
 }
 
-export class RedisTaskBus<R extends Announced = Announced> implements TaskBus<R> {
-  private readonly local: InProcessTaskBus<R>;
-  private closed = false;
-
+export class RedisTaskBus<R extends Announced = Announced> extends RemoteTaskBus<R> {
   private constructor(
     private readonly publisher: RedisConnection,
     private readonly subscriber: RedisConnection,
     private readonly channel: string,
-    private readonly onError: (error: Error) => void,
+    onError: (error: Error) => void,
   ) {
-    this.local = new InProcessTaskBus<R>(onError);
+    super(onError);
   }
 
   /** Resolves once subscribed: every record published after that reaches this bus. */
@@ -40,45 +36,18 @@ export class RedisTaskBus<R extends Announced = Announced> implements TaskBus<R>
     return bus;
   }
 
-  publish(record: R): void {
+  protected send(message: string): Promise<unknown> {
+    return this.publisher.publish(this.channel, message);
+  }
+
+  override async close(): Promise<void> {
     if (this.closed) return;
-    this.publisher.publish(this.channel, JSON.stringify(record)).catch((error: unknown) => {
-      this.onError(new Error(`task-changes publish for ${record.taskId} failed`, { cause: error }));
-    });
-  }
-
-  subscribe(taskId: string, listener: (record: R) => void): () => void {
-    return this.local.subscribe(taskId, listener);
-  }
-
-  listenerCount(taskId: string): number {
-    return this.local.listenerCount(taskId);
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await this.local.close();
+    await super.close();
     try {
       if (this.subscriber.isReady) await this.subscriber.unsubscribe(this.channel);
     } catch {
       // The connection is going away anyway.
     }
     await Promise.all([closeRedis(this.subscriber), closeRedis(this.publisher)]);
-  }
-
-  private deliver(message: string): void {
-    let record: unknown;
-    try {
-      record = JSON.parse(message);
-    } catch (error) {
-      this.onError(new Error("unreadable task-changes message", { cause: error }));
-      return;
-    }
-    if (!isObject(record) || typeof record.taskId !== "string") {
-      this.onError(new Error("task-changes message without a taskId"));
-      return;
-    }
-    this.local.publish(record as unknown as R);
   }
 }

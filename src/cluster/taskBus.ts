@@ -5,6 +5,7 @@
 // what a task record holds beyond its id (records are JSON values).
 
 import { EventEmitter } from "node:events";
+import { isObject } from "../util/json.js";
 
 /** What the bus needs of a record: the id it is announced under. */
 export interface Announced {
@@ -46,5 +47,62 @@ export class InProcessTaskBus<R extends Announced = Announced> implements TaskBu
 
   async close(): Promise<void> {
     this.emitter.removeAllListeners();
+  }
+}
+
+/** Hands a record that came as JSON text from another instance to `local`; an unreadable one goes to onError. */
+export function deliverAnnounced<R extends Announced>(local: InProcessTaskBus<R>, message: string, onError: (error: Error) => void): void {
+  let record: unknown;
+  try {
+    record = JSON.parse(message);
+  } catch (error) {
+    onError(new Error("unreadable task-changes message", { cause: error }));
+    return;
+  }
+  if (!isObject(record) || typeof record.taskId !== "string") {
+    onError(new Error("task-changes message without a taskId"));
+    return;
+  }
+  local.publish(record as unknown as R);
+}
+
+/**
+ * A TaskBus whose records travel through another service (RedisTaskBus, PostgresTaskBus): publish()
+ * hands the record's JSON to send(); what arrives from there goes to deliver(), which fans it out
+ * by task id to this process's subscribers.
+ */
+export abstract class RemoteTaskBus<R extends Announced> implements TaskBus<R> {
+  protected readonly local: InProcessTaskBus<R>;
+  protected closed = false;
+
+  protected constructor(protected readonly onError: (error: Error) => void) {
+    this.local = new InProcessTaskBus<R>(onError);
+  }
+
+  protected abstract send(message: string): Promise<unknown>;
+
+  publish(record: R): void {
+    if (this.closed) return;
+    this.send(JSON.stringify(record)).catch((error: unknown) => {
+      this.onError(new Error(`task-changes publish for ${record.taskId} failed`, { cause: error }));
+    });
+  }
+
+  subscribe(taskId: string, listener: (record: R) => void): () => void {
+    return this.local.subscribe(taskId, listener);
+  }
+
+  listenerCount(taskId: string): number {
+    return this.local.listenerCount(taskId);
+  }
+
+  /** A message from another instance (or this one, via the service). */
+  deliver(message: string): void {
+    deliverAnnounced(this.local, message, this.onError);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.local.close();
   }
 }

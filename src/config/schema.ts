@@ -55,9 +55,12 @@ const QuotasSchema = z
 
 const StoreSchema = z
   .object({
-    kind: option(z.enum(["memory", "file", "redis"]).default("memory"), {
+    kind: option(z.enum(["memory", "file", "redis", "postgres", "keyv"]).default("memory"), {
       help: "task store",
-      details: "`memory`: one process, lost on exit; `file`: one process, survives restarts; `redis`: several instances sharing tasks.",
+      details:
+        "`memory`: one process, lost on exit; `file`: one process, survives restarts; " +
+        "`redis` or `postgres`: several instances sharing tasks; " +
+        "`keyv`: one process, over any keyv adapter (store.uri). See docs/stores.md.",
       flag: "--store <kind>",
     }),
     path: option(z.string().default(".taskgate/tasks.json"), {
@@ -65,10 +68,19 @@ const StoreSchema = z
       details: "Relative to the working directory; parent folders are created.",
       flag: "--store-path <file>",
     }),
-    url: option(z.url({ protocol: /^rediss?$/, error: "must be a redis:// or rediss:// URL" }).default("redis://127.0.0.1:6379"), {
-      help: "Redis of the redis store (redis:// or rediss://)",
-      details: "It holds the tasks, the events instances send each other and their leases.",
-      flag: "--store-url <url>",
+    url: option(
+      z
+        .url({ protocol: /^(rediss?|postgres(ql)?)$/, error: "must be a redis://, rediss://, postgres:// or postgresql:// URL" })
+        .default("redis://127.0.0.1:6379"),
+      {
+        help: "Redis (redis://, rediss://) of the redis store, or PostgreSQL (postgres://, postgresql://) of the postgres store",
+        details: "It holds the tasks, the events instances send each other and their leases.",
+        flag: "--store-url <url>",
+      },
+    ),
+    uri: option(z.string().min(1).optional(), {
+      help: "keyv store: the keyv adapter's connection uri (sqlite://…, postgres://…, mysql://…, redis://…, mongodb://…)",
+      details: "The adapter package for the scheme (e.g. @keyv/sqlite) must be installed beside taskgate.",
     }),
     prefix: option(
       z
@@ -81,10 +93,22 @@ const StoreSchema = z
       help: "an instance that stopped renewing its lease this long ago is gone; its running tasks fail",
     }),
     commandTimeoutMs: option(timerMs.min(1).default(5_000), {
-      help: "a store command (Redis) or write (file) not done within this long fails with store_unavailable, naming the store",
+      help: "a store command or file write not done within this long fails with store_unavailable, naming the store",
+      details: "Covers Redis and PostgreSQL commands, keyv adapter calls and the file store's writes.",
     }),
   })
-  .strict();
+  .strict()
+  .superRefine((store, ctx) => {
+    const postgres = /^postgres(ql)?:/.test(store.url);
+    if (store.kind === "redis" && postgres)
+      ctx.addIssue({ code: "custom", path: ["url"], message: "store.kind redis needs a redis:// or rediss:// URL" });
+    if (store.kind === "postgres" && !postgres) {
+      ctx.addIssue({ code: "custom", path: ["url"], message: "store.kind postgres needs a postgres:// or postgresql:// URL in store.url" });
+    }
+    if (store.kind === "keyv" && store.uri === undefined) {
+      ctx.addIssue({ code: "custom", path: ["uri"], message: "store.kind keyv needs store.uri, the keyv adapter's connection uri" });
+    }
+  });
 
 const TasksSchema = z
   .object({

@@ -6,14 +6,17 @@
 import { resolve } from "node:path";
 import type { Logger } from "pino";
 import { type Cluster, createCluster } from "../cluster/createCluster.js";
+import { openPostgresPool } from "../cluster/postgresConnection.js";
 import { connectRedis, describeRedisUrl } from "../cluster/redisConnection.js";
 import type { Config } from "../config/schema.js";
 import { createTaskStore } from "../tasks/stores/createTaskStore.js";
+import { keyvAdapterFor } from "../tasks/stores/keyvAdapter.js";
 import type { TaskRecord } from "../tasks/taskRecord.js";
 import type { TaskStore } from "../tasks/taskStore.js";
 import { FileSessionLedger } from "../upstream/fileSessionLedger.js";
 import { RedisSessionLedger } from "../upstream/redisSessionLedger.js";
 import { NoSessionLedger, type SessionLedger } from "../upstream/sessionLedger.js";
+import { withoutPassword } from "../util/safeUrl.js";
 import { closeQuietly } from "./closeQuietly.js";
 
 export interface ClusterSide {
@@ -26,8 +29,7 @@ export interface ClusterSide {
 export async function openClusterSide(options: Config["store"], deps: { instanceId: string; log: Logger }): Promise<ClusterSide> {
   const { instanceId, log } = deps;
   const onError = (error: Error) => log.warn({ event: "redis.error", err: error.message || String(error) }, "redis trouble");
-  const { store, cluster, ledger } =
-    options.kind === "redis" ? await openShared(options, instanceId, onError, log) : await openSingle(options, instanceId, log);
+  const { store, cluster, ledger } = await openByKind(options, instanceId, onError, log);
   await cluster.leases.start();
   return {
     store,
@@ -42,6 +44,45 @@ export async function openClusterSide(options: Config["store"], deps: { instance
 }
 
 type Opened = Omit<ClusterSide, "close">;
+
+function openByKind(options: Config["store"], instanceId: string, onError: (error: Error) => void, log: Logger): Promise<Opened> {
+  switch (options.kind) {
+    case "redis":
+      return openShared(options, instanceId, onError, log);
+    case "postgres":
+      return openPostgres(options, instanceId, onError);
+    case "keyv":
+      return openKeyv(options, instanceId, onError);
+    default:
+      return openSingle(options, instanceId, log);
+  }
+}
+
+/** keyv: any adapter from store.uri, for one instance (local seams). */
+async function openKeyv(options: Config["store"], instanceId: string, onError: (error: Error) => void): Promise<Opened> {
+  const adapter = await keyvAdapterFor(options.uri ?? "");
+  const label = withoutPassword(options.uri ?? "");
+  const store = await createTaskStore({ kind: "keyv", adapter, label, commandTimeoutMs: options.commandTimeoutMs, onError });
+  return { store, cluster: await createCluster<TaskRecord>({ kind: "local", instanceId }), ledger: new NoSessionLedger() };
+}
+
+/** PostgreSQL alone: the store and the cluster seams on one database (no session ledger there yet). */
+async function openPostgres(options: Config["store"], instanceId: string, onError: (error: Error) => void): Promise<Opened> {
+  const { url, commandTimeoutMs, leaseMs } = options;
+  const store = await createTaskStore({
+    kind: "postgres",
+    connect: () => openPostgresPool({ url, commandTimeoutMs, onError }),
+    instanceId,
+    onError,
+  });
+  try {
+    const cluster = await createCluster<TaskRecord>({ kind: "postgres", url, leaseMs, instanceId, commandTimeoutMs, onError });
+    return { store, cluster, ledger: new NoSessionLedger() };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
 
 /** memory or file: one instance, local seams. */
 async function openSingle(options: Config["store"], instanceId: string, log: Logger): Promise<Opened> {

@@ -1,6 +1,7 @@
-// TaskStore: where task records live. Three backends, built by stores/createTaskStore.ts, all pass
+// TaskStore: where task records live. Five backends, built by stores/createTaskStore.ts, all pass
 // the one contract suite test/unit/taskStore.contract.ts: memory (one process), file (one process,
-// durable: an fsynced append-only journal) and redis (several instances).
+// durable: an fsynced append-only journal), redis and postgres (several instances; on redis and
+// postgres read "redis" below for both) and keyv (one process, any keyv adapter).
 //
 // Contract:
 // - create() resolves once the record is stored (file: fsynced; redis: written by Redis) and get()
@@ -28,15 +29,60 @@
 // - Every wait has a limit: a Redis command or file write not done within the store's timeout
 //   rejects with an error naming the store and the limit (the write may still land). A store that
 //   fails says which store and why.
+// - listByOwner(ownerHash, query) / listAll(query) return one page of records, newest first:
+//   createdAt descending (as instants, not as text), then taskId descending. Filters (statuses, tool,
+//   backend) are applied to the current records; expired records never appear. A page holds at most
+//   `limit` records; nextCursor, when present, continues just below the page's last position, so
+//   records created meanwhile (newer, above it) neither repeat nor shift the next page. Cost grows with
+//   the page, not with the store: each store keeps an index per owner and one for all, ordered by
+//   (createdAt, taskId), and reads about `limit` entries plus those a filter skips; a filtered page
+//   stops after LIST_SCAN_LIMIT skipped entries and may then hold fewer than `limit` records (even
+//   none) with a nextCursor to go on. A cursor this store did not issue rejects with
+//   InvalidCursorError; a limit outside 1..LIST_LIMIT_MAX rejects with a RangeError.
 // - close() waits for the operations already started, then releases what the store holds (file:
 //   journal and lock; redis: its connection); later calls reject with "... is closed".
 
+import type { TaskStatus } from "../protocol/wire.js";
 import type { TaskRecord } from "./taskRecord.js";
+
+/** The largest page a listing returns. */
+export const LIST_LIMIT_MAX = 500;
+/** A filtered page stops after skipping this many index entries (then nextCursor goes on from there). */
+export const LIST_SCAN_LIMIT = 5_000;
+
+export interface TaskListQuery {
+  /** Only records in one of these statuses; absent = every status. */
+  statuses?: readonly TaskStatus[] | undefined;
+  /** Only records of this tool (exact name); absent = every tool. */
+  tool?: string | undefined;
+  /** Only records of this backend (TaskRecord.backend); absent = every backend. */
+  backend?: string | undefined;
+  /** Page size, 1..LIST_LIMIT_MAX. */
+  limit: number;
+  /** Opaque cursor from a previous page's nextCursor; absent = the first page. */
+  cursor?: string | undefined;
+}
+
+export interface TaskPage {
+  /** Newest first (createdAt descending, then taskId descending as a tie-break). */
+  records: TaskRecord[];
+  /** Present when more records may follow. Stable under concurrent inserts of newer records. */
+  nextCursor?: string | undefined;
+}
+
+/** A listing cursor that this store did not issue (callers answer -32602 / HTTP 400). */
+export class InvalidCursorError extends Error {
+  override readonly name = "InvalidCursorError";
+}
 
 export interface TaskStore {
   create(record: TaskRecord): Promise<void>;
   get(taskId: string): Promise<TaskRecord | undefined>;
   update(taskId: string, mutate: (current: TaskRecord) => TaskRecord | undefined): Promise<TaskRecord | undefined>;
   listUnfinished(): Promise<TaskRecord[]>;
+  /** One owner's records (ownerHash), newest first. Cost grows with the page, not with the store. */
+  listByOwner(ownerHash: string, query: TaskListQuery): Promise<TaskPage>;
+  /** Every owner's records, newest first (the operator view). Same cost rule. */
+  listAll(query: TaskListQuery): Promise<TaskPage>;
   close(): Promise<void>;
 }

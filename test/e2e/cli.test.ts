@@ -110,9 +110,9 @@ describe("taskgate command: configuration errors exit 2", () => {
   });
 
   test("a bad value names the option, its source and what is allowed", () => {
-    const result = run(["serve", "--upstream", UNREACHABLE_UPSTREAM, "--auth", "demo"], { TASKGATE_STORE_KIND: "postgres" });
+    const result = run(["serve", "--upstream", UNREACHABLE_UPSTREAM, "--auth", "demo"], { TASKGATE_STORE_KIND: "cassandra" });
     assert.equal(result.status, 2);
-    assert.match(result.stderr, /store\.kind: .*memory.*file.*redis/);
+    assert.match(result.stderr, /store\.kind: .*memory.*file.*redis.*postgres.*keyv/);
     assert.match(result.stderr, /TASKGATE_STORE_KIND/);
   });
 

@@ -1,7 +1,8 @@
-// Several taskgate instances sharing tasks through a real Redis (fresh key prefix per run), in
-// front of one real legacy server: a task started on one instance is polled, answered, cancelled
-// and followed through another; another user still cannot see it; and when the instance holding
-// it dies (a real child process, SIGKILLed), the task fails instead of staying `working`.
+// Several taskgate instances sharing tasks through a real Redis (fresh key prefix per run), and the
+// same suite through PostgreSQL alone (a fresh database; skipped, saying why, when PostgreSQL is
+// unreachable), in front of one real legacy server: a task started on one instance is polled,
+// answered, cancelled and followed through another; another user still cannot see it; and when the
+// instance holding it dies (a real child process, SIGKILLed), the task fails instead of staying `working`.
 
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
@@ -9,18 +10,25 @@ import { after, before, describe, test } from "node:test";
 import type { LegacyServer } from "../../examples/legacy-server/server.js";
 import type { Gateway } from "../../src/gateway.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
+import { freshDatabase, POSTGRES_SKIP } from "../unit/postgresKit.js";
 import { killHard, spawnGateway } from "./childGateway.js";
 import { errorOf, health, nextEvent, pollTask, resultOf, rpc, TASKS_CAPS } from "./kit.js";
 import { openListen, paramsOf, statusTrail } from "./listenKit.js";
-import { REDIS_URL, type SharedRedisStack, startSharedRedisStack } from "./sharedRedisStack.js";
+import { type SharedRedisStack, startSharedRedisStack } from "./sharedRedisStack.js";
 
 const CAPS = { ...TASKS_CAPS, elicitation: {} };
 
-describe("several instances sharing tasks through Redis", () => {
+for (const backend of ["Redis", "PostgreSQL"] as const) {
+  const skip = backend === "PostgreSQL" ? POSTGRES_SKIP : undefined;
+  describe(`several instances sharing tasks through ${backend}`, skip === undefined ? {} : { skip }, () => suite(backend));
+}
+
+function suite(backend: "Redis" | "PostgreSQL"): void {
   let stack: SharedRedisStack;
   let legacy: LegacyServer;
   let a: Gateway;
   let b: Gateway;
+  let c: Gateway;
 
   before(async () => {
     // Short leases: listen streams check the holders of followed tasks every leaseMs / 3.
@@ -28,8 +36,9 @@ describe("several instances sharing tasks through Redis", () => {
       speed: 8,
       leaseMs: 3_000,
       config: { tasks: { tools: { build_report: "always", slow_echo: "always" } } },
+      ...(backend === "PostgreSQL" ? { postgresUrl: await freshDatabase() } : {}),
     });
-    ({ legacy, a, b } = stack);
+    ({ legacy, a, b, c } = stack);
   });
 
   after(() => stack.close());
@@ -90,6 +99,23 @@ describe("several instances sharing tasks through Redis", () => {
     await rpc(a.url, "tasks/cancel", { taskId }, { capabilities: TASKS_CAPS });
   });
 
+  test("three instances: created on A, an answer through B reaches A (which checks it), cancelled through C, the same record on all", async () => {
+    const taskId = await startReport(a, "2027-01");
+    await pollTask(b.url, taskId, (t) => t.status === "input_required");
+    const bad = await rpc(
+      b.url,
+      "tasks/update",
+      { taskId, inputResponses: { charts: { action: "accept", content: { charts: 1 } } } },
+      { capabilities: TASKS_CAPS },
+    );
+    assert.equal(errorOf(bad).code, -32602, "B's answer reached A, whose check refused it");
+    assert.deepEqual(resultOf(await rpc(c.url, "tasks/cancel", { taskId }, { capabilities: TASKS_CAPS })), { resultType: "complete" });
+    for (const via of [a, b, c]) {
+      assert.equal(resultOf(await rpc(via.url, "tasks/get", { taskId }, { capabilities: TASKS_CAPS })).status, "cancelled");
+    }
+    assert.equal((await health(a.url)).heldTasks, 0, "A let go of the upstream call");
+  });
+
   test("a cancel sent to B stops A's upstream call", async () => {
     const started = nextEvent(legacy.events, "tool-started", (e: { tool: string }) => e.tool === "slow_echo");
     const created = resultOf(
@@ -119,7 +145,7 @@ describe("several instances sharing tasks through Redis", () => {
 
   test("when the instance holding a task dies, the task fails instead of staying working", async () => {
     const child = await spawnGateway(
-      ["--upstream", legacy.url, "--port", "0", "--auth", "demo", "--store", "redis", "--store-url", REDIS_URL],
+      ["--upstream", legacy.url, "--port", "0", "--auth", "demo", ...stack.storeArgs],
       { TASKGATE_STORE_PREFIX: stack.prefix, TASKGATE_STORE_LEASE_MS: "1000", TASKGATE_TASKS_POLICY: "always" },
       stack.children,
     );
@@ -149,4 +175,4 @@ describe("several instances sharing tasks through Redis", () => {
     assert.equal(failed.status, "failed");
     assert.match((failed.error as { message: string }).message, /instance holding this task is gone/);
   });
-});
+}

@@ -1,7 +1,8 @@
-// Several taskgate instances sharing one real Redis (a fresh key prefix per stack) in front of one
-// real example legacy server: two in process (a, b), and any started as real child processes
-// (pushed to `children`, so a test can SIGKILL them). close() kills the children, closes the rest
-// and deletes every key under the prefix.
+// Several taskgate instances sharing one real Redis (a fresh key prefix per stack) or one real
+// PostgreSQL database (store "postgres": the caller's fresh database) in front of one real example
+// legacy server: three in process (a, b, c), and any started as real child processes (pushed to
+// `children`, so a test can SIGKILL them). close() kills the children, closes the rest and deletes
+// every Redis key under the prefix.
 
 import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -18,7 +19,10 @@ export interface SharedRedisStack {
   legacy: LegacyServer;
   a: Gateway;
   b: Gateway;
+  c: Gateway;
   prefix: string;
+  /** The command-line flags that start one more instance on the same store. */
+  storeArgs: string[];
   children: ChildProcess[];
   close(): Promise<void>;
 }
@@ -27,8 +31,10 @@ export interface SharedRedisOptions {
   /** The legacy server's speed factor. */
   speed: number;
   leaseMs: number;
-  /** The rest of both gateways' config. */
+  /** The rest of the gateways' config. */
   config?: Omit<Partial<ConfigInput>, "upstream" | "store" | "port" | "auth">;
+  /** A PostgreSQL database url instead of Redis. */
+  postgresUrl?: string;
 }
 
 export async function startSharedRedisStack(options: SharedRedisOptions): Promise<SharedRedisStack> {
@@ -41,23 +47,31 @@ export async function startSharedRedisStack(options: SharedRedisOptions): Promis
         auth: { mode: "demo" },
         ...options.config,
         upstream: { url: legacy.url },
-        store: { kind: "redis", url: REDIS_URL, prefix, leaseMs: options.leaseMs },
+        store:
+          options.postgresUrl === undefined
+            ? { kind: "redis", url: REDIS_URL, prefix, leaseMs: options.leaseMs }
+            : { kind: "postgres", url: options.postgresUrl, leaseMs: options.leaseMs },
       }),
       { log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent") },
     );
   const a = await start();
   const b = await start();
+  const c = await start();
   const children: ChildProcess[] = [];
+  const storeArgs = ["--store", options.postgresUrl === undefined ? "redis" : "postgres", "--store-url", options.postgresUrl ?? REDIS_URL];
   return {
     legacy,
     a,
     b,
+    c,
     prefix,
+    storeArgs,
     children,
     async close() {
       for (const child of children) await killHard(child);
       await a.close();
       await b.close();
+      await c.close();
       await legacy.close();
       await deleteKeysUnder(prefix);
     },

@@ -247,7 +247,7 @@ describe("loadConfig: layering", () => {
       log: { level: "silent", format: "json" },
     });
     // These, the 2 upstream.command ones and the 13 auth.jwt / resource metadata variables in the next tests.
-    assert.equal(ENV_VARS.length, 64);
+    assert.equal(ENV_VARS.length, 65);
   });
 
   it("maps the stdio upstream's variables: the command line is split like a shell does, without one", () => {
@@ -480,7 +480,7 @@ describe("loadConfig: errors name the option, its source and what is allowed", (
       problemsOf(() => loadConfig({ file })),
       "store.url",
     );
-    assert.match(line, /^store\.url: must be a redis:\/\/ or rediss:\/\/ URL/);
+    assert.match(line, /^store\.url: must be a redis:\/\/, rediss:\/\/, postgres:\/\/ or postgresql:\/\/ URL/);
     assert.ok(line.includes('"http://x"'), line);
     assert.ok(line.includes(`config file ${file}, line 7`), line);
     const fromEnv = lineWith(

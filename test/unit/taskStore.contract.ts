@@ -9,6 +9,7 @@ import { afterEach, beforeEach, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { TaskRecord } from "../../src/tasks/taskRecord.js";
 import type { TaskStore } from "../../src/tasks/taskStore.js";
+import { listingCases } from "./taskStoreListing.contract.js";
 
 export type OpenTaskStore = () => Promise<{ store: TaskStore; reopen?: () => Promise<TaskStore> }>;
 
@@ -32,10 +33,11 @@ const ids = (records: TaskRecord[]) => records.map((r) => r.taskId).sort();
 const finish = (record: TaskRecord): TaskRecord => ({ ...record, status: "completed", result: { content: [] } });
 
 /** `persistent`: the backend keeps records across close+reopen; only then are the persistence cases registered. */
-export function taskStoreContract(name: string, open: OpenTaskStore, traits: { persistent: boolean }): void {
+/** `skip`: why the backend's server cannot be used here (the suite is reported as skipped, with the reason). */
+export function taskStoreContract(name: string, open: OpenTaskStore, traits: { persistent: boolean; skip?: string | undefined }): void {
   // Registered or not, never silently skipped: a non-persistent backend simply has no such cases.
   const persistenceCase = traits.persistent ? it : () => undefined;
-  describe(`TaskStore contract: ${name}`, () => {
+  describe(`TaskStore contract: ${name}`, traits.skip === undefined ? {} : { skip: traits.skip }, () => {
     let store: TaskStore;
     let reopenFn: (() => Promise<TaskStore>) | undefined;
     const opened: TaskStore[] = [];
@@ -343,6 +345,8 @@ export function taskStoreContract(name: string, open: OpenTaskStore, traits: { p
       await again.update(records[250]!.taskId, finish);
       assert.equal((await again.listUnfinished()).length, 99);
     });
+
+    listingCases(() => store, reopen, traits);
 
     it("operations after close reject, naming the store", async () => {
       await store.close();

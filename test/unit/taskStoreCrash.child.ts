@@ -1,19 +1,19 @@
-// A process that uses a file task store until it is killed, for taskStoreCrash.test.ts and
+// A process that uses a task store until it is killed, for taskStoreCrash.test.ts and
 // taskStoreJournal.test.ts. It reports on stdout, one line per event (stdout is a pipe, written
 // synchronously on Linux, so a line the parent reads was written before the process died):
 //   ready <pid>                  the store is open
 //   ack <taskId> <version>       a create (version 0) or update resolved: that write is acknowledged
 //   failed <message>             a write rejected (mode "fill")
 //   then <message>               the next write after that (mode "fill")
-// Modes (argv[2]), store file argv[3]:
+// Modes (argv[2]), store argv[3] (a file, or another store as storeSpec.ts names it):
 //   hold                 open the store and wait
 //   churn [minRewrite]   16 workers create tasks (~2 KB) and update each 6 times (the 6th finishes it),
 //                        forever; minRewrite (bytes) makes compaction frequent
 //   fill                 create 64 KB tasks until a write fails, then try one more and exit
 
 import { randomUUID } from "node:crypto";
-import { createTaskStore } from "../../src/tasks/stores/createTaskStore.js";
 import type { TaskRecord } from "../../src/tasks/taskRecord.js";
+import { openStoreSpec } from "./storeSpec.js";
 
 const [mode, file, extra] = process.argv.slice(2);
 if (file === undefined) throw new Error("usage: taskStoreCrash.child.ts hold|churn|fill <file> [minRewriteBytes]");
@@ -37,11 +37,7 @@ function newTask(result: TaskRecord["result"]): TaskRecord {
   };
 }
 
-const store = await createTaskStore({
-  kind: "file",
-  path: file,
-  ...(extra !== undefined ? { minRewriteBytes: Number(extra) } : {}),
-});
+const store = await openStoreSpec(file, extra === undefined ? undefined : Number(extra));
 say(`ready ${process.pid}`);
 
 if (mode === "hold") {

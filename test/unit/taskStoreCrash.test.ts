@@ -1,4 +1,5 @@
-// The file store loses nothing acknowledged when its process is killed at any moment: a child
+// The file, postgres and keyv stores lose nothing acknowledged when their process is killed at any
+// moment (postgres: a fresh database; keyv: over @keyv/postgres and @keyv/redis): a child
 // process (taskStoreCrash.child.ts) creates and updates tasks and reports every write that resolved;
 // it is SIGKILLed at random moments, and also while it is compacting its journal; each time the
 // reopened store must hold every acknowledged write, and must open despite a torn last line or a
@@ -11,8 +12,9 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { createTaskStore } from "../../src/tasks/stores/createTaskStore.js";
-import { storeChildArgs, tempDir } from "./taskStoreKit.js";
+import { freshDatabase, POSTGRES_SKIP } from "./postgresKit.js";
+import { openStoreSpec } from "./storeSpec.js";
+import { freshPrefix, REDIS_URL, storeChildArgs, tempDir } from "./taskStoreKit.js";
 
 interface Child {
   process: ChildProcess;
@@ -58,7 +60,7 @@ function startChild(args: string[]): Child {
 
 /** Opens the store as the next process would and checks every acknowledged write is there. */
 async function assertHoldsEverything(file: string, acked: Map<string, number>, round: string): Promise<void> {
-  const store = await createTaskStore({ kind: "file", path: file });
+  const store = await openStoreSpec(file);
   try {
     const unfinished = new Set((await store.listUnfinished()).map((r) => r.taskId));
     for (const [id, version] of acked) {
@@ -75,29 +77,50 @@ async function assertHoldsEverything(file: string, acked: Map<string, number>, r
   } finally {
     await store.close();
   }
+  if (!existsSync(file)) return; // not a file store
   // The open rewrote the journal: it ends with a whole line, whatever the kill left.
   assert.ok((await readFile(file, "utf8")).endsWith("\n"), `${round}: journal not rewritten clean`);
 }
 
+/** Kills a churning child at 6 random moments; after each, every acknowledged write must be in the store. */
+async function killAtRandomMoments(file: string): Promise<void> {
+  const acked = new Map<string, number>();
+  for (let round = 1; round <= 6; round++) {
+    const child = startChild(["churn", file]);
+    await child.ready;
+    // Once writes are flowing (however slow the machine), at a random moment within the next 400 ms.
+    const started = Date.now();
+    while (child.acked.size < 20) {
+      assert.ok(Date.now() - started < 20_000, `round ${round}: the child acknowledged only ${child.acked.size} writes in 20 s`);
+      await sleep(5);
+    }
+    await sleep(Math.random() * 400);
+    child.process.kill("SIGKILL");
+    await child.exited;
+    for (const [id, version] of child.acked) acked.set(id, Math.max(version, acked.get(id) ?? -1));
+    await assertHoldsEverything(file, acked, `round ${round}`);
+  }
+}
+
+describe("postgres and keyv stores: killed at any moment", () => {
+  it("postgres: SIGKILL at 6 random moments of creates and updates: every acknowledged write survives", {
+    skip: POSTGRES_SKIP ?? false,
+  }, async () => {
+    await killAtRandomMoments(await freshDatabase());
+  });
+
+  it("keyv over @keyv/postgres: the same", { skip: POSTGRES_SKIP ?? false }, async () => {
+    await killAtRandomMoments(`keyv:${await freshDatabase()}`);
+  });
+
+  it("keyv over @keyv/redis: the same", async () => {
+    await killAtRandomMoments(`keyv:${REDIS_URL}#${freshPrefix()}`);
+  });
+});
+
 describe("file store: killed at any moment", () => {
   it("SIGKILL at 6 random moments of creates and updates: every acknowledged write survives", async () => {
-    const file = path.join(await tempDir("crash"), "tasks.json");
-    const acked = new Map<string, number>();
-    for (let round = 1; round <= 6; round++) {
-      const child = startChild(["churn", file]);
-      await child.ready;
-      // Once writes are flowing (however slow the machine), at a random moment within the next 400 ms.
-      const started = Date.now();
-      while (child.acked.size < 20) {
-        assert.ok(Date.now() - started < 20_000, `round ${round}: the child acknowledged only ${child.acked.size} writes in 20 s`);
-        await sleep(5);
-      }
-      await sleep(Math.random() * 400);
-      child.process.kill("SIGKILL");
-      await child.exited;
-      for (const [id, version] of child.acked) acked.set(id, Math.max(version, acked.get(id) ?? -1));
-      await assertHoldsEverything(file, acked, `round ${round}`);
-    }
+    await killAtRandomMoments(path.join(await tempDir("crash"), "tasks.json"));
   });
 
   it("SIGKILL while the journal is being compacted (3 times): every acknowledged write survives and the store opens", async () => {

@@ -10,12 +10,13 @@ import { execFileSync } from "node:child_process";
 import { after, before, describe, it } from "node:test";
 import { createClient } from "@redis/client";
 import { createTaskStore } from "../../src/tasks/stores/createTaskStore.js";
+import { listKey, positionOf } from "../../src/tasks/stores/taskListing.js";
 import type { TaskRecord } from "../../src/tasks/taskRecord.js";
 import type { TaskStore } from "../../src/tasks/taskStore.js";
 import { makeRecord } from "./taskStore.contract.js";
 import { connectTo, freshPrefix, REDIS_URL, startThrowawayRedis, type ThrowawayRedis } from "./taskStoreKit.js";
 
-const openRedis = (prefix: string, instanceId: string, extra: { maxUpdateAttempts?: number } = {}) =>
+const openRedis = (prefix: string, instanceId: string, extra: { maxUpdateAttempts?: number; sweepIntervalMs?: number } = {}) =>
   createTaskStore({ kind: "redis", connect: connectTo(REDIS_URL), label: REDIS_URL, prefix, instanceId, ...extra });
 
 /** Sets a key on the shared Redis synchronously (blocks this process until redis-cli is done). */
@@ -39,10 +40,24 @@ describe("redis store", () => {
       await store.create(forever);
       const keys: string[] = [];
       for await (const batch of raw.scanIterator({ MATCH: `${prefix}:*` })) keys.push(...batch);
+      const owner = expiring.ownerHash;
       assert.deepEqual(
         keys.sort(),
-        [`${prefix}:index:unfinished:instance-k`, `${prefix}:task:${expiring.taskId}`, `${prefix}:task:${forever.taskId}`].sort(),
+        [
+          `${prefix}:index:unfinished:instance-k`,
+          `${prefix}:index:list:all`,
+          `${prefix}:index:list:owner:${owner}`,
+          `${prefix}:index:list:expiry`,
+          `${prefix}:task:${expiring.taskId}`,
+          `${prefix}:task:${forever.taskId}`,
+        ].sort(),
       );
+      const members = [expiring, forever].map((r) => listKey(positionOf(r))).sort();
+      assert.deepEqual((await raw.zRange(`${prefix}:index:list:all`, 0, -1)).sort(), members);
+      assert.deepEqual((await raw.zRange(`${prefix}:index:list:owner:${owner}`, 0, -1)).sort(), members);
+      assert.deepEqual(await raw.zRangeWithScores(`${prefix}:index:list:expiry`, 0, -1), [
+        { value: `${owner}\n${listKey(positionOf(expiring))}`, score: Date.parse(expiring.createdAt) + 60_000 },
+      ]);
       assert.equal(await raw.get(`${prefix}:task:${forever.taskId}`), JSON.stringify(forever), "the record's own JSON, no envelope");
       const pttl = await raw.pTTL(`${prefix}:task:${expiring.taskId}`);
       assert.ok(pttl > 55_000 && pttl <= 60_000, `pttl ${pttl}`);
@@ -165,6 +180,35 @@ describe("redis store", () => {
       await raw.scriptFlush();
       assert.equal((await store.update(record.taskId, (c) => ({ ...c, statusMessage: "after flush" })))?.statusMessage, "after flush");
       assert.deepEqual((await store.listUnfinished()).map((r) => r.taskId).sort(), [record.taskId, second.taskId].sort());
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("listing: the sweep removes expired records' entries from every index; an update that moves a record moves its entries", async () => {
+    const prefix = freshPrefix();
+    const store = await openRedis(prefix, "instance-l", { sweepIntervalMs: 3_600_000 });
+    try {
+      const past = new Date(Date.now() - 60_000).toISOString();
+      const expired = makeRecord({ createdAt: past, lastUpdatedAt: past, ttlMs: 1_000 });
+      const kept = makeRecord({ ttlMs: 3_600_000 });
+      await store.create(expired);
+      await store.create(kept);
+      const owner = `${prefix}:index:list:owner:${kept.ownerHash}`;
+      assert.equal(await raw.zCard(owner), 2, "both entries until the sweep");
+      assert.deepEqual(
+        (await store.listAll({ limit: 10 })).records.map((r) => r.taskId),
+        [kept.taskId],
+      );
+      assert.equal(await (store as unknown as { sweep(): Promise<number> }).sweep(), 1);
+      assert.deepEqual(await raw.zRange(owner, 0, -1), [listKey(positionOf(kept))]);
+      assert.deepEqual(await raw.zRange(`${prefix}:index:list:all`, 0, -1), [listKey(positionOf(kept))]);
+      assert.equal(await raw.zCard(`${prefix}:index:list:expiry`), 1);
+
+      const moved = await store.update(kept.taskId, (c) => ({ ...c, ownerHash: "d".repeat(64), ttlMs: null }));
+      assert.equal(await raw.zCard(owner), 0);
+      assert.deepEqual((await store.listByOwner("d".repeat(64), { limit: 5 })).records, [moved]);
+      assert.equal(await raw.zCard(`${prefix}:index:list:expiry`), 0, "no ttl, no expiry entry");
     } finally {
       await store.close();
     }

@@ -1,12 +1,16 @@
 // Runs the shared TaskStore contract against every backend createTaskStore() offers: memory, file
 // (the journal, in a fresh temp folder; "reopen" opens a copy of the file as it is on disk at that
 // moment, as a restarted process would find it, since the first store still holds the file's lock)
-// and redis (127.0.0.1:6379, a fresh random prefix per test, deleted afterwards).
+// redis (127.0.0.1:6379, a fresh random prefix per test, deleted afterwards) and postgres (a fresh
+// database per test on 127.0.0.1:5432, dropped afterwards; skipped, saying why, when unreachable).
 // Backend details live beside it: taskStoreJournal, taskStoreRedis, taskStoreCrash, taskStoreExpiry.
 
 import { copyFile } from "node:fs/promises";
 import path from "node:path";
+import { openPostgresPool } from "../../src/cluster/postgresConnection.js";
 import { createTaskStore } from "../../src/tasks/stores/createTaskStore.js";
+import { keyvAdapterFor } from "../../src/tasks/stores/keyvAdapter.js";
+import { freshDatabase, POSTGRES_SKIP } from "./postgresKit.js";
 import { taskStoreContract } from "./taskStore.contract.js";
 import { connectTo, freshPrefix, REDIS_URL, tempDir } from "./taskStoreKit.js";
 
@@ -38,6 +42,39 @@ taskStoreContract(
   async () => {
     const prefix = freshPrefix();
     return { store: await openRedis(prefix, "instance-a"), reopen: () => openRedis(prefix, "instance-a") };
+  },
+  { persistent: true },
+);
+
+const openPostgres = (url: string, instanceId: string) =>
+  createTaskStore({ kind: "postgres", connect: () => openPostgresPool({ url, commandTimeoutMs: 5_000 }), instanceId });
+
+taskStoreContract(
+  "postgres",
+  async () => {
+    const url = await freshDatabase();
+    return { store: await openPostgres(url, "instance-a"), reopen: () => openPostgres(url, "instance-a") };
+  },
+  { persistent: true, skip: POSTGRES_SKIP },
+);
+
+const openKeyv = async (uri: string, namespace?: string) =>
+  createTaskStore({ kind: "keyv", adapter: await keyvAdapterFor(uri), label: uri, ...(namespace ? { namespace } : {}) });
+
+taskStoreContract(
+  "keyv over @keyv/postgres",
+  async () => {
+    const url = await freshDatabase();
+    return { store: await openKeyv(url), reopen: () => openKeyv(url) };
+  },
+  { persistent: true, skip: POSTGRES_SKIP },
+);
+
+taskStoreContract(
+  "keyv over @keyv/redis",
+  async () => {
+    const prefix = freshPrefix();
+    return { store: await openKeyv(REDIS_URL, prefix), reopen: () => openKeyv(REDIS_URL, prefix) };
   },
   { persistent: true },
 );

@@ -4,10 +4,16 @@
 //   process (journalTaskStore.ts; why not SQLite or keyv-file: docs/decisions/0010).
 // "redis": shared by the instances on one Redis and prefix; the caller hands over how to connect
 //   (redisTaskStore.ts); start fails at once, naming `label`, if Redis cannot be reached.
+// "postgres": shared by the instances on one PostgreSQL database (postgresTaskStore.ts); the caller
+//   hands over how to connect (the pool's opening checks and migrates the schema).
+// "keyv": one process, over any keyv storage adapter (keyvTaskStore.ts; the adapter from store.uri
+//   by keyvAdapter.ts).
 
 import type { TaskStore } from "../taskStore.js";
 import { type JournalTaskStoreOptions, openJournalTaskStore } from "./journalTaskStore.js";
+import { type KeyvTaskStoreOptions, openKeyvTaskStore } from "./keyvTaskStore.js";
 import { MemoryTaskStore, type MemoryTaskStoreOptions } from "./memoryTaskStore.js";
+import { openPostgresTaskStore, type PostgresTaskStoreOptions } from "./postgresTaskStore.js";
 import { openRedisTaskStore, type RedisTaskStoreOptions } from "./redisTaskStore.js";
 
 export type { RedisClient } from "./redisTaskStore.js";
@@ -15,7 +21,9 @@ export type { RedisClient } from "./redisTaskStore.js";
 export type TaskStoreOptions =
   | ({ kind: "memory" } & MemoryTaskStoreOptions)
   | ({ kind: "file" } & JournalTaskStoreOptions)
-  | ({ kind: "redis" } & RedisTaskStoreOptions);
+  | ({ kind: "redis" } & RedisTaskStoreOptions)
+  | ({ kind: "postgres" } & PostgresTaskStoreOptions)
+  | ({ kind: "keyv" } & KeyvTaskStoreOptions);
 
 export async function createTaskStore(options: TaskStoreOptions): Promise<TaskStore> {
   switch (options.kind) {
@@ -25,5 +33,9 @@ export async function createTaskStore(options: TaskStoreOptions): Promise<TaskSt
       return openJournalTaskStore(options);
     case "redis":
       return openRedisTaskStore(options);
+    case "postgres":
+      return openPostgresTaskStore(options);
+    case "keyv":
+      return openKeyvTaskStore(options);
   }
 }

@@ -15,15 +15,16 @@
 
 import { copyFile, mkdir, open, readFile } from "node:fs/promises";
 import path from "node:path";
+import { limit } from "../../util/timeLimit.js";
 import type { TaskRecord } from "../taskRecord.js";
-import type { TaskStore } from "../taskStore.js";
+import type { TaskListQuery, TaskPage, TaskStore } from "../taskStore.js";
 import { recordsFromKeyvFile } from "./keyvFileImport.js";
 import { OperationGate } from "./operationGate.js";
 import { factsOf, RecordTable, startSweeper } from "./recordTable.js";
 import { assertStorable, liveRecord, type Mutate, nextRecord } from "./storedRecord.js";
 import { acquireStoreLock, type StoreLock } from "./storeLock.js";
 import { HEADER_BYTES, isJournal, JournalWriter, parseJournal, syncFolder, writeJournalFile } from "./taskJournal.js";
-import { limit } from "./timeLimit.js";
+import { readPage } from "./taskListing.js";
 
 export interface JournalTaskStoreOptions {
   /** The journal file (config store.path); its folder is created if missing. */
@@ -160,6 +161,15 @@ class JournalTaskStore implements TaskStore {
 
   listUnfinished(): Promise<TaskRecord[]> {
     return this.gate.run(async () => this.table.unfinished(Date.now()).map((json) => JSON.parse(json) as TaskRecord));
+  }
+
+  /** Lists what is on disk (the table), like get(). */
+  listByOwner(ownerHash: string, query: TaskListQuery): Promise<TaskPage> {
+    return this.gate.run(() => readPage(query, (below, count) => this.table.listBelow(ownerHash, below, count, Date.now())));
+  }
+
+  listAll(query: TaskListQuery): Promise<TaskPage> {
+    return this.gate.run(() => readPage(query, (below, count) => this.table.listBelow(undefined, below, count, Date.now())));
   }
 
   close(): Promise<void> {

@@ -4,9 +4,10 @@
 // records are dropped by a timer-driven sweep (every sweepIntervalMs, in bounded chunks).
 
 import type { TaskRecord } from "../taskRecord.js";
-import type { TaskStore } from "../taskStore.js";
+import type { TaskListQuery, TaskPage, TaskStore } from "../taskStore.js";
 import { factsOf, RecordTable, startSweeper } from "./recordTable.js";
 import { assertStorable, type Mutate, nextRecord } from "./storedRecord.js";
+import { readPage } from "./taskListing.js";
 
 export interface MemoryTaskStoreOptions {
   /** How often expired records are dropped from memory (default 60 s). */
@@ -49,6 +50,16 @@ export class MemoryTaskStore implements TaskStore {
   async listUnfinished(): Promise<TaskRecord[]> {
     this.assertOpen();
     return this.table.unfinished(Date.now()).map((json) => JSON.parse(json) as TaskRecord);
+  }
+
+  async listByOwner(ownerHash: string, query: TaskListQuery): Promise<TaskPage> {
+    this.assertOpen();
+    return readPage(query, (below, count) => this.table.listBelow(ownerHash, below, count, Date.now()));
+  }
+
+  async listAll(query: TaskListQuery): Promise<TaskPage> {
+    this.assertOpen();
+    return readPage(query, (below, count) => this.table.listBelow(undefined, below, count, Date.now()));
   }
 
   async close(): Promise<void> {

@@ -5,12 +5,16 @@
 // Keys: "<prefix>:task:<id>" holds the record's JSON (one JSON.parse per read), with a PX expiry
 // at createdAt + ttlMs when the task has a ttl; "<prefix>:index:unfinished:<instanceId>" is a SET of
 // the unfinished tasks this instance created (SADD/SREM, so listUnfinished is O(unfinished)).
-// A create is one Lua script (SET NX + SADD, atomic: no record without its index entry, and exactly
-// one of two instances creating one id wins). An update reads the record, runs mutate, and writes
-// with a Lua compare-and-set that applies only if the record is still the text it read, changing the
-// index in the same step; if another instance wrote in between, mutate runs again on the new record
-// (up to maxUpdateAttempts, then the update rejects naming the task). Updates on one instance are
-// queued per task, so they never race each other.
+// Listing: "<prefix>:index:list:all" and "<prefix>:index:list:owner:<ownerHash>" are sorted sets of
+// taskListing's listKey (score 0, read newest first with ZRANGE BYLEX REV, so a page reads its own
+// entries); "<prefix>:index:list:expiry" scores "<ownerHash>\n<listKey>" by deadline, and a sweep
+// (every sweepIntervalMs, any instance) removes the entries of expired records from both indexes.
+// A create is one Lua script (SET NX + the index entries, atomic: no record without its index
+// entries, and exactly one of two instances creating one id wins). An update reads the record, runs
+// mutate, and writes with a Lua compare-and-set that applies only if the record is still the text it
+// read, changing the indexes in the same step; if another instance wrote in between, mutate runs
+// again on the new record (up to maxUpdateAttempts, then the update rejects naming the task). Updates
+// on one instance are queued per task, so they never race each other.
 //
 // Every command has a limit (commandTimeoutMs): one Redis does not answer in time rejects with
 // "task store (redis <label>) did not answer within N ms" (the command may still be carried out).
@@ -18,11 +22,13 @@
 
 import { createHash } from "node:crypto";
 import type { RedisClientType } from "@redis/client";
+import { limit } from "../../util/timeLimit.js";
 import type { TaskRecord } from "../taskRecord.js";
-import type { TaskStore } from "../taskStore.js";
+import type { TaskListQuery, TaskPage, TaskStore } from "../taskStore.js";
+import { KeyedQueue } from "./keyedQueue.js";
 import { OperationGate } from "./operationGate.js";
-import { assertStorable, deadlineOf, isExpired, isUnfinished, type Mutate, nextRecord } from "./storedRecord.js";
-import { limit } from "./timeLimit.js";
+import { assertStorable, compareAndSetUpdate, deadlineOf, isExpired, isUnfinished, type Mutate } from "./storedRecord.js";
+import { type ListEntry, type ListPosition, listKey, positionOf, positionOfKey, readPage } from "./taskListing.js";
 
 export type RedisClient = RedisClientType;
 
@@ -39,36 +45,78 @@ export interface RedisTaskStoreOptions {
   commandTimeoutMs?: number;
   /** Tries of an update whose record another instance keeps changing (default 10). */
   maxUpdateAttempts?: number;
+  /** How often the listing entries of expired records are removed (default 60 s). */
+  sweepIntervalMs?: number;
+  /** A sweep that failed (it runs again at the next interval). Default: ignored. */
+  onError?: ((error: Error) => void) | undefined;
 }
 
 /**
- * Both scripts first check that the index key is a SET (or absent): Redis does not roll a script
- * back when a command in it fails, so a failing SADD after the SET would leave a half-done write.
- * With that checked, nothing after it can fail on bad data, and each script writes all or nothing.
+ * Both scripts first check the index keys' types (absent is fine): Redis does not roll a script back
+ * when a command in it fails, so a failing SADD after the SET would leave a half-done write. With
+ * that checked, nothing after it can fail on bad data, and each script writes all or nothing.
+ * KEYS[2] is the unfinished SET; every later key is a sorted set.
  */
 const CHECK_INDEX = `
-local indexType = redis.call('TYPE', KEYS[2]).ok
-if indexType ~= 'set' and indexType ~= 'none' then
-  return redis.error_reply('WRONGTYPE the unfinished-task index ' .. KEYS[2] .. ' is a ' .. indexType .. ', not a set')
+for i = 2, #KEYS do
+  local want = i == 2 and 'set' or 'zset'
+  local got = redis.call('TYPE', KEYS[i]).ok
+  if got ~= want and got ~= 'none' then
+    return redis.error_reply('WRONGTYPE the task index ' .. KEYS[i] .. ' is a ' .. got .. ', not a ' .. want)
+  end
 end`;
 
-/** KEYS: task, index. ARGV: json, px ("0" = no expiry), "1" if unfinished, taskId. 1 = created, 0 = exists. */
+/**
+ * KEYS: task, unfinished, list all, list owner, expiry. ARGV: json, px ("0" = no expiry), "1" if
+ * unfinished, taskId, list member, expiry member, deadline ("" = none). 1 = created, 0 = exists.
+ */
 const CREATE = `${CHECK_INDEX}
 local created
 if ARGV[2] == '0' then created = redis.call('SET', KEYS[1], ARGV[1], 'NX')
 else created = redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) end
 if not created then return 0 end
 if ARGV[3] == '1' then redis.call('SADD', KEYS[2], ARGV[4]) end
+redis.call('ZADD', KEYS[3], 0, ARGV[5])
+redis.call('ZADD', KEYS[4], 0, ARGV[5])
+if ARGV[7] ~= '' then redis.call('ZADD', KEYS[5], ARGV[7], ARGV[6]) end
 return 1`;
 
-/** KEYS: task, index. ARGV: expected json, new json, px, index change ("add" | "remove" | ""), taskId. 1 = written, 0 = changed meanwhile. */
+/**
+ * KEYS: task, unfinished, list all, old owner's list, new owner's list, expiry. ARGV: expected json,
+ * new json, px, unfinished change ("add" | "remove" | ""), taskId, old list member, new list member,
+ * old expiry member, new expiry member, new deadline ("" = none). 1 = written, 0 = changed meanwhile.
+ */
 const UPDATE = `${CHECK_INDEX}
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 if ARGV[3] == '0' then redis.call('SET', KEYS[1], ARGV[2])
 else redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) end
 if ARGV[4] == 'add' then redis.call('SADD', KEYS[2], ARGV[5])
 elseif ARGV[4] == 'remove' then redis.call('SREM', KEYS[2], ARGV[5]) end
+if ARGV[6] ~= ARGV[7] or KEYS[4] ~= KEYS[5] then
+  redis.call('ZREM', KEYS[3], ARGV[6])
+  redis.call('ZREM', KEYS[4], ARGV[6])
+end
+redis.call('ZADD', KEYS[3], 0, ARGV[7])
+redis.call('ZADD', KEYS[5], 0, ARGV[7])
+if ARGV[8] ~= ARGV[9] then redis.call('ZREM', KEYS[6], ARGV[8]) end
+if ARGV[10] ~= '' then redis.call('ZADD', KEYS[6], ARGV[10], ARGV[9])
+else redis.call('ZREM', KEYS[6], ARGV[9]) end
 return 1`;
+
+/**
+ * KEYS: expiry, list all. ARGV: now, max, owner list key prefix. Removes the listing entries of up to
+ * max records whose deadline has passed; returns how many.
+ */
+const SWEEP = `
+local due = redis.call('ZRANGE', KEYS[1], '-inf', ARGV[1], 'BYSCORE', 'LIMIT', 0, tonumber(ARGV[2]))
+for _, entry in ipairs(due) do
+  local cut = string.find(entry, '\\n', 1, true)
+  local member = string.sub(entry, cut + 1)
+  redis.call('ZREM', KEYS[2], member)
+  redis.call('ZREM', ARGV[3] .. string.sub(entry, 1, cut - 1), member)
+  redis.call('ZREM', KEYS[1], entry)
+end
+return #due`;
 
 const MGET_CHUNK = 500;
 
@@ -78,7 +126,22 @@ interface Script {
 }
 
 const script = (source: string): Script => ({ source, sha: createHash("sha1").update(source).digest("hex") });
-const SCRIPTS = { create: script(CREATE), update: script(UPDATE) };
+const SCRIPTS = { create: script(CREATE), update: script(UPDATE), sweep: script(SWEEP) };
+const SWEEP_CHUNK = 1_000;
+
+/** Where a record sits in the listing indexes. */
+interface Listed {
+  member: string;
+  expiryMember: string;
+  /** Deadline in epoch ms as text, "" = none. */
+  deadline: string;
+}
+
+function listedOf(record: TaskRecord): Listed {
+  const member = listKey(positionOf(record));
+  const end = deadlineOf(record);
+  return { member, expiryMember: `${record.ownerHash}\n${member}`, deadline: end === undefined ? "" : String(end) };
+}
 
 export async function openRedisTaskStore(options: RedisTaskStoreOptions): Promise<TaskStore> {
   if (options.instanceId === "" || options.prefix === "") {
@@ -94,27 +157,15 @@ export async function openRedisTaskStore(options: RedisTaskStoreOptions): Promis
   return new RedisTaskStore(name, client, options);
 }
 
-/** Per-task queue: run() calls for one id execute one after another, in call order. */
-class KeyedQueue {
-  private readonly tails = new Map<string, Promise<unknown>>();
-
-  run<T>(key: string, work: () => Promise<T>): Promise<T> {
-    const result = (this.tails.get(key) ?? Promise.resolve()).then(work);
-    const tail = result.catch(() => undefined);
-    this.tails.set(key, tail);
-    void tail.then(() => {
-      if (this.tails.get(key) === tail) this.tails.delete(key);
-    });
-    return result;
-  }
-}
-
 class RedisTaskStore implements TaskStore {
   private readonly gate: OperationGate;
   private readonly queue = new KeyedQueue();
   private readonly indexKey: string;
+  private readonly listAllKey: string;
+  private readonly expiryKey: string;
   private readonly timeoutMs: number;
   private readonly maxAttempts: number;
+  private readonly sweeper: NodeJS.Timeout;
 
   constructor(
     private readonly name: string,
@@ -123,16 +174,32 @@ class RedisTaskStore implements TaskStore {
   ) {
     this.gate = new OperationGate(name);
     this.indexKey = `${options.prefix}:index:unfinished:${options.instanceId}`;
+    this.listAllKey = `${options.prefix}:index:list:all`;
+    this.expiryKey = `${options.prefix}:index:list:expiry`;
     this.timeoutMs = options.commandTimeoutMs ?? 5_000;
     this.maxAttempts = options.maxUpdateAttempts ?? 10;
+    const onError = options.onError ?? (() => undefined);
+    this.sweeper = setInterval(() => {
+      this.sweep().catch((error: unknown) => onError(new Error(`${name}: sweeping expired listing entries failed`, { cause: error })));
+    }, options.sweepIntervalMs ?? 60_000).unref();
   }
 
   create(record: TaskRecord): Promise<void> {
     return this.gate.run(async () => {
       assertStorable(record);
       const json = JSON.stringify(record);
-      const args = [json, expiryArg(record), isUnfinished(record) ? "1" : "0", record.taskId];
-      const created = await this.script(SCRIPTS.create, [this.taskKey(record.taskId), this.indexKey], args);
+      const listed = listedOf(record);
+      const args = [
+        json,
+        expiryArg(record),
+        isUnfinished(record) ? "1" : "0",
+        record.taskId,
+        listed.member,
+        listed.expiryMember,
+        listed.deadline,
+      ];
+      const keys = [this.taskKey(record.taskId), this.indexKey, this.listAllKey, this.ownerKey(record.ownerHash), this.expiryKey];
+      const created = await this.script(SCRIPTS.create, keys, args);
       if (created !== 1) throw new Error(`task ${record.taskId} already exists`);
     });
   }
@@ -148,23 +215,34 @@ class RedisTaskStore implements TaskStore {
     return this.gate.run(() =>
       this.queue.run(taskId, async () => {
         const key = this.taskKey(taskId);
-        for (let attempt = 1; ; attempt++) {
-          const raw = await this.command(() => this.client.get(key));
-          const current = raw === null ? undefined : live(raw, Date.now());
-          if (raw === null || current === undefined) return undefined;
-          const wasOpen = isUnfinished(current);
-          const next = nextRecord(current, mutate);
-          if (next === undefined) return live(raw, Date.now()); // a fresh copy: mutate may have edited its own
-          const isOpen = isUnfinished(next);
-          const indexChange = isOpen === wasOpen ? "" : isOpen ? "add" : "remove";
-          const args = [raw, JSON.stringify(next), expiryArg(next), indexChange, taskId];
-          if ((await this.script(SCRIPTS.update, [key, this.indexKey], args)) === 1) return next;
-          if (attempt >= this.maxAttempts) {
-            throw new Error(
-              `${this.name}: task ${taskId} was changed by another writer during each of ${attempt} attempts to update it; this update was not written`,
-            );
-          }
-        }
+        return compareAndSetUpdate<string>({
+          store: this.name,
+          taskId,
+          mutate,
+          maxAttempts: this.maxAttempts,
+          read: async () => {
+            const raw = await this.command(() => this.client.get(key));
+            const record = raw === null ? undefined : live(raw, Date.now());
+            return raw === null || record === undefined ? undefined : { record, seen: raw };
+          },
+          write: async (raw, current, next) => {
+            const wasOpen = isUnfinished(current);
+            const isOpen = isUnfinished(next);
+            const indexChange = isOpen === wasOpen ? "" : isOpen ? "add" : "remove";
+            const [was, now] = [listedOf(current), listedOf(next)];
+            const args = [raw, JSON.stringify(next), expiryArg(next), indexChange, taskId, was.member, now.member];
+            args.push(was.expiryMember, now.expiryMember, now.deadline);
+            const keys = [
+              key,
+              this.indexKey,
+              this.listAllKey,
+              this.ownerKey(current.ownerHash),
+              this.ownerKey(next.ownerHash),
+              this.expiryKey,
+            ];
+            return (await this.script(SCRIPTS.update, keys, args)) === 1;
+          },
+        });
       }),
     );
   }
@@ -190,8 +268,30 @@ class RedisTaskStore implements TaskStore {
     });
   }
 
+  listByOwner(ownerHash: string, query: TaskListQuery): Promise<TaskPage> {
+    return this.gate.run(() => readPage(query, (below, count) => this.listBelow(this.ownerKey(ownerHash), ownerHash, below, count)));
+  }
+
+  listAll(query: TaskListQuery): Promise<TaskPage> {
+    return this.gate.run(() => readPage(query, (below, count) => this.listBelow(this.listAllKey, undefined, below, count)));
+  }
+
+  /** Removes the listing entries of expired records, SWEEP_CHUNK per script run, until none is due. */
+  sweep(): Promise<number> {
+    return this.gate.run(async () => {
+      let total = 0;
+      for (;;) {
+        const args = [String(Date.now()), String(SWEEP_CHUNK), this.ownerKey("")];
+        const dropped = Number(await this.script(SCRIPTS.sweep, [this.expiryKey, this.listAllKey], args));
+        total += dropped;
+        if (dropped < SWEEP_CHUNK) return total;
+      }
+    });
+  }
+
   /** Waits for operations already started (each bounded by the timeout), then closes the connection. */
   close(): Promise<void> {
+    clearInterval(this.sweeper);
     return this.gate.close(async () => {
       if (!this.client.isOpen) return;
       try {
@@ -204,6 +304,35 @@ class RedisTaskStore implements TaskStore {
 
   private taskKey(taskId: string): string {
     return `${this.options.prefix}:task:${taskId}`;
+  }
+
+  private ownerKey(ownerHash: string): string {
+    return `${this.options.prefix}:index:list:owner:${ownerHash}`;
+  }
+
+  /**
+   * Up to `count` entries of a listing index below `below`, with their records. An entry whose record
+   * is gone, expired or now sits elsewhere (its id created again) counts as empty; the sweep removes it.
+   */
+  private async listBelow(
+    index: string,
+    ownerHash: string | undefined,
+    below: ListPosition | undefined,
+    count: number,
+  ): Promise<ListEntry[]> {
+    const start = below === undefined ? "+" : `(${listKey(below)}`;
+    const members = await this.command(() => this.client.zRange(index, start, "-", { BY: "LEX", REV: true, LIMIT: { offset: 0, count } }));
+    if (members.length === 0) return [];
+    const positions = members.map(positionOfKey);
+    const raws = await this.command(() => this.client.mGet(positions.map((at) => this.taskKey(at.taskId))));
+    const now = Date.now();
+    return positions.map((at, i) => {
+      const raw = raws[i];
+      const record = raw === null || raw === undefined ? undefined : live(raw, now);
+      const here =
+        record !== undefined && listKey(positionOf(record)) === members[i] && (ownerHash ?? record.ownerHash) === record.ownerHash;
+      return { at, record: here ? record : undefined };
+    });
   }
 
   /** Runs a Redis command with the store's time limit; errors name the store. */

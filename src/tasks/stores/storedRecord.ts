@@ -58,3 +58,40 @@ export function liveRecord(json: string, now: number): TaskRecord | undefined {
   const record = JSON.parse(json) as TaskRecord;
   return isExpired(record, now) ? undefined : record;
 }
+
+/** One read of a shared store: the record and what its compare-and-set write needs to check. */
+export interface ReadForUpdate<S> {
+  record: TaskRecord;
+  /** What the write compares against (the stored text, say). */
+  seen: S;
+}
+
+/**
+ * update() on a store several instances write (redis, postgres): read, run mutate, write only if the
+ * record is still what was read; if not, run mutate again on the newer record, up to maxAttempts,
+ * then reject naming the task and `store`. `read` returns a fresh parse each call (mutate may edit
+ * its argument, so "no change" returns another read's copy).
+ */
+export async function compareAndSetUpdate<S>(options: {
+  store: string;
+  taskId: string;
+  mutate: Mutate;
+  maxAttempts: number;
+  read: () => Promise<ReadForUpdate<S> | undefined>;
+  /** Writes `next` if the record is still `seen`; false when another writer changed it meanwhile. */
+  write: (seen: S, current: TaskRecord, next: TaskRecord) => Promise<boolean>;
+}): Promise<TaskRecord | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    const read = await options.read();
+    if (read === undefined) return undefined;
+    const unchanged = structuredClone(read.record);
+    const next = nextRecord(read.record, options.mutate);
+    if (next === undefined) return unchanged;
+    if (await options.write(read.seen, unchanged, next)) return next;
+    if (attempt >= options.maxAttempts) {
+      throw new Error(
+        `${options.store}: task ${options.taskId} was changed by another writer during each of ${attempt} attempts to update it; this update was not written`,
+      );
+    }
+  }
+}
