@@ -8,10 +8,14 @@
 import { randomUUID } from "node:crypto";
 import type { Server } from "node:http";
 import type { Logger } from "pino";
+import { tracedHolderLink } from "./cluster/tracedHolderLink.js";
 import type { Config } from "./config/schema.js";
 import { createMethodRouter } from "./methods/methodTable.js";
 import { createLogger } from "./observability/logger.js";
 import { GatewayMetrics } from "./observability/metrics.js";
+import { tracingOn } from "./observability/tracing.js";
+import { startTracing } from "./observability/tracingSetup.js";
+import { closeQuietly } from "./parts/closeQuietly.js";
 import { openClusterSide } from "./parts/clusterSide.js";
 import { listenHttp, openCallers, openFrontSide } from "./parts/frontSide.js";
 import { openTaskSide, type TaskSide } from "./parts/taskSide.js";
@@ -29,11 +33,16 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
+const VERSION = "0.1.0";
+
 export async function startGateway(config: Config, options: { log?: Logger } = {}): Promise<Gateway> {
   const log = options.log ?? createLogger(config.log.level);
   const instanceId = randomUUID();
   const metrics = new GatewayMetrics();
+  const tracing = await startTracing(config.tracing, log, VERSION);
   const cluster = await openClusterSide(config.store, { instanceId, log });
+  // While tracing is on, each hop to another instance is a span and carries its trace context.
+  if (tracingOn()) cluster.cluster.link = tracedHolderLink(cluster.cluster.link);
   const callers = openCallers(config, log);
   const upstream = openUpstreamSide(config.upstream, {
     log,
@@ -97,6 +106,7 @@ export async function startGateway(config: Config, options: { log?: Logger } = {
       await closed;
       await upstream.close();
       await cluster.close();
+      await closeQuietly(log, "tracing", () => tracing.shutdown()); // the last spans are flushed
     },
   };
 }
