@@ -15,6 +15,7 @@ import { startTraceEchoHttp, type TraceEchoHttp } from "../fixtures/traceEchoSer
 import { errorOf, type RpcOptions, resultOf, rpc } from "./kit.js";
 import { CLIENT, type OtlpReceiver, type ReceivedSpan, SERVER, startOtlpReceiver } from "./otlpReceiver.js";
 import { mainArgs } from "./realServers/fixtureModules.js";
+import { startSharedRedisStack } from "./sharedRedisStack.js";
 import { keysOf, waitForTask } from "./taskFlow.js";
 
 const hex = (n: number) => [...crypto.getRandomValues(new Uint8Array(n))].map((b) => b.toString(16).padStart(2, "0")).join("");
@@ -193,6 +194,51 @@ describe("tracing with a stdio upstream", () => {
     assert.equal(client.attributes["error.type"], "upstream_exited");
     assert.equal(server.statusCode, 2);
     assert.equal(server.attributes["taskgate.error.reason"], "upstream_exited");
+  });
+});
+
+describe("tracing across instances (Redis)", () => {
+  test("a tasks/update on the instance not holding the task travels the holder link in its trace", async () => {
+    const stack = await startSharedRedisStack({
+      speed: 20,
+      leaseMs: 5000,
+      config: { tasks: { tools: { two_rounds: "always" } }, tracing: { enabled: true } },
+    });
+    try {
+      const origin = newTrace();
+      const answering = newTrace();
+      const tasks = { extensions: { "io.modelcontextprotocol/tasks": {} }, elicitation: {} };
+      const created = await callTool(stack.a.url, "two_rounds", { meta: { traceparent: traceparent(origin) }, capabilities: tasks });
+      const taskId = ((resultOf(created).task ?? resultOf(created)) as JsonObject).taskId as string;
+      await waitForTask(stack.a.url, taskId, (task) => task.status === "input_required");
+      const answered = await rpc(
+        stack.b.url,
+        "tasks/update",
+        { taskId, inputResponses: { first: { action: "accept", content: { first: "Ada" } } } },
+        {
+          meta: { traceparent: traceparent(answering) },
+          capabilities: tasks,
+        },
+      );
+      assert.equal(answered.status, 200, JSON.stringify(answered.message));
+      const [send, serve] = await receiver.waitFor("both ends of the holder-link hop", (all) => {
+        const sent = spanOf(all, answering.traceId, "holder_link send update", CLIENT);
+        const served = spanOf(all, answering.traceId, "holder_link serve update", SERVER);
+        return sent && served ? [sent, served] : undefined;
+      });
+      const update = spanOf(receiver.spans, answering.traceId, "tasks/update", SERVER)!;
+      assert.equal(send.parentSpanId, update.spanId, "the hop is sent from the tasks/update span");
+      assert.equal(serve.parentSpanId, send.spanId, "the holder serves it under the sending span");
+      assert.equal(serve.attributes["taskgate.task.id"], taskId);
+      const phase = await receiver.waitFor("the answered phase", (all) => spanOf(all, origin.traceId, "task answered"));
+      assert.deepEqual(
+        phase.links.map((l) => l.spanId),
+        [serve.spanId],
+        "the answer's phase links to the holder's serving span",
+      );
+    } finally {
+      await stack.close();
+    }
   });
 });
 
