@@ -8,11 +8,15 @@
 import { randomUUID } from "node:crypto";
 import type { Server } from "node:http";
 import type { Logger } from "pino";
+import { tracedHolderLink } from "./cluster/tracedHolderLink.js";
 import type { Config } from "./config/schema.js";
 import { openFleet } from "./fleet/fleet.js";
 import { createLogger } from "./observability/logger.js";
 import { GatewayMetrics } from "./observability/metrics.js";
+import { tracingOn } from "./observability/tracing.js";
+import { startTracing } from "./observability/tracingSetup.js";
 import { type BackendPart, backendOptions, openBackendPart } from "./parts/backendPart.js";
+import { closeQuietly } from "./parts/closeQuietly.js";
 import { openClusterSide } from "./parts/clusterSide.js";
 import type { Endpoints } from "./parts/endpoints.js";
 import { listenHttp, openCallers, openDoors, openFrontSide } from "./parts/frontSide.js";
@@ -31,6 +35,8 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
+const VERSION = "0.1.0";
+
 export interface GatewayOptions {
   log?: Logger;
   /** The configuration file a fleet reloads (on change and on SIGHUP). */
@@ -42,7 +48,10 @@ export interface GatewayOptions {
 export async function startGateway(config: Config, options: GatewayOptions = {}): Promise<Gateway> {
   const log = options.log ?? createLogger(config.log.level);
   const instanceId = randomUUID();
+  const tracing = await startTracing(config.tracing, log, VERSION);
   const cluster = await openClusterSide(config.store, { instanceId, log });
+  // While tracing is on, each hop to another instance is a span and carries its trace context.
+  if (tracingOn()) cluster.cluster.link = tracedHolderLink(cluster.cluster.link);
   const callers = openCallers(config, log);
   const doors = openDoors(
     { ...config, requestsPerMinute: config.quotas.requestsPerMinute, keepAliveMs: config.subscriptions.keepAliveMs },
@@ -94,6 +103,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       await closed;
       await endpoints.close();
       await cluster.close();
+      await closeQuietly(log, "tracing", () => tracing.shutdown()); // the last spans are flushed
     },
   };
 }

@@ -25,6 +25,8 @@ const HARNESS_HTTP_TIMEOUTS = { headersTimeoutMs: 600_000, requestTimeoutMs: 600
 export interface Stack {
   upstream: Child;
   gateway: Child;
+  /** The taskgate with tracing on, when asked for (StackOptions.tracedTo), and its endpoint. */
+  traced?: { gateway: Child; url: string };
   /** taskgate's MCP endpoint. */
   url: string;
   /** The example legacy server's MCP endpoint and port. */
@@ -37,6 +39,8 @@ export interface StackOptions {
   exposeGc?: boolean;
   /** Merged into taskgate's config (tasks, cache, …). */
   config?: Record<string, unknown>;
+  /** Also start a second taskgate, tracing on (every request sampled), exporting to this OTLP endpoint. */
+  tracedTo?: string;
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
@@ -57,7 +61,16 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     nodeFlags: gatewayNodeFlags(),
     args: { config, logLevel: gatewayLogLevel() },
   });
-  return { upstream, gateway, url: gateway.info.url as string, upstreamUrl, upstreamPort: upstream.info.port as number };
+  const stack: Stack = { upstream, gateway, url: gateway.info.url as string, upstreamUrl, upstreamPort: upstream.info.port as number };
+  if (options.tracedTo) {
+    const traced = await spawnRole("taskgate-traced", "gateway.ts", {
+      nodeFlags: gatewayNodeFlags(),
+      args: { config: { ...config, tracing: { enabled: true } }, logLevel: gatewayLogLevel() },
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: options.tracedTo, OTEL_TRACES_SAMPLER: "always_on", OTEL_SERVICE_NAME: "taskgate-bench" },
+    });
+    stack.traced = { gateway: traced, url: traced.info.url as string };
+  }
+  return stack;
 }
 
 async function storeConfig(): Promise<Record<string, unknown>> {

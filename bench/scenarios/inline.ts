@@ -6,6 +6,9 @@
 //   inline    tools/call greet through taskgate (no tasks extension declared ⇒ answered inline)
 //   discover  server/discover through taskgate (answered from the cached initialize): what any
 //             request through taskgate costs without an upstream round trip
+//   traced    tools/call greet through a second taskgate, the same but with tracing on, every
+//             request sampled (OTEL_TRACES_SAMPLER=always_on), its spans exported over OTLP/HTTP
+//             (protobuf) to a sink in the bench process: what tracing costs when it is on
 // Upstream and taskgate run in their own processes; their CPU per call comes from
 // process.cpuUsage() of each, read before and after every block.
 
@@ -16,12 +19,13 @@ import { cpuMs } from "../lib/children.js";
 import { positiveInt } from "../lib/knobs.js";
 import { type Block, rotate, runBlock } from "../lib/load.js";
 import { discover, greet } from "../lib/modernClient.js";
+import { startOtlpSink } from "../lib/otlpSink.js";
 import { startStack } from "../lib/stack.js";
 import { fixed, goalLine, median, ratio, summarise, table } from "../lib/stats.js";
 import { setPhase } from "../lib/watchdog.js";
 import { out, type Scenario } from "./scenario.js";
 
-type CaseName = "direct" | "inline" | "discover";
+type CaseName = "direct" | "inline" | "discover" | "traced";
 type Mode = "sequential" | "concurrent";
 
 interface Tally {
@@ -43,10 +47,12 @@ export function inlineScenario(): Scenario {
     name: "inline",
     title: "inline tools/call overhead: greet through taskgate vs direct on the same upstream",
     sizes: () => `${rounds} rounds × (${seqCalls} sequential + ${concCalls} at ${concurrency} in flight) per case, ${warmup} warm-up`,
-    budgetMs: () => 60_000 + rounds * 3 * (seqCalls + concCalls) * 25,
+    budgetMs: () => 60_000 + rounds * 4 * (seqCalls + concCalls) * 25,
     async run() {
       setPhase("starting upstream and taskgate");
-      const stack = await startStack();
+      const sink = await startOtlpSink();
+      const stack = await startStack({ tracedTo: sink.endpoint });
+      const traced = stack.traced!;
       const client = new Client({ name: "taskgate-bench-direct", version: "1.0.0" });
       // The SDK 1.x transport gives every POST one session-wide abort signal, which piles up a
       // listener per call (MaxListenersExceededWarning in this process); the floor never aborts,
@@ -68,7 +74,9 @@ export function inlineScenario(): Scenario {
           },
           inline: () => greet(stack.url),
           discover: () => discover(stack.url),
+          traced: () => greet(traced.url),
         };
+        const gatewayOf = (name: CaseName) => (name === "traced" ? traced.gateway : stack.gateway);
         const cases = Object.keys(calls) as CaseName[];
 
         setPhase("warming up");
@@ -83,10 +91,10 @@ export function inlineScenario(): Scenario {
           if (!tallies.has(key)) tallies.set(key, { latencies: [], rates: [], calls: 0, gatewayCpuMs: 0, upstreamCpuMs: 0 });
           return tallies.get(key)!;
         };
-        const measure = async (into: Tally, block: () => Promise<Block>) => {
-          const [g0, u0] = await Promise.all([stack.gateway.cpu(), stack.upstream.cpu()]);
+        const measure = async (into: Tally, gateway: typeof stack.gateway, block: () => Promise<Block>) => {
+          const [g0, u0] = await Promise.all([gateway.cpu(), stack.upstream.cpu()]);
           const { latencies, elapsedMs } = await block();
-          const [g1, u1] = await Promise.all([stack.gateway.cpu(), stack.upstream.cpu()]);
+          const [g1, u1] = await Promise.all([gateway.cpu(), stack.upstream.cpu()]);
           into.latencies.push(...latencies);
           into.rates.push((latencies.length / elapsedMs) * 1000);
           into.calls += latencies.length;
@@ -96,11 +104,13 @@ export function inlineScenario(): Scenario {
         for (let round = 0; round < rounds; round++) {
           for (const name of rotate(cases, round)) {
             setPhase(`round ${round + 1}/${rounds}, ${name}`);
-            await measure(tally(name, "sequential"), () => runBlock(seqCalls, 1, calls[name]));
-            await measure(tally(name, "concurrent"), () => runBlock(concCalls, concurrency, calls[name]));
+            await measure(tally(name, "sequential"), gatewayOf(name), () => runBlock(seqCalls, 1, calls[name]));
+            await measure(tally(name, "concurrent"), gatewayOf(name), () => runBlock(concCalls, concurrency, calls[name]));
           }
         }
         report(tally, cases, concurrency);
+        reportTracing(tally);
+        out(`the OTLP sink received ${sink.exports} exports, ${(sink.bytes / 1024).toFixed(0)} KiB of spans from the traced taskgate`);
       } finally {
         await transport.terminateSession().catch(() => undefined);
         await client.close();
@@ -110,7 +120,12 @@ export function inlineScenario(): Scenario {
 }
 
 function report(tally: (name: CaseName, mode: Mode) => Tally, cases: CaseName[], concurrency: number): void {
-  const label: Record<CaseName, string> = { direct: "direct (floor)", inline: "inline via taskgate", discover: "discover via taskgate" };
+  const label: Record<CaseName, string> = {
+    direct: "direct (floor)",
+    inline: "inline via taskgate",
+    discover: "discover via taskgate",
+    traced: "inline, tracing on",
+  };
   for (const mode of ["sequential", "concurrent"] as const) {
     const floor = tally("direct", mode);
     const floorP50 = summarise(floor.latencies).p50;
@@ -162,4 +177,19 @@ function report(tally: (name: CaseName, mode: Mode) => Tally, cases: CaseName[],
   );
   const p50Ratio = summarise(inline.latencies).p50 / summarise(direct.latencies).p50;
   out(goalLine("inline p50 / direct p50 (sequential)", p50Ratio, ratio(p50Ratio), { kind: "atMost", limit: 1.5 }));
+}
+
+/** What tracing on (every request sampled and exported) adds to an inline call, against the same call with tracing off. */
+function reportTracing(tally: (name: CaseName, mode: Mode) => Tally): void {
+  const perCall = (name: CaseName) => {
+    const [seq, conc] = [tally(name, "sequential"), tally(name, "concurrent")];
+    return (seq.gatewayCpuMs + conc.gatewayCpuMs) / (seq.calls + conc.calls);
+  };
+  const p50 = (name: CaseName) => summarise(tally(name, "sequential").latencies).p50;
+  const direct = p50("direct");
+  out(`inline p50 / direct p50 (sequential): tracing off ${ratio(p50("inline") / direct)}, tracing on ${ratio(p50("traced") / direct)}`);
+  out(
+    `taskgate CPU per inline call: tracing off ${fixed(perCall("inline"))} ms, tracing on ${fixed(perCall("traced"))} ms ` +
+      `(${ratio(perCall("traced") / perCall("inline"))})`,
+  );
 }

@@ -197,6 +197,21 @@ const LogSchema = z
   })
   .strict();
 
+const TracingSchema = z
+  .object({
+    enabled: option(z.boolean().default(false), {
+      help: "send OpenTelemetry traces (OTLP over HTTP); off, tracing costs nothing and its SDK is not loaded",
+      details:
+        "Where and how is read from the standard `OTEL_*` variables: `OTEL_EXPORTER_OTLP_ENDPOINT` (default " +
+        "`http://localhost:4318`), `OTEL_EXPORTER_OTLP_PROTOCOL` (`http/protobuf` or `http/json`), `OTEL_TRACES_SAMPLER` " +
+        "and `OTEL_TRACES_SAMPLER_ARG`, `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_SDK_DISABLED`. See docs/tracing.md.",
+    }),
+    serviceName: option(z.string().min(1).default("taskgate"), {
+      help: "the service.name of taskgate's spans; OTEL_SERVICE_NAME wins when set",
+    }),
+  })
+  .strict();
+
 export const ConfigSchema = z
   .object({
     upstream: UpstreamSchema.optional(),
@@ -235,6 +250,7 @@ export const ConfigSchema = z
     backends: BackendsOption,
     federation: FederationSchema,
     reload: ReloadSchema,
+    tracing: section(TracingSchema.prefault({}), { help: "OpenTelemetry traces of requests, upstream calls, store operations and tasks." }),
   })
   .strict()
   .superRefine((config, ctx) => checkFleet(config, ctx));

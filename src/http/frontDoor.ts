@@ -13,6 +13,8 @@ import { type Identity, type IdentityResolver, loggableSubject, ownerHashOf } fr
 import type { MethodRequest } from "../methods/handler.js";
 import type { MethodRouter } from "../methods/router.js";
 import { requestLog } from "../observability/requestLog.js";
+import { endRequestSpan, startRequestSpan } from "../observability/requestSpan.js";
+import { traceIdsOf, withSpan } from "../observability/tracing.js";
 import { internalError, invalidRequest, legacyDoorClosed, RpcError, tooManyRequests, verifierFailure } from "../protocol/errors.js";
 import type { Reason } from "../protocol/reasons.js";
 import { errorMessage, errorReply, type Reply } from "../protocol/reply.js";
@@ -122,7 +124,7 @@ export function frontDoor(options: FrontDoorOptions) {
       res.writeHead(202).end();
       return;
     }
-    return serveModern(visit, envelope.request, envelope.capabilities, known.identity);
+    return serveModern(visit, envelope.request, envelope.capabilities, known);
   };
 }
 
@@ -221,20 +223,29 @@ async function serveLegacy(visit: Visit, body: Buffer | undefined, json: unknown
 }
 
 /** A modern request: the router's reply (or the error it threw) written as JSON or SSE. */
-async function serveModern(visit: Visit, request: JsonRpcRequest, capabilities: ClientCapabilities, identity: Identity): Promise<void> {
+async function serveModern(
+  visit: Visit,
+  request: JsonRpcRequest,
+  capabilities: ClientCapabilities,
+  { identity, owner }: { identity: Identity; owner: string },
+): Promise<void> {
   const { res, note, options, requestId } = visit;
   const { log } = options;
   note.rpcMethod = request.method;
   note.rpcId = request.id;
   const clientGone = new AbortController();
+  const meta = request.params._meta as JsonObject;
+  const span = startRequestSpan({ ...request, meta, headers: visit.req.headers, ownerHash: owner });
   res.on("close", () => {
     if (!res.writableFinished) clientGone.abort();
+    if (span) setImmediate(() => endRequestSpan(span, note, requestOutcome(note, res.statusCode, res.writableFinished), res.statusCode));
   });
+  if (span) Object.assign(note, traceIdsOf(span)); // the request's line (written after the span ended) names its trace
   const methodRequest: MethodRequest = {
     id: request.id,
     method: request.method,
     params: request.params,
-    meta: request.params._meta as JsonObject,
+    meta,
     capabilities,
     identity,
     headers: visit.req.headers,
@@ -243,17 +254,20 @@ async function serveModern(visit: Visit, request: JsonRpcRequest, capabilities: 
     note,
     ...(options.endpoint !== undefined ? { endpoint: options.endpoint } : {}),
   };
-  let reply: Reply;
-  try {
-    reply = await options.router.dispatch(methodRequest);
-  } catch (error) {
-    if (!(error instanceof RpcError))
-      log.error({ event: "request.crashed", requestId, rpcMethod: request.method, err: error }, "handler crashed");
-    const rpc = error instanceof RpcError ? error : internalError("Internal error");
-    note.error = rpc.code;
-    const reason = (rpc.data as { reason?: unknown } | undefined)?.reason;
-    if (typeof reason === "string") note.reason = reason;
-    reply = errorReply(rpc);
-  }
-  await writeReply(res, request.id, reply, { keepAliveMs: options.keepAliveMs });
+  const answer = async () => {
+    let reply: Reply;
+    try {
+      reply = await options.router.dispatch(methodRequest);
+    } catch (error) {
+      if (!(error instanceof RpcError))
+        log.error({ event: "request.crashed", requestId, rpcMethod: request.method, err: error }, "handler crashed");
+      const rpc = error instanceof RpcError ? error : internalError("Internal error");
+      note.error = rpc.code;
+      const reason = (rpc.data as { reason?: unknown } | undefined)?.reason;
+      if (typeof reason === "string") note.reason = reason;
+      reply = errorReply(rpc);
+    }
+    await writeReply(res, request.id, reply, { keepAliveMs: options.keepAliveMs });
+  };
+  await (span ? withSpan(span, answer) : answer());
 }

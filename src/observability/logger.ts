@@ -1,11 +1,13 @@
 // The one pino logger. JSON lines by default; a readable "pretty" form for people at a terminal
 // (pino-pretty, in-process and synchronous so the last lines before an exit are never lost;
 // loaded only when asked for, so JSON start-up does not pay for it). Tokens and Authorization
-// headers are never logged, in either form: redaction happens before formatting.
+// headers are never logged, in either form: redaction happens before formatting. With tracing on,
+// a line written inside a span carries its trace_id and span_id.
 
 import { createRequire } from "node:module";
 import pino, { type Logger } from "pino";
 import type PinoPretty from "pino-pretty";
+import { traceLogFields } from "./tracing.js";
 
 const require = createRequire(import.meta.url);
 
@@ -16,6 +18,8 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     {
       level,
       base: { service: "taskgate" },
+      // Lines written while a span is active carry its trace_id and span_id (nothing when tracing is off).
+      mixin: traceLogFields,
       redact: { paths: ["req.headers.authorization", "headers.authorization", "token"], censor: "[redacted]" },
     },
     destination,

@@ -55,6 +55,9 @@ export interface RequestNote {
   backend?: string;
   /** What a listen stream honours. */
   honoured?: JsonObject;
+  /** With tracing on: the request's server span. */
+  trace_id?: string;
+  span_id?: string;
 }
 
 /** Notes the reason of an error reply, when it names one taskgate catalogues. */

@@ -27,6 +27,8 @@ export interface TaskRecord {
   endpoint?: string | undefined;
   /** Instance id of the process holding the upstream call. */
   holder: string;
+  /** The trace of the request that created the task (W3C keys), continued by each phase's span. */
+  trace?: Record<string, string>;
   /**
    * Set by the store on every write to the stored version + 1. The redis store writes only if the
    * record is still what its update read (compare-and-set), so a write by another instance in between

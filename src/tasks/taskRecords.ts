@@ -3,9 +3,13 @@
 // (so subscriptions/listen streams on any instance follow it). A store that fails or does not
 // answer in time makes the operation fail with -32603 store_unavailable (HTTP 503), naming why.
 // Every store operation, its time and failure, every task created and every task that reached a
-// terminal status here is told to the observer (the metrics).
+// terminal status here is told to the observer (the metrics). With tracing on, each store
+// operation is a span, a task's record keeps the trace of the request that created it, each change
+// of status is a phase span of that trace, and a request that reads a task links to it.
 
 import type { TaskBus } from "../cluster/taskBus.js";
+import { linkToTask, recordTaskPhase, type TaskPhase, taskOriginHere } from "../observability/taskTrace.js";
+import { inSpan } from "../observability/tracing.js";
 import { internalError, RpcError, storeUnavailable } from "../protocol/errors.js";
 import { type JsonRpcErrorObject, TERMINAL_STATUSES } from "../protocol/wire.js";
 import type { TaskRecord } from "./taskRecord.js";
@@ -30,12 +34,17 @@ export class TaskRecords {
   ) {}
 
   async create(record: TaskRecord): Promise<void> {
-    await this.guard("create", () => this.store.create(record));
+    const origin = taskOriginHere();
+    const traced = origin ? { ...record, trace: origin } : record;
+    await this.guard("create", () => this.store.create(traced));
     this.observer.taskCreated();
+    recordTaskPhase(origin, "created", record.taskId, record.tool);
   }
 
-  get(taskId: string): Promise<TaskRecord | undefined> {
-    return this.guard("get", () => this.store.get(taskId));
+  async get(taskId: string): Promise<TaskRecord | undefined> {
+    const record = await this.guard("get", () => this.store.get(taskId));
+    if (record?.trace) linkToTask(record.trace, taskId);
+    return record;
   }
 
   listUnfinished(): Promise<TaskRecord[]> {
@@ -45,21 +54,28 @@ export class TaskRecords {
   /** Changes a task that is not yet terminal and announces it; the new record, or undefined if nothing changed. */
   async write(taskId: string, mutate: (current: TaskRecord) => TaskRecord | undefined): Promise<TaskRecord | undefined> {
     let changed = false;
+    let before: TaskRecord["status"] | undefined;
     const updated = await this.guard("update", () =>
       this.store.update(taskId, (current) => {
         const next = TERMINAL_STATUSES.has(current.status) ? undefined : mutate(current);
         changed = next !== undefined;
+        before = current.status;
         return next;
       }),
     );
     if (!updated || !changed) return undefined;
     if (TERMINAL_STATUSES.has(updated.status)) this.observer.taskFinished(updated.status);
+    if (updated.trace && updated.status !== before) recordTaskPhase(updated.trace, phaseOf(updated.status), taskId, updated.tool);
     this.bus.publish(updated);
     return updated;
   }
 
   /** Runs one store operation, timed; a store failure is named for the client (errors we raise ourselves pass unchanged). */
-  private async guard<T>(operation: StoreOperation, run: () => Promise<T>): Promise<T> {
+  private guard<T>(operation: StoreOperation, run: () => Promise<T>): Promise<T> {
+    return inSpan(`task_store ${operation}`, { "db.operation.name": operation }, () => this.timed(operation, run));
+  }
+
+  private async timed<T>(operation: StoreOperation, run: () => Promise<T>): Promise<T> {
     const started = performance.now();
     let failed = false;
     try {
@@ -78,6 +94,11 @@ export class TaskRecords {
 }
 
 const now = () => new Date().toISOString();
+
+/** The phase a task entered with this status (input_required back to working: answered). */
+function phaseOf(status: TaskRecord["status"]): TaskPhase {
+  return status === "working" ? "answered" : status;
+}
 
 /** The record without open questions (any status but input_required). */
 export function withoutInputs(record: TaskRecord): TaskRecord {

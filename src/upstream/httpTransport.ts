@@ -11,6 +11,7 @@
 
 import type { Logger } from "pino";
 import { Agent, type Dispatcher, request } from "undici";
+import { traceHeadersOf } from "../observability/tracing.js";
 import { isObject } from "../util/json.js";
 import { CallConnections } from "./callConnections.js";
 import { readSse, type SseProgress } from "./sseReader.js";
@@ -186,7 +187,11 @@ export class HttpTransport implements UpstreamTransport {
     try {
       return await request(this.options.url, {
         method: "POST",
-        headers: this.headers({ "content-type": "application/json", accept: "application/json, text/event-stream" }),
+        headers: this.headers({
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...traceHeadersOf(message.params?._meta), // the request's trace context, in its headers too
+        }),
         body: JSON.stringify(message),
         dispatcher: connection ?? this.options.dispatchers.short,
         signal,

@@ -6,6 +6,7 @@
 // listener and timer a request takes is released when it ends.
 
 import type { Logger } from "pino";
+import { endUpstreamSpan, startUpstreamSpan } from "../observability/upstreamSpan.js";
 import { ErrorCode } from "../protocol/errors.js";
 import type { JsonObject, RequestId } from "../protocol/wire.js";
 import { isObject } from "../util/json.js";
@@ -78,9 +79,16 @@ export class JsonRpcPeer {
     return this.pending.size;
   }
 
+  /** Sends a request; with tracing on, in a client span whose context goes in the request's `_meta`. */
   request(method: string, params: JsonObject, options: RequestOptions = {}): Promise<JsonObject> {
     if (this.failure) return Promise.reject(this.failure);
     const id = options.id ?? this.mintId();
+    const traced = startUpstreamSpan(method, id, params, this.transport);
+    if (!traced) return this.exchange(method, params, id, options);
+    return endUpstreamSpan(traced.span, this.exchange(method, traced.params, id, options));
+  }
+
+  private exchange(method: string, params: JsonObject, id: number, options: RequestOptions): Promise<JsonObject> {
     const { signal, timeout, onprogress } = options;
     if (signal?.aborted) return Promise.reject(new CallStopped(String(signal.reason ?? "aborted")));
     const meta = isObject(params._meta) ? params._meta : {};

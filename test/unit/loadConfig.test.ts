@@ -90,6 +90,7 @@ describe("loadConfig: layering", () => {
       subscriptions: { keepAliveMs: 15_000 },
       cache: { ttlMs: 60_000, cacheScope: "private" },
       log: { level: "info", format: "auto" },
+      tracing: { enabled: false, serviceName: "taskgate" },
     });
   });
 
@@ -201,6 +202,8 @@ describe("loadConfig: layering", () => {
         TASKGATE_QUOTAS_MAX_RUNNING_TASKS: "23",
         TASKGATE_QUOTAS_MAX_HELD_CALLS: "24",
         TASKGATE_QUOTAS_REQUESTS_PER_MINUTE: "25",
+        TASKGATE_TRACING_ENABLED: "true",
+        TASKGATE_TRACING_SERVICE_NAME: "gateway-eu",
       },
     });
     assert.deepEqual(config, {
@@ -245,9 +248,10 @@ describe("loadConfig: layering", () => {
       subscriptions: { keepAliveMs: 10 },
       cache: { ttlMs: 8, cacheScope: "public" },
       log: { level: "silent", format: "json" },
+      tracing: { enabled: true, serviceName: "gateway-eu" },
     });
     // These, the 2 upstream.command ones and the 13 auth.jwt / resource metadata variables in the next tests.
-    assert.equal(ENV_VARS.length, 65);
+    assert.equal(ENV_VARS.length, 67);
   });
 
   it("maps the stdio upstream's variables: the command line is split like a shell does, without one", () => {
