@@ -16,7 +16,7 @@ export interface PostgresConnectOptions {
   label?: string;
   /** A query not answered within this long fails (config store.commandTimeoutMs). */
   commandTimeoutMs: number;
-  /** Connections in the pool (default 4). */
+  /** Connections in the pool (default 8). */
   max?: number;
   /** Default 3 s. */
   connectTimeoutMs?: number;
@@ -71,7 +71,10 @@ export class PostgresPool {
 }
 
 export async function openPostgresPool(options: PostgresConnectOptions): Promise<PostgresPool> {
-  const pool = new pg.Pool({ ...clientConfig(options), max: options.max ?? 4, idleTimeoutMillis: 30_000 });
+  // pg's connectionTimeoutMillis also bounds the wait for a free connection of the pool: under a
+  // burst that wait is part of the command, which run() already limits to commandTimeoutMs.
+  const connectionTimeoutMillis = Math.max(options.connectTimeoutMs ?? 3_000, options.commandTimeoutMs);
+  const pool = new pg.Pool({ ...clientConfig(options), connectionTimeoutMillis, max: options.max ?? 8, idleTimeoutMillis: 30_000 });
   // Without an 'error' listener pg would crash the process when an idle connection drops.
   const onError = options.onError ?? (() => undefined);
   pool.on("error", (error: Error) => onError(error));
