@@ -220,7 +220,14 @@ export class Fleet implements Endpoints {
       },
     );
     const router = new MethodRouter(federation.handlers(), Federation.capabilities);
-    return { path, door: shared.doors.open({ router, metrics: this.federationMetrics, log, endpoint: path }), subscriptions };
+    // A federated call reaches a member with the caller's credentials, like a call on the member's own path.
+    const credentials = {
+      remember: (owner: string, subject: string, authorization: string | undefined) => {
+        for (const running of this.active.values()) running.part.upstream.credentials.remember(owner, subject, authorization);
+      },
+    };
+    const door = shared.doors.open({ router, credentials, metrics: this.federationMetrics, log, endpoint: path });
+    return { path, door, subscriptions };
   }
 
   /** /readyz: the store and each backend (`backend:<name>`); a backend with required: false does not decide readiness. */

@@ -58,7 +58,8 @@ export interface DoorParts {
   router: Pick<MethodRouter, "dispatch">;
   /** Where its legacy clients go; undefined: it has none (legacy requests are refused, -32022). */
   legacyDoor?: PassThrough | undefined;
-  credentials?: UpstreamCredentials | undefined;
+  /** Told who each request is from (what the upstream sees of the caller); a federated endpoint tells every member's. */
+  credentials?: Pick<UpstreamCredentials, "remember"> | undefined;
   metrics: RequestObserver;
   log: Logger;
   /** In a fleet: the endpoint's path (tasks made there answer only there). */
