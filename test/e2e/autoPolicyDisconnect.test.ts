@@ -3,7 +3,9 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { health, nextEvent, rpc, type Stack, startStack, TASKS_CAPS } from "./kit.js";
+import { rpc, TASKS_CAPS } from "../support/mcpClient.js";
+import { health, type Stack, startStack } from "../support/stack.js";
+import { nextEvent } from "../support/waiting.js";
 
 describe("policy 'auto' and a caller who leaves before the task is handed out", () => {
   let stack: Stack;

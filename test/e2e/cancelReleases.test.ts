@@ -5,7 +5,10 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { health, nextEvent, pollTask, resultOf, rpc, type Stack, startStack, TASKS_CAPS } from "./kit.js";
+import { resultOf, rpc, TASKS_CAPS } from "../support/mcpClient.js";
+import { health, type Stack, startStack } from "../support/stack.js";
+import { pollTask } from "../support/tasks.js";
+import { nextEvent } from "../support/waiting.js";
 
 const TASKS = 40;
 

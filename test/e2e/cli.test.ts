@@ -16,8 +16,8 @@ import { ENV_ENTRIES, OPTIONS } from "../../src/config/catalog.js";
 import { FLAGS } from "../../src/config/flags.js";
 import { defaultHelp } from "../../src/config/help.js";
 import { ENV_VARS } from "../../src/config/loadConfig.js";
-import { REPO } from "../repoRoot.js";
-import { cliArgs, killHard, spawnGateway } from "./childGateway.js";
+import { cliArgs, killHard, spawnGateway } from "../support/gatewayChild.js";
+import { REPO } from "../support/repoRoot.js";
 
 const VERSION = (JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string }).version;
 const UNREACHABLE_UPSTREAM = "http://127.0.0.1:1/mcp"; // serve does not call the upstream before a request

@@ -5,7 +5,9 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { health, pollTask, resultOf, rpc, type Stack, startStack, TASKS_CAPS } from "./kit.js";
+import { resultOf, rpc, TASKS_CAPS } from "../support/mcpClient.js";
+import { health, type Stack, startStack } from "../support/stack.js";
+import { pollTask } from "../support/tasks.js";
 
 const TASKS = 60;
 const INLINE = 40;

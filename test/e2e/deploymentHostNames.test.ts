@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import request from "supertest";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { modernBody, modernHeaders, type Stack, startStack } from "./kit.js";
+import { modernBody, modernHeaders } from "../support/mcpClient.js";
+import { type Stack, startStack } from "../support/stack.js";
 
 describe("Host and Origin names of a deployment", () => {
   let stack: Stack;

@@ -10,8 +10,8 @@ import { type LegacyServer, startLegacyServer } from "../../examples/legacy-serv
 import { loadConfig } from "../../src/config/loadConfig.js";
 import { type Gateway, startGateway } from "../../src/gateway.js";
 import { createLogger } from "../../src/observability/logger.js";
-import { resultOf, rpc } from "./kit.js";
-import { type CountingProxy, startCountingProxy } from "./realServers/countingProxy.js";
+import { resultOf, rpc } from "../support/mcpClient.js";
+import { type CountingProxy, startCountingProxy } from "../support/servers/countingProxy.js";
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 

@@ -11,9 +11,9 @@ import { ConfigSchema } from "../../src/config/schema.js";
 import { type Gateway, startGateway } from "../../src/gateway.js";
 import { createLogger } from "../../src/observability/logger.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { LegacyProcess } from "./faults/legacyProcess.js";
-import { errorOf, resultOf, rpc } from "./kit.js";
-import { scrape } from "./metricsKit.js";
+import { errorOf, resultOf, rpc } from "../support/mcpClient.js";
+import { scrape } from "../support/metrics.js";
+import { LegacyProcess } from "../support/servers/legacyProcess.js";
 
 const greet = (url: string) => rpc(url, "tools/call", { name: "greet", arguments: { name: "fleet" } });
 

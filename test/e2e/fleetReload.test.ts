@@ -14,8 +14,8 @@ import { type LegacyServer, startLegacyServer } from "../../examples/legacy-serv
 import { loadConfig } from "../../src/config/loadConfig.js";
 import { type Gateway, startGateway } from "../../src/gateway.js";
 import { createLogger } from "../../src/observability/logger.js";
-import { errorOf, pollTask, resultOf, rpc } from "./kit.js";
-import { callTool, createTask, getTask } from "./taskFlow.js";
+import { errorOf, resultOf, rpc } from "../support/mcpClient.js";
+import { callTool, createTask, getTask, pollTask } from "../support/tasks.js";
 
 interface Backends {
   [name: string]: { url: string; tasks?: { tools: Record<string, string> } };

@@ -12,7 +12,8 @@ import { after, before, describe, test } from "node:test";
 import { createLogger } from "../../src/observability/logger.js";
 import { ErrorCode } from "../../src/protocol/errors.js";
 import { type JsonObject, META, PROTOCOL_VERSION, TASKS_EXTENSION } from "../../src/protocol/wire.js";
-import { errorOf, modernBody, modernHeaders, type RpcOptions, resultOf, rpc, type Stack, startStack, TASKS_CAPS } from "./kit.js";
+import { errorOf, modernBody, modernHeaders, type RpcOptions, resultOf, rpc, TASKS_CAPS } from "../support/mcpClient.js";
+import { type Stack, startStack } from "../support/stack.js";
 
 const TOKEN = "e2e-Secret-Token-4f9a1c27b3";
 const WRONG_TOKEN = "e2e-Wrong-Token-90d1ee5a";

@@ -3,7 +3,9 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { nextEvent, resultOf, rpc, type Stack, startStack, TASKS_CAPS } from "./kit.js";
+import { resultOf, rpc, TASKS_CAPS } from "../support/mcpClient.js";
+import { type Stack, startStack } from "../support/stack.js";
+import { nextEvent } from "../support/waiting.js";
 
 describe("GET /healthz", () => {
   let stack: Stack;

@@ -10,7 +10,9 @@ import { createParser } from "eventsource-parser";
 import type { CancelledEvent, ToolFinishedEvent, ToolStartedEvent } from "../../examples/legacy-server/state.js";
 import { ErrorCode } from "../../src/protocol/errors.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { errorOf, modernBody, modernHeaders, nextEvent, resultOf, rpc, type Stack, startStack } from "./kit.js";
+import { errorOf, modernBody, modernHeaders, resultOf, rpc } from "../support/mcpClient.js";
+import { type Stack, startStack } from "../support/stack.js";
+import { nextEvent } from "../support/waiting.js";
 
 /** A held MRTR call nobody resumes is cancelled upstream after this long. */
 const HOLD_TIMEOUT_MS = 1000;

@@ -11,9 +11,11 @@ import { after, before, describe, test } from "node:test";
 import type { RootsAnsweredEvent, SamplingAnsweredEvent } from "../../examples/legacy-server/state.js";
 import { ErrorCode } from "../../src/protocol/errors.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { type Stack, startStack, TASKS_CAPS } from "./kit.js";
-import { assertRpcError, createTask, getTask, hasStatus, keysOf, nextEvent, taskRpc, updateTask, waitForTask } from "./taskFlow.js";
-import { textOf } from "./taskShapes.js";
+import { TASKS_CAPS } from "../support/mcpClient.js";
+import { type Stack, startStack } from "../support/stack.js";
+import { textOf } from "../support/taskShapes.js";
+import { assertRpcError, createTask, getTask, hasStatus, keysOf, taskRpc, updateTask, waitForTask } from "../support/tasks.js";
+import { nextEvent } from "../support/waiting.js";
 
 type InputRequest = { method: string; params: JsonObject };
 

@@ -10,9 +10,10 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { ErrorCode } from "../../src/protocol/errors.js";
-import { type JwksServer, startJwksServer } from "../unit/jwksServer.js";
-import { errorOf, rpc, type Stack, startStack } from "./kit.js";
-import { connectLegacyClient, legacyInitialize, legacyRequest, legacyToolsList } from "./legacyClient.js";
+import { connectLegacyClient, legacyInitialize, legacyRequest, legacyToolsList } from "../support/legacyClient.js";
+import { errorOf, rpc } from "../support/mcpClient.js";
+import { type JwksServer, startJwksServer } from "../support/servers/jwks.js";
+import { type Stack, startStack } from "../support/stack.js";
 
 /** Waits until taskgate's own readiness session is open, so the upstream's session count is steady. */
 async function ready(stack: Stack): Promise<void> {

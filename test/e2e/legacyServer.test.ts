@@ -25,7 +25,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { type LegacyServer, startLegacyServer } from "../../examples/legacy-server/server.js";
 import type { CancelledEvent, SessionEvent, ToolFinishedEvent, ToolStartedEvent } from "../../examples/legacy-server/state.js";
-import { nextEvent } from "./kit.js";
+import { nextEvent } from "../support/waiting.js";
 
 const SPEED = 50;
 

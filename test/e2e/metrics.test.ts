@@ -12,9 +12,11 @@ import { createClient } from "@redis/client";
 import { ConfigSchema } from "../../src/config/schema.js";
 import { startGateway } from "../../src/gateway.js";
 import { createLogger } from "../../src/observability/logger.js";
-import { RedisProcess } from "./faults/redisProcess.js";
-import { errorOf, pollTask, resultOf, rpc, type Stack, startStack, TASKS_CAPS } from "./kit.js";
-import { type Scrape, scrape, waitForMetric } from "./metricsKit.js";
+import { errorOf, resultOf, rpc, TASKS_CAPS } from "../support/mcpClient.js";
+import { type Scrape, scrape, waitForMetric } from "../support/metrics.js";
+import { RedisProcess } from "../support/redisServer.js";
+import { type Stack, startStack } from "../support/stack.js";
+import { pollTask } from "../support/tasks.js";
 
 const TASKS_AND_FORMS = { ...TASKS_CAPS, elicitation: {} };
 /** ask_then_work's work after the answer, at speed 1: long enough to see the task working. */

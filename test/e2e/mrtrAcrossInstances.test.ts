@@ -17,10 +17,12 @@ import type { CancelledEvent, ToolStartedEvent } from "../../examples/legacy-ser
 import type { Gateway } from "../../src/gateway.js";
 import { ErrorCode } from "../../src/protocol/errors.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { killHard, spawnGateway } from "./childGateway.js";
-import { errorOf, health, nextEvent, type RpcReply, resultOf, rpc } from "./kit.js";
-import { REDIS_URL, type SharedRedisStack, startSharedRedisStack } from "./sharedRedisStack.js";
-import { assertRpcError, getTask, hasStatus, TASKS_AND_FORMS, waitForTask } from "./taskFlow.js";
+import { killHard, spawnGateway } from "../support/gatewayChild.js";
+import { errorOf, type RpcReply, resultOf, rpc } from "../support/mcpClient.js";
+import { REDIS_URL, type SharedRedisStack, startSharedRedisStack } from "../support/sharedRedisStack.js";
+import { health } from "../support/stack.js";
+import { assertRpcError, getTask, hasStatus, TASKS_AND_FORMS, waitForTask } from "../support/tasks.js";
+import { nextEvent } from "../support/waiting.js";
 
 const SECRET = randomBytes(32).toString("hex");
 const FORMS = { elicitation: {} };

@@ -18,7 +18,9 @@ import type {
 } from "../../examples/legacy-server/state.js";
 import { ErrorCode } from "../../src/protocol/errors.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { errorOf, nextEvent, type RpcReply, resultOf, rpc, type Stack, startStack } from "./kit.js";
+import { errorOf, type RpcReply, resultOf, rpc } from "../support/mcpClient.js";
+import { type Stack, startStack } from "../support/stack.js";
+import { nextEvent } from "../support/waiting.js";
 
 const FORMS = { elicitation: {} };
 const URLS = { elicitation: { url: {} } };

@@ -10,11 +10,14 @@ import { after, before, describe, test } from "node:test";
 import type { LegacyServer } from "../../examples/legacy-server/server.js";
 import type { Gateway } from "../../src/gateway.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { freshDatabase, POSTGRES_SKIP } from "../unit/postgresKit.js";
-import { killHard, spawnGateway } from "./childGateway.js";
-import { errorOf, health, nextEvent, pollTask, resultOf, rpc, TASKS_CAPS } from "./kit.js";
-import { openListen, paramsOf, statusTrail } from "./listenKit.js";
-import { type SharedRedisStack, startSharedRedisStack } from "./sharedRedisStack.js";
+import { killHard, spawnGateway } from "../support/gatewayChild.js";
+import { openListen, paramsOf, statusTrail } from "../support/listen.js";
+import { errorOf, resultOf, rpc, TASKS_CAPS } from "../support/mcpClient.js";
+import { freshDatabase, POSTGRES_SKIP } from "../support/postgres.js";
+import { type SharedRedisStack, startSharedRedisStack } from "../support/sharedRedisStack.js";
+import { health } from "../support/stack.js";
+import { pollTask } from "../support/tasks.js";
+import { nextEvent } from "../support/waiting.js";
 
 const CAPS = { ...TASKS_CAPS, elicitation: {} };
 

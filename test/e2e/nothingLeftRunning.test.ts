@@ -11,14 +11,14 @@ import { afterEach, beforeEach, describe, test } from "node:test";
 import { type LegacyServer, startLegacyServer } from "../../examples/legacy-server/server.js";
 import type { SessionEvent, ToolFinishedEvent, ToolStartedEvent } from "../../examples/legacy-server/state.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { finalFrame, rpcWithin, watchCall } from "./faults/boundedRpc.js";
-import { closeAll } from "./faults/closeAll.js";
-import { timed } from "./faults/deadline.js";
-import { failIfStillRunning } from "./faults/exitGuard.js";
-import { assertErrorObject } from "./faults/expectError.js";
-import { GatewayProcesses } from "./faults/gatewayProcess.js";
-import { ANSWER_WITHIN_MS, UPSTREAM_LIMITS } from "./faults/limits.js";
-import { nextEvent, resultOf, TASKS_CAPS } from "./kit.js";
+import { finalFrame, rpcWithin, watchCall } from "../support/boundedRpc.js";
+import { closeAll } from "../support/closeAll.js";
+import { failIfStillRunning } from "../support/exitGuard.js";
+import { assertErrorObject } from "../support/expectError.js";
+import { GatewayProcesses } from "../support/gatewayProcess.js";
+import { ANSWER_WITHIN_MS, UPSTREAM_LIMITS } from "../support/limits.js";
+import { resultOf, TASKS_CAPS } from "../support/mcpClient.js";
+import { nextEvent, timed } from "../support/waiting.js";
 
 failIfStillRunning();
 

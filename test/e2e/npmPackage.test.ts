@@ -17,9 +17,9 @@ import { createInterface } from "node:readline";
 import { after, before, describe, test } from "node:test";
 import { parse } from "yaml";
 import { ENV_VARS } from "../../src/config/loadConfig.js";
-import { REPO } from "../repoRoot.js";
-import { killHard } from "./childGateway.js";
-import { modernHeaders } from "./kit.js";
+import { killHard } from "../support/gatewayChild.js";
+import { modernHeaders } from "../support/mcpClient.js";
+import { REPO } from "../support/repoRoot.js";
 
 const STEP_LIMIT_MS = Number(process.env.PACKAGE_TEST_STEP_MS ?? 300_000);
 const VERSION = (JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string }).version;

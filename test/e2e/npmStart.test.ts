@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { after, test } from "node:test";
-import { REPO } from "../repoRoot.js";
+import { REPO } from "../support/repoRoot.js";
 
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 const LIMIT_MS = 60_000;

@@ -9,12 +9,12 @@ import assert from "node:assert/strict";
 import { type ClientRequest, request as httpRequest } from "node:http";
 import { after, before, describe, test } from "node:test";
 import { type LegacyServer, startLegacyServer } from "../../examples/legacy-server/server.js";
-import { closeAll } from "./faults/closeAll.js";
-import { within } from "./faults/deadline.js";
-import { failIfStillRunning } from "./faults/exitGuard.js";
-import { type GatewayProcess, GatewayProcesses } from "./faults/gatewayProcess.js";
-import { ANSWER_WITHIN_MS } from "./faults/limits.js";
-import { modernHeaders } from "./kit.js";
+import { closeAll } from "../support/closeAll.js";
+import { failIfStillRunning } from "../support/exitGuard.js";
+import { type GatewayProcess, GatewayProcesses } from "../support/gatewayProcess.js";
+import { ANSWER_WITHIN_MS } from "../support/limits.js";
+import { modernHeaders } from "../support/mcpClient.js";
+import { within } from "../support/waiting.js";
 
 failIfStillRunning();
 

@@ -3,7 +3,8 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { errorOf, resultOf, rpc, type Stack, startStack } from "./kit.js";
+import { errorOf, resultOf, rpc } from "../support/mcpClient.js";
+import { type Stack, startStack } from "../support/stack.js";
 
 describe("Mcp-Param-* headers on tools/call", () => {
   let stack: Stack;

@@ -11,7 +11,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { type CallToolResult, type ElicitRequest, ElicitRequestSchema, type Progress } from "@modelcontextprotocol/sdk/types.js";
 import type { ElicitationAnsweredEvent, SessionEvent } from "../../examples/legacy-server/state.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { nextEvent, type Stack, startStack } from "./kit.js";
+import { type Stack, startStack } from "../support/stack.js";
+import { nextEvent } from "../support/waiting.js";
 
 const LEGACY_VERSION = "2025-11-25";
 

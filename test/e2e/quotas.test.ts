@@ -8,8 +8,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ErrorCode } from "../../src/protocol/errors.js";
-import { errorOf, resultOf, rpc, type Stack, startStack } from "./kit.js";
-import { assertRpcError, callTool, createTask, getTask, hasStatus, TERMINAL, waitForTask } from "./taskFlow.js";
+import { errorOf, resultOf, rpc } from "../support/mcpClient.js";
+import { type Stack, startStack } from "../support/stack.js";
+import { assertRpcError, callTool, createTask, getTask, hasStatus, TERMINAL, waitForTask } from "../support/tasks.js";
 
 const SPEED = 10; // slow_echo's ms are divided by this
 const idOf = (task: Record<string, unknown>) => String((task.task as { taskId: string } | undefined)?.taskId ?? task.taskId);

@@ -7,13 +7,13 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { type LegacyServer, startLegacyServer } from "../../examples/legacy-server/server.js";
-import { closeAll } from "./faults/closeAll.js";
-import { timed, until } from "./faults/deadline.js";
-import { failIfStillRunning } from "./faults/exitGuard.js";
-import { freePort } from "./faults/freePort.js";
-import { type FaultGateway, type Probe, startFaultGateway } from "./faults/inProcessGateway.js";
-import { ANSWER_WITHIN_MS, UPSTREAM_LIMITS } from "./faults/limits.js";
-import { LEVEL } from "./faults/logCapture.js";
+import { closeAll } from "../support/closeAll.js";
+import { failIfStillRunning } from "../support/exitGuard.js";
+import { type FaultGateway, type Probe, startFaultGateway } from "../support/inProcessGateway.js";
+import { ANSWER_WITHIN_MS, UPSTREAM_LIMITS } from "../support/limits.js";
+import { LEVEL } from "../support/logCapture.js";
+import { freePort } from "../support/ports.js";
+import { timed, until } from "../support/waiting.js";
 
 failIfStillRunning();
 

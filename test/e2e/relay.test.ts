@@ -6,7 +6,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ErrorCode, LEGACY_RESOURCE_NOT_FOUND } from "../../src/protocol/errors.js";
 import { type JsonObject, META, PROTOCOL_VERSION, TASKS_EXTENSION } from "../../src/protocol/wire.js";
-import { errorOf, resultOf, rpc, type Stack, startStack } from "./kit.js";
+import { errorOf, resultOf, rpc } from "../support/mcpClient.js";
+import { type Stack, startStack } from "../support/stack.js";
 
 const SERVER_INFO = { name: "example-legacy-server", version: "1.0.0" };
 const TOOLS = ["broken_tool", "build_report", "fail_tool", "greet", "slow_echo", "two_rounds"];

@@ -8,9 +8,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createLogger } from "../../src/observability/logger.js";
-import { LogCapture, type LogLine } from "./faults/logCapture.js";
-import { nextEvent, pollTask, type RpcOptions, resultOf, rpc, type Stack, startStack, TASKS_CAPS } from "./kit.js";
-import { eventually } from "./listenKit.js";
+import { LogCapture, type LogLine } from "../support/logCapture.js";
+import { type RpcOptions, resultOf, rpc, TASKS_CAPS } from "../support/mcpClient.js";
+import { type Stack, startStack } from "../support/stack.js";
+import { pollTask } from "../support/tasks.js";
+import { eventually, nextEvent } from "../support/waiting.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const TASKS_AND_FORMS = { ...TASKS_CAPS, elicitation: {} };

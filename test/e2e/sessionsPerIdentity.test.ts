@@ -5,7 +5,8 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { health, resultOf, rpc, type Stack, startStack } from "./kit.js";
+import { resultOf, rpc } from "../support/mcpClient.js";
+import { health, type Stack, startStack } from "../support/stack.js";
 
 const IDENTITIES = 1000;
 

@@ -6,14 +6,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { type LegacyServer, startLegacyServer } from "../../examples/legacy-server/server.js";
-import { rpcWithin } from "./faults/boundedRpc.js";
-import { closeAll } from "./faults/closeAll.js";
-import { timed, until } from "./faults/deadline.js";
-import { failIfStillRunning } from "./faults/exitGuard.js";
-import { type FaultGateway, startFaultGateway } from "./faults/inProcessGateway.js";
-import { ANSWER_WITHIN_MS, HTTP_LIMITS } from "./faults/limits.js";
-import { openSlowloris, type Slowloris } from "./faults/slowloris.js";
-import { resultOf } from "./kit.js";
+import { rpcWithin } from "../support/boundedRpc.js";
+import { closeAll } from "../support/closeAll.js";
+import { failIfStillRunning } from "../support/exitGuard.js";
+import { type FaultGateway, startFaultGateway } from "../support/inProcessGateway.js";
+import { ANSWER_WITHIN_MS, HTTP_LIMITS } from "../support/limits.js";
+import { resultOf } from "../support/mcpClient.js";
+import { openSlowloris, type Slowloris } from "../support/slowloris.js";
+import { timed, until } from "../support/waiting.js";
 
 failIfStillRunning();
 

@@ -9,17 +9,17 @@ import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { type LegacyServer, startLegacyServer } from "../../examples/legacy-server/server.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { rpcWithin } from "./faults/boundedRpc.js";
-import { closeAll } from "./faults/closeAll.js";
-import { timed } from "./faults/deadline.js";
-import { failIfStillRunning } from "./faults/exitGuard.js";
-import { assertErrorReply } from "./faults/expectError.js";
-import { type FaultGateway, startFaultGateway } from "./faults/inProcessGateway.js";
-import { ANSWER_WITHIN_MS, STORE_COMMAND_TIMEOUT_MS, UPSTREAM_LIMITS } from "./faults/limits.js";
-import { LEVEL } from "./faults/logCapture.js";
-import { RedisProcess } from "./faults/redisProcess.js";
-import { resultOf, TASKS_CAPS } from "./kit.js";
-import { scrape } from "./metricsKit.js";
+import { rpcWithin } from "../support/boundedRpc.js";
+import { closeAll } from "../support/closeAll.js";
+import { failIfStillRunning } from "../support/exitGuard.js";
+import { assertErrorReply } from "../support/expectError.js";
+import { type FaultGateway, startFaultGateway } from "../support/inProcessGateway.js";
+import { ANSWER_WITHIN_MS, STORE_COMMAND_TIMEOUT_MS, UPSTREAM_LIMITS } from "../support/limits.js";
+import { LEVEL } from "../support/logCapture.js";
+import { resultOf, TASKS_CAPS } from "../support/mcpClient.js";
+import { scrape } from "../support/metrics.js";
+import { RedisProcess } from "../support/redisServer.js";
+import { timed } from "../support/waiting.js";
 
 failIfStillRunning();
 

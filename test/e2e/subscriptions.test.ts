@@ -14,9 +14,11 @@ import { ConfigSchema } from "../../src/config/schema.js";
 import { type Gateway, startGateway } from "../../src/gateway.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { type JsonObject, TASKS_EXTENSION } from "../../src/protocol/wire.js";
-import { errorOf, resultOf, rpc, startStack, TASKS_CAPS } from "./kit.js";
-import { eventually, type Listen, openListen, paramsOf, postOnFreshConnection, statusTrail, subscriptionIdOf } from "./listenKit.js";
-import { scrape, waitForMetric } from "./metricsKit.js";
+import { type Listen, openListen, paramsOf, postOnFreshConnection, statusTrail, subscriptionIdOf } from "../support/listen.js";
+import { errorOf, resultOf, rpc, TASKS_CAPS } from "../support/mcpClient.js";
+import { scrape, waitForMetric } from "../support/metrics.js";
+import { startStack } from "../support/stack.js";
+import { eventually } from "../support/waiting.js";
 
 // Slow enough that build_report is still working (~1 s) when the listen streams open, even on a loaded machine.
 const SPEED = 8;

@@ -7,9 +7,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { type JsonObject, TASKS_EXTENSION } from "../../src/protocol/wire.js";
-import { pollTask, resultOf, rpc, type Stack, startStack, TASKS_CAPS } from "./kit.js";
-import { type Listen, openListen, paramsOf, statusTrail, subscriptionIdOf } from "./listenKit.js";
-import { scrape, waitForMetric } from "./metricsKit.js";
+import { type Listen, openListen, paramsOf, statusTrail, subscriptionIdOf } from "../support/listen.js";
+import { resultOf, rpc, TASKS_CAPS } from "../support/mcpClient.js";
+import { scrape, waitForMetric } from "../support/metrics.js";
+import { type Stack, startStack } from "../support/stack.js";
+import { pollTask } from "../support/tasks.js";
 
 const LISTENERS = 300;
 

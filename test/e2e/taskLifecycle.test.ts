@@ -10,7 +10,8 @@ import { randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import type { CancelledEvent, ElicitationAnsweredEvent, ToolFinishedEvent, ToolStartedEvent } from "../../examples/legacy-server/state.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { type Stack, startStack } from "./kit.js";
+import { type Stack, startStack } from "../support/stack.js";
+import { assertGetTaskResult, textOf } from "../support/taskShapes.js";
 import {
   assertRpcError,
   cancelTask,
@@ -18,13 +19,12 @@ import {
   getTask,
   hasStatus,
   keysOf,
-  nextEvent,
   TERMINAL,
   taskRpc,
   updateTask,
   waitForTask,
-} from "./taskFlow.js";
-import { assertGetTaskResult, textOf } from "./taskShapes.js";
+} from "../support/tasks.js";
+import { nextEvent } from "../support/waiting.js";
 
 const SPEED = 20;
 const LONG = 60_000; // legacy ms: 3 s real at speed 20

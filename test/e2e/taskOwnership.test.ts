@@ -9,7 +9,9 @@ import { createHash, randomBytes } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import type { ElicitationAnsweredEvent } from "../../examples/legacy-server/state.js";
 import { type JsonObject, TASKS_EXTENSION } from "../../src/protocol/wire.js";
-import { rpc, type Stack, startStack } from "./kit.js";
+import { rpc } from "../support/mcpClient.js";
+import { type Stack, startStack } from "../support/stack.js";
+import { textOf } from "../support/taskShapes.js";
 import {
   assertRpcError,
   callTool,
@@ -18,13 +20,12 @@ import {
   getTask,
   hasStatus,
   keysOf,
-  nextEvent,
   TERMINAL,
   taskRpc,
   updateTask,
   waitForTask,
-} from "./taskFlow.js";
-import { textOf } from "./taskShapes.js";
+} from "../support/tasks.js";
+import { nextEvent } from "../support/waiting.js";
 
 const SPEED = 20;
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");

@@ -7,7 +7,9 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { ToolStartedEvent } from "../../examples/legacy-server/state.js";
 import { TASKS_EXTENSION } from "../../src/protocol/wire.js";
-import { resultOf, type Stack, startStack, TASKS_CAPS } from "./kit.js";
+import { resultOf, TASKS_CAPS } from "../support/mcpClient.js";
+import { type Stack, startStack } from "../support/stack.js";
+import { assertInlineToolResult, textOf } from "../support/taskShapes.js";
 import {
   assertRpcError,
   callTool,
@@ -15,12 +17,11 @@ import {
   createTask,
   getTask,
   hasStatus,
-  nextEvent,
   TASKS_AND_FORMS,
   taskRpc,
   waitForTask,
-} from "./taskFlow.js";
-import { assertInlineToolResult, textOf } from "./taskShapes.js";
+} from "../support/tasks.js";
+import { nextEvent } from "../support/waiting.js";
 
 const SPEED = 20;
 /** autoAfterMs of the "auto" stack (real milliseconds). */

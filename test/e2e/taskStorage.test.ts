@@ -12,10 +12,10 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type LegacyServer, startLegacyServer } from "../../examples/legacy-server/server.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { killHard, spawnGateway as spawnChild } from "./childGateway.js";
-import { type Stack, startStack } from "./kit.js";
-import { assertRpcError, createTask, getTask, hasStatus, TERMINAL, taskRpc, waitForTask } from "./taskFlow.js";
-import { textOf } from "./taskShapes.js";
+import { killHard, spawnGateway as spawnChild } from "../support/gatewayChild.js";
+import { type Stack, startStack } from "../support/stack.js";
+import { textOf } from "../support/taskShapes.js";
+import { assertRpcError, createTask, getTask, hasStatus, TERMINAL, taskRpc, waitForTask } from "../support/tasks.js";
 
 const SPEED = 20;
 const idOf = (task: JsonObject) => task.taskId as string;

@@ -11,12 +11,12 @@ import { type ConfigInput, ConfigSchema } from "../../src/config/schema.js";
 import { type Gateway, startGateway } from "../../src/gateway.js";
 import { createLogger } from "../../src/observability/logger.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { startTraceEchoHttp, type TraceEchoHttp } from "../fixtures/traceEchoServer.js";
-import { errorOf, type RpcOptions, resultOf, rpc } from "./kit.js";
-import { CLIENT, type OtlpReceiver, type ReceivedSpan, SERVER, startOtlpReceiver } from "./otlpReceiver.js";
-import { mainArgs } from "./realServers/fixtureModules.js";
-import { startSharedRedisStack } from "./sharedRedisStack.js";
-import { keysOf, waitForTask } from "./taskFlow.js";
+import { mainArgs } from "../support/fixtureModules.js";
+import { startTraceEchoHttp, type TraceEchoHttp } from "../support/fixtures/traceEchoServer.js";
+import { errorOf, type RpcOptions, resultOf, rpc } from "../support/mcpClient.js";
+import { CLIENT, type OtlpReceiver, type ReceivedSpan, SERVER, startOtlpReceiver } from "../support/servers/otlpReceiver.js";
+import { startSharedRedisStack } from "../support/sharedRedisStack.js";
+import { keysOf, waitForTask } from "../support/tasks.js";
 
 const hex = (n: number) => [...crypto.getRandomValues(new Uint8Array(n))].map((b) => b.toString(16).padStart(2, "0")).join("");
 const newTrace = () => ({ traceId: hex(16), parent: hex(8) });

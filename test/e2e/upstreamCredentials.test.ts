@@ -16,9 +16,9 @@ import type { ConfigInput } from "../../src/config/schema.js";
 import { type Gateway, startGateway } from "../../src/gateway.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { ErrorCode } from "../../src/protocol/errors.js";
-import { errorOf, resultOf, rpc } from "./kit.js";
-import { connectLegacyClient, legacyInitialize, legacyRequest } from "./legacyClient.js";
-import { type CountingProxy, type CountingProxyOptions, startCountingProxy } from "./realServers/countingProxy.js";
+import { connectLegacyClient, legacyInitialize, legacyRequest } from "../support/legacyClient.js";
+import { errorOf, resultOf, rpc } from "../support/mcpClient.js";
+import { type CountingProxy, type CountingProxyOptions, startCountingProxy } from "../support/servers/countingProxy.js";
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 const TOKENS = [

@@ -9,17 +9,17 @@ import { after, before, describe, test } from "node:test";
 import { type LegacyServer, startLegacyServer } from "../../examples/legacy-server/server.js";
 import type { ToolStartedEvent } from "../../examples/legacy-server/state.js";
 import { type JsonObject, PROTOCOL_VERSION } from "../../src/protocol/wire.js";
-import { type Blackhole, startBlackhole } from "./faults/blackholeServer.js";
-import { postRawWithin, rpcWithin } from "./faults/boundedRpc.js";
-import { closeAll } from "./faults/closeAll.js";
-import { timed } from "./faults/deadline.js";
-import { failIfStillRunning } from "./faults/exitGuard.js";
-import { assertErrorReply } from "./faults/expectError.js";
-import { deadUpstreamUrl } from "./faults/freePort.js";
-import { type FaultGateway, startFaultGateway } from "./faults/inProcessGateway.js";
-import { ANSWER_WITHIN_MS, literally, UPSTREAM_LIMITS } from "./faults/limits.js";
-import { LEVEL } from "./faults/logCapture.js";
-import { errorOf } from "./kit.js";
+import { postRawWithin, rpcWithin } from "../support/boundedRpc.js";
+import { closeAll } from "../support/closeAll.js";
+import { failIfStillRunning } from "../support/exitGuard.js";
+import { assertErrorReply } from "../support/expectError.js";
+import { type FaultGateway, startFaultGateway } from "../support/inProcessGateway.js";
+import { ANSWER_WITHIN_MS, literally, UPSTREAM_LIMITS } from "../support/limits.js";
+import { LEVEL } from "../support/logCapture.js";
+import { errorOf } from "../support/mcpClient.js";
+import { deadUpstreamUrl } from "../support/ports.js";
+import { type Blackhole, startBlackhole } from "../support/servers/blackhole.js";
+import { timed } from "../support/waiting.js";
 
 failIfStillRunning();
 

@@ -5,7 +5,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { pollTask, resultOf, rpc, type Stack, startStack, TASKS_CAPS } from "./kit.js";
+import { resultOf, rpc, TASKS_CAPS } from "../support/mcpClient.js";
+import { type Stack, startStack } from "../support/stack.js";
+import { pollTask } from "../support/tasks.js";
 
 const LOG_LEVEL = "io.modelcontextprotocol/logLevel";
 const logFrames = (events: JsonObject[]) => events.filter((e) => e.method === "notifications/message").map((e) => e.params as JsonObject);

@@ -3,7 +3,10 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { errorOf, nextEvent, pollTask, resultOf, rpc, type Stack, startStack, TASKS_CAPS } from "./kit.js";
+import { errorOf, resultOf, rpc, TASKS_CAPS } from "../support/mcpClient.js";
+import { type Stack, startStack } from "../support/stack.js";
+import { pollTask } from "../support/tasks.js";
+import { nextEvent } from "../support/waiting.js";
 
 describe("a call the upstream loses mid-way", () => {
   let stack: Stack;

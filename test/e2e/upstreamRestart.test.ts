@@ -9,15 +9,15 @@ import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { COUNTER_URI } from "../../examples/legacy-server/resources.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { rpcWithin } from "./faults/boundedRpc.js";
-import { closeAll } from "./faults/closeAll.js";
-import { until } from "./faults/deadline.js";
-import { failIfStillRunning } from "./faults/exitGuard.js";
-import { type FaultGateway, startFaultGateway } from "./faults/inProcessGateway.js";
-import { LegacyProcess } from "./faults/legacyProcess.js";
-import { ANSWER_WITHIN_MS, UPSTREAM_LIMITS } from "./faults/limits.js";
-import { resultOf } from "./kit.js";
-import { openListen } from "./listenKit.js";
+import { rpcWithin } from "../support/boundedRpc.js";
+import { closeAll } from "../support/closeAll.js";
+import { failIfStillRunning } from "../support/exitGuard.js";
+import { type FaultGateway, startFaultGateway } from "../support/inProcessGateway.js";
+import { ANSWER_WITHIN_MS, UPSTREAM_LIMITS } from "../support/limits.js";
+import { openListen } from "../support/listen.js";
+import { resultOf } from "../support/mcpClient.js";
+import { LegacyProcess } from "../support/servers/legacyProcess.js";
+import { until } from "../support/waiting.js";
 
 failIfStillRunning();
 

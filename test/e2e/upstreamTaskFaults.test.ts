@@ -9,16 +9,16 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { closeAll } from "./faults/closeAll.js";
-import { failIfStillRunning } from "./faults/exitGuard.js";
-import { assertErrorObject } from "./faults/expectError.js";
-import { type FaultGateway, startFaultGateway } from "./faults/inProcessGateway.js";
-import { ANSWER_WITHIN_MS, UPSTREAM_LIMITS } from "./faults/limits.js";
-import { type MisbehavingTaskServer, startMisbehavingTaskServer } from "./faults/misbehavingTaskServer.js";
-import { resultOf, TASKS_CAPS } from "./kit.js";
-import { eventually } from "./listenKit.js";
-import { callTool, cancelTask, createTask, TERMINAL, waitForTask } from "./taskFlow.js";
-import { textOf } from "./taskShapes.js";
+import { closeAll } from "../support/closeAll.js";
+import { failIfStillRunning } from "../support/exitGuard.js";
+import { assertErrorObject } from "../support/expectError.js";
+import { type FaultGateway, startFaultGateway } from "../support/inProcessGateway.js";
+import { ANSWER_WITHIN_MS, UPSTREAM_LIMITS } from "../support/limits.js";
+import { resultOf, TASKS_CAPS } from "../support/mcpClient.js";
+import { type MisbehavingTaskServer, startMisbehavingTaskServer } from "../support/servers/misbehavingTaskServer.js";
+import { textOf } from "../support/taskShapes.js";
+import { callTool, cancelTask, createTask, TERMINAL, waitForTask } from "../support/tasks.js";
+import { eventually } from "../support/waiting.js";
 
 failIfStillRunning();
 

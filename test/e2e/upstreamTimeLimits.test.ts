@@ -9,16 +9,17 @@ import assert from "node:assert/strict";
 import { after, afterEach, before, beforeEach, describe, test } from "node:test";
 import type { ToolFinishedEvent, ToolStartedEvent } from "../../examples/legacy-server/state.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { type Blackhole, startBlackhole } from "./faults/blackholeServer.js";
-import { rpcWithin } from "./faults/boundedRpc.js";
-import { closeAll } from "./faults/closeAll.js";
-import { timed } from "./faults/deadline.js";
-import { failIfStillRunning } from "./faults/exitGuard.js";
-import { assertErrorEnding, assertErrorObject, assertErrorReply } from "./faults/expectError.js";
-import { type FaultGateway, startFaultGateway } from "./faults/inProcessGateway.js";
-import { LegacyProcess } from "./faults/legacyProcess.js";
-import { ANSWER_WITHIN_MS, UPSTREAM_LIMITS } from "./faults/limits.js";
-import { pollTask, resultOf, TASKS_CAPS } from "./kit.js";
+import { rpcWithin } from "../support/boundedRpc.js";
+import { closeAll } from "../support/closeAll.js";
+import { failIfStillRunning } from "../support/exitGuard.js";
+import { assertErrorEnding, assertErrorObject, assertErrorReply } from "../support/expectError.js";
+import { type FaultGateway, startFaultGateway } from "../support/inProcessGateway.js";
+import { ANSWER_WITHIN_MS, UPSTREAM_LIMITS } from "../support/limits.js";
+import { resultOf, TASKS_CAPS } from "../support/mcpClient.js";
+import { type Blackhole, startBlackhole } from "../support/servers/blackhole.js";
+import { LegacyProcess } from "../support/servers/legacyProcess.js";
+import { pollTask } from "../support/tasks.js";
+import { timed } from "../support/waiting.js";
 
 failIfStillRunning();
 

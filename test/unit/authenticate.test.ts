@@ -11,7 +11,7 @@ import { createJwtResolver } from "../../src/auth/jwtResolver.js";
 import { checkRequiredScopes } from "../../src/auth/requiredScopes.js";
 import { createTokenResolver } from "../../src/auth/tokenResolver.js";
 import { JwtSchema } from "../../src/config/schema.js";
-import { startJwksServer } from "./jwksServer.js";
+import { startJwksServer } from "../support/servers/jwks.js";
 
 const META = "https://gw.example.com/.well-known/oauth-protected-resource/mcp";
 const READER = "reader-secret-token";

@@ -12,8 +12,9 @@ import { ErrorCode } from "../../src/protocol/errors.js";
 import { SHUTDOWN } from "../../src/protocol/reasons.js";
 import type { Reply } from "../../src/protocol/reply.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { DirectHolderLink, deskOf, refusalOf, requestOf, TASKS_CAPS, toolOrder, until } from "./deskKit.js";
-import { formQuestion } from "./scriptedCall.js";
+import { DirectHolderLink, deskOf, refusalOf, requestOf, TASKS_CAPS, toolOrder } from "../support/desk.js";
+import { formQuestion } from "../support/scriptedCall.js";
+import { eventually } from "../support/waiting.js";
 
 const resultOf = (reply: Reply): JsonObject => {
   assert.equal(reply.kind, "result", JSON.stringify(reply));
@@ -35,7 +36,7 @@ describe("CallDesk: a fresh call", () => {
     const { desk, calls, starts } = await deskOf();
     const request = requestOf({ name: "echo", arguments: { text: "hi" } });
     const pending = desk.open(request, toolOrder("echo", "auto", { text: "hi" }));
-    await until(() => calls.length === 1, "the call started");
+    await eventually(() => calls.length === 1, "the call started");
     assert.equal(starts[0]?.mayBecomeTask, false, "an undeclared request never gets a task");
     assert.deepEqual(starts[0]?.params, { name: "echo", arguments: { text: "hi" } });
     calls[0]?.finish({ content: [{ type: "text", text: "hi" }] });
@@ -53,7 +54,7 @@ describe("CallDesk: a fresh call", () => {
     assert.equal(request.note.outcome, "task");
     assert.equal((await records.get(taskId))?.status, "working");
     calls[0]?.finish({ content: [] });
-    await until(async () => (await records.get(taskId))?.status === "completed", "the task completed");
+    await eventually(async () => (await records.get(taskId))?.status === "completed", "the task completed");
   });
 
   it("a task-only tool (policy required) without the extension declared: -32021, nothing started", async () => {
@@ -69,7 +70,7 @@ describe("CallDesk: a fresh call", () => {
     assert.equal(slow.resultType, "task");
     assert.equal((await records.get(slow.taskId as string))?.status, "working");
     const quick = desk.open(requestOf({ name: "quick" }, TASKS_CAPS), toolOrder("quick", "auto"));
-    await until(() => calls.length === 2, "the second call started");
+    await eventually(() => calls.length === 2, "the second call started");
     calls[1]?.finish({ content: [] });
     assert.equal(resultOf(await quick).resultType, "complete");
   });
@@ -77,7 +78,7 @@ describe("CallDesk: a fresh call", () => {
   it("maxHeldCalls: a second inline call of the same owner is refused (429, named) until the first ends", async () => {
     const { desk, calls, starts } = await deskOf({ quotas: { maxHeldCalls: 1 } });
     const first = desk.open(requestOf({ name: "a" }), toolOrder("a", "never"));
-    await until(() => calls.length === 1, "the first call started");
+    await eventually(() => calls.length === 1, "the first call started");
     const refused = await refusalOf(desk.open(requestOf({ name: "b" }), toolOrder("b", "never")));
     assert.deepEqual([refused.httpStatus, (refused.data as JsonObject).reason], [429, "quota_exceeded"]);
     assert.equal(starts.length, 1, "the refused call was not started");
@@ -85,7 +86,7 @@ describe("CallDesk: a fresh call", () => {
     await first;
     await calls[0]?.outcome;
     const third = desk.open(requestOf({ name: "c" }), toolOrder("c", "never"));
-    await until(() => calls.length === 2, "admitted once the first ended");
+    await eventually(() => calls.length === 2, "admitted once the first ended");
     calls[1]?.finish({ content: [] });
     await third;
   });
@@ -104,7 +105,7 @@ describe("CallDesk: a fresh call", () => {
     const { desk, calls } = await deskOf();
     const order = { ...toolOrder("file:///a", "never"), method: "resources/read", cache: { ttlMs: 5_000, cacheScope: "public" as const } };
     const pending = desk.open(requestOf({ uri: "file:///a" }), order);
-    await until(() => calls.length === 1, "the read started");
+    await eventually(() => calls.length === 1, "the read started");
     calls[0]?.finish({ contents: [] });
     assert.deepEqual(resultOf(await pending), { contents: [], resultType: "complete", ttlMs: 5_000, cacheScope: "public" });
   });
@@ -114,7 +115,7 @@ describe("CallDesk: MRTR rounds", () => {
   it("a question parks the call (input_required); the retry with the answer resumes it on the retry's request", async () => {
     const { desk, calls, parked } = await deskOf();
     const pending = desk.open(requestOf({ name: "ask" }, { elicitation: {} }), toolOrder("ask", "never"));
-    await until(() => calls.length === 1, "the call started");
+    await eventually(() => calls.length === 1, "the call started");
     const { answered } = calls[0]!.ask(formQuestion("name"));
     const round = resultOf(await pending);
     assert.equal(round.resultType, "input_required");
@@ -132,7 +133,7 @@ describe("CallDesk: MRTR rounds", () => {
   it("policy auto: the question is asked inline, and the retry that answers it gets the task", async () => {
     const { desk, calls, records, runner } = await deskOf({ quotas: { maxRunningTasks: 1 } });
     const pending = desk.open(requestOf({ name: "ask" }, TASKS_CAPS), toolOrder("ask", "auto"));
-    await until(() => calls.length === 1, "the call started");
+    await eventually(() => calls.length === 1, "the call started");
     calls[0]!.ask(formQuestion("name"));
     const round = resultOf(await pending);
     assert.equal(round.resultType, "input_required");
@@ -148,7 +149,7 @@ describe("CallDesk: MRTR rounds", () => {
   it("a retry whose requestState names an instance that is gone: -32602 holder_gone, counted as an error (not ok)", async () => {
     const gone = await deskOf({ instanceId: "gone" });
     const pending = gone.desk.open(requestOf({ name: "ask" }, { elicitation: {} }), toolOrder("ask", "never"));
-    await until(() => gone.calls.length === 1, "the call started on the instance that goes away");
+    await eventually(() => gone.calls.length === 1, "the call started on the instance that goes away");
     gone.calls[0]!.ask(formQuestion("name"));
     const round = resultOf(await pending);
 
@@ -182,7 +183,7 @@ describe("CallDesk: rounds of a call another instance holds (RemoteRounds, over 
       command.kind === "resume" || command.kind === "leave" ? holder.desk.serve(command) : { ok: true },
     );
     const pending = holder.desk.open(requestOf({ name: "ask" }, TASKS_CAPS), toolOrder("ask", "auto"));
-    await until(() => holder.calls.length === 1, "the call started on the holder");
+    await eventually(() => holder.calls.length === 1, "the call started on the holder");
     const { answered } = holder.calls[0]!.ask(formQuestion("name"));
     const round = resultOf(await pending);
     const retry = requestOf({ name: "ask", requestState: round.requestState, inputResponses: ANSWER }, TASKS_CAPS);
@@ -213,7 +214,7 @@ describe("CallDesk: rounds of a call another instance holds (RemoteRounds, over 
     const reply = other.desk.open(retry, toolOrder("ask", "never"));
     await answered;
     retry.leave();
-    await until(() => holder.calls[0]?.abortedBecause !== undefined, "the holder cancelled the call");
+    await eventually(() => holder.calls[0]?.abortedBecause !== undefined, "the holder cancelled the call");
     assert.equal(retry.note.outcome, "client_disconnected");
     void reply;
   });
@@ -223,12 +224,12 @@ describe("CallDesk: shutdown", () => {
   it("inline calls end with shutting_down after the grace period, parked calls are cancelled, live tasks fail", async () => {
     const { desk, calls, records } = await deskOf();
     const streaming = desk.open(requestOf({ name: "long" }, {}, { progressToken: "p" }), toolOrder("long", "never"));
-    await until(() => calls.length === 1, "the inline call started");
+    await eventually(() => calls.length === 1, "the inline call started");
     calls[0]?.progress({ progress: 1 });
     const frames = framesOf(await streaming);
 
     const asking = desk.open(requestOf({ name: "ask" }, { elicitation: {} }), toolOrder("ask", "never"));
-    await until(() => calls.length === 2, "the parked call started");
+    await eventually(() => calls.length === 2, "the parked call started");
     calls[1]!.ask(formQuestion("name"));
     assert.equal(resultOf(await asking).resultType, "input_required");
 

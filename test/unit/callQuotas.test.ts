@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { CallQuotas } from "../../src/calls/callQuotas.js";
 import { RpcError } from "../../src/protocol/errors.js";
-import { ScriptedCall } from "./scriptedCall.js";
+import { ScriptedCall } from "../support/scriptedCall.js";
 
 function refusedQuota(run: () => void): string {
   try {

@@ -13,8 +13,8 @@ import { describe, it } from "node:test";
 import { parse } from "yaml";
 import { ENV_VARS, loadConfigWithReport } from "../../src/config/loadConfig.js";
 import type { Config } from "../../src/config/schema.js";
-import { REPO } from "../repoRoot.js";
-import { dockerCmd, dockerTaskgateEnv } from "./dockerfiles.js";
+import { dockerCmd, dockerTaskgateEnv } from "../support/dockerfiles.js";
+import { REPO } from "../support/repoRoot.js";
 
 interface Service {
   build?: unknown;

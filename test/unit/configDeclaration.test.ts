@@ -15,7 +15,7 @@ import { defaultHelp } from "../../src/config/help.js";
 import { ENV_OPTIONS, ENV_VARS } from "../../src/config/loadConfig.js";
 import { renderReference } from "../../src/config/reference.js";
 import { ConfigSchema, UpstreamSchema } from "../../src/config/schema.js";
-import { REPO } from "../repoRoot.js";
+import { REPO } from "../support/repoRoot.js";
 
 const reference = readFileSync(join(REPO, "docs", "configuration.md"), "utf8");
 

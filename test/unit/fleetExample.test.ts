@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { parse } from "yaml";
 import { loadConfig } from "../../src/config/loadConfig.js";
-import { REPO } from "../repoRoot.js";
+import { REPO } from "../support/repoRoot.js";
 
 const dir = join(REPO, "examples", "fleet");
 const compose = parse(readFileSync(join(dir, "compose.yaml"), "utf8")) as {

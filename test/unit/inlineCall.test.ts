@@ -13,7 +13,7 @@ import { createLogger } from "../../src/observability/logger.js";
 import { ErrorCode } from "../../src/protocol/errors.js";
 import type { Reply } from "../../src/protocol/reply.js";
 import type { ClientCapabilities, JsonObject } from "../../src/protocol/wire.js";
-import { formQuestion, ScriptedCall } from "./scriptedCall.js";
+import { formQuestion, ScriptedCall } from "../support/scriptedCall.js";
 
 const WINDOW_MS = 40;
 const binding: CallBinding = { owner: "owner-hash", method: "tools/call", name: "tool", args: "digest" };

@@ -10,7 +10,7 @@ import type { JsonObject } from "../../src/protocol/wire.js";
 import { JsonRpcPeer, type PeerHandlers, type Progress } from "../../src/upstream/jsonRpcPeer.js";
 import type { JsonRpcMessage } from "../../src/upstream/transport.js";
 import { CallStopped, UpstreamFailure, UpstreamRpcError } from "../../src/upstream/upstreamFailure.js";
-import { exchangeOf, type Script, ScriptedTransport, STANDALONE } from "./scriptedTransport.js";
+import { exchangeOf, type Script, ScriptedTransport, STANDALONE } from "../support/scriptedTransport.js";
 
 const log = createLogger("silent");
 

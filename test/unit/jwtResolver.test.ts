@@ -13,9 +13,9 @@ import type { ResolveResult } from "../../src/auth/identity.js";
 import type { JwtOptions } from "../../src/auth/jwtKeys.js";
 import { createJwtResolver } from "../../src/auth/jwtResolver.js";
 import { JwtSchema } from "../../src/config/schema.js";
+import { closedPortUrl, type JwksServer, startJwksServer } from "../support/servers/jwks.js";
+import { CLIENT_ID, type OidcIssuer, startOidcIssuer } from "../support/servers/oidcIssuer.js";
 import { identityResolverContract } from "./identityResolver.contract.js";
-import { closedPortUrl, type JwksServer, startJwksServer } from "./jwksServer.js";
-import { CLIENT_ID, type OidcIssuer, startOidcIssuer } from "./oidcIssuer.js";
 
 const issuerKit: JwksServer = await startJwksServer({ kids: ["k1"] });
 after(() => issuerKit.close());

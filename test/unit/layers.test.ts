@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";
 import madge from "madge";
-import { REPO } from "../repoRoot.js";
+import { REPO } from "../support/repoRoot.js";
 
 /** Top to bottom. A file directly in src/ is its own layer (named after the file). */
 const LAYERS = [

@@ -9,7 +9,7 @@ import { after, describe, it } from "node:test";
 import { parse as parseYaml } from "yaml";
 import { ConfigError, ENV_OPTIONS, ENV_VARS, loadConfig, loadConfigWithReport } from "../../src/config/loadConfig.js";
 import { ConfigSchema } from "../../src/config/schema.js";
-import { REPO } from "../repoRoot.js";
+import { REPO } from "../support/repoRoot.js";
 
 const dir = mkdtempSync(join(tmpdir(), "taskgate-config-"));
 after(() => rmSync(dir, { recursive: true, force: true }));

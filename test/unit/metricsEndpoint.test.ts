@@ -10,7 +10,7 @@ import express from "express";
 import request from "supertest";
 import { mountMetrics } from "../../src/http/metricsEndpoint.js";
 import { createLogger } from "../../src/observability/logger.js";
-import { LogCapture } from "../e2e/faults/logCapture.js";
+import { LogCapture } from "../support/logCapture.js";
 
 test("a source that throws: 500 naming the log event, and the log says what failed", async () => {
   const logs = new LogCapture();

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { OpenQuestions } from "../../src/questions/openQuestions.js";
-import { formQuestion, ScriptedCall } from "./scriptedCall.js";
+import { formQuestion, ScriptedCall } from "../support/scriptedCall.js";
 
 describe("OpenQuestions", () => {
   it("mints a fresh key per question, never reusing one after its answer was taken", () => {

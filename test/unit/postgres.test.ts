@@ -16,8 +16,8 @@ import { openPostgresPool } from "../../src/cluster/postgresConnection.js";
 import { SCHEMA_VERSION } from "../../src/cluster/postgresSchema.js";
 import { createTaskStore } from "../../src/tasks/stores/createTaskStore.js";
 import type { TaskRecord } from "../../src/tasks/taskRecord.js";
-import { BUILD_ROOT } from "../repoRoot.js";
-import { freshDatabase, POSTGRES_SKIP } from "./postgresKit.js";
+import { freshDatabase, POSTGRES_SKIP } from "../support/postgres.js";
+import { BUILD_ROOT } from "../support/repoRoot.js";
 import { follow, taskBusContract } from "./taskBus.contract.js";
 import { makeRecord } from "./taskStore.contract.js";
 

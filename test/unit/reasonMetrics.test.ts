@@ -19,10 +19,11 @@ import { GatewayMetrics } from "../../src/observability/metrics.js";
 import { RpcError } from "../../src/protocol/errors.js";
 import { ALL_REASONS, REASONS, type Reason, reasonMessage } from "../../src/protocol/reasons.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { type RpcReply, rpc } from "../e2e/kit.js";
-import { parseMetrics } from "../e2e/metricsKit.js";
-import { type DeskSetup, deskOf, log, toolOrder, until } from "./deskKit.js";
-import { formQuestion } from "./scriptedCall.js";
+import { type DeskSetup, deskOf, log, toolOrder } from "../support/desk.js";
+import { type RpcReply, rpc } from "../support/mcpClient.js";
+import { parseMetrics } from "../support/metrics.js";
+import { formQuestion } from "../support/scriptedCall.js";
+import { eventually } from "../support/waiting.js";
 
 /** TEST DOUBLE: the legacy door is never reached by these modern requests. */
 const noLegacyDoor: PassThrough = {
@@ -89,7 +90,7 @@ describe("every catalogued reason is counted under that reason", () => {
   async function countedAfter(send: () => Promise<RpcReply>, reason: Reason) {
     const before = await counts();
     const reply = await send();
-    await until(async () => replies(await counts(), reason) > replies(before, reason), `${reason} was counted`);
+    await eventually(async () => replies(await counts(), reason) > replies(before, reason), `${reason} was counted`);
     return { before, after: await counts(), reply };
   }
 
@@ -112,7 +113,7 @@ describe("every catalogued reason is counted under that reason", () => {
   it("holder_gone from the call owner (a retry whose holder instance is gone) counts as an error, never ok", async () => {
     const capabilities = { elicitation: {} };
     const asked = rpc(url, "prompts/get", { name: "ask", via: "gone" }, { capabilities });
-    await until(() => gone.calls.length === 1, "the call started on the instance that goes away");
+    await eventually(() => gone.calls.length === 1, "the call started on the instance that goes away");
     gone.calls[0]!.ask(formQuestion("name"));
     const round = (await asked).message.result as JsonObject;
     assert.equal(round.resultType, "input_required");
@@ -125,9 +126,9 @@ describe("every catalogued reason is counted under that reason", () => {
 
   it("shutting_down as a stream's last frame (an inline call drained at shutdown) counts under shutting_down, outcome failed", async () => {
     const streaming = rpc(url, "tools/call", { name: "long" }, { meta: { progressToken: "p" } });
-    await until(() => desk.calls.length === 1, "the inline call started");
+    await eventually(() => desk.calls.length === 1, "the inline call started");
     desk.calls[0]?.progress({ progress: 1 });
-    await until(() => desk.desk.held().inline === 1, "the call answers inline");
+    await eventually(() => desk.desk.held().inline === 1, "the call answers inline");
     const { before, after, reply } = await countedAfter(async () => {
       // The progress notification came first: the reply is a stream, its last frame the shutdown's error.
       await desk.desk.shutdown(0);

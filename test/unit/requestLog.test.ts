@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { createLogger } from "../../src/observability/logger.js";
 import { requestLog } from "../../src/observability/requestLog.js";
-import { LogCapture } from "../e2e/faults/logCapture.js";
+import { LogCapture } from "../support/logCapture.js";
 
 /** A real pino logger whose child() calls are counted (the real child is returned). */
 function countingLogger(level: string) {

@@ -1,6 +1,6 @@
 // The session ledgers remember which upstream sessions an instance holds, so that after a crash the
 // next start closes what the dead process left: the file ledger (one process per store file) and
-// the Redis ledger (leftovers = the sets of instances whose lease is gone), on real files and Redis.
+// the Redis ledger (leftovers = the sets of instances whose lease is gone), on real files and Redis (this file's own redis-server; skipped, saying why, without one).
 
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
@@ -12,9 +12,10 @@ import { connectRedis } from "../../src/cluster/redisConnection.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { FileSessionLedger } from "../../src/upstream/fileSessionLedger.js";
 import { RedisSessionLedger } from "../../src/upstream/redisSessionLedger.js";
+import { needsRedis, testRedisUrl } from "../support/redisServer.js";
 
 const log = createLogger("silent");
-const url = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const url = await testRedisUrl();
 
 describe("FileSessionLedger", () => {
   const dirs: string[] = [];
@@ -43,7 +44,7 @@ describe("FileSessionLedger", () => {
   });
 });
 
-describe("RedisSessionLedger", () => {
+describe("RedisSessionLedger", needsRedis, () => {
   const prefix = `taskgate-test-ledger-${randomUUID()}`;
   const open = (instanceId: string) => RedisSessionLedger.open({ connect: () => connectRedis({ url }) as never, prefix, instanceId, log });
 

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { test } from "node:test";
 import ts from "typescript";
-import { REPO } from "../repoRoot.js";
+import { REPO } from "../support/repoRoot.js";
 
 const MAX_FUNCTION_LINES = 100;
 const MAX_LINE_CHARS = 140;

@@ -10,8 +10,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { ConfigError, loadConfig, loadConfigWithReport } from "../../src/config/loadConfig.js";
-import { REPO } from "../repoRoot.js";
-import { dockerCmd, dockerTaskgateEnv } from "./dockerfiles.js";
+import { dockerCmd, dockerTaskgateEnv } from "../support/dockerfiles.js";
+import { REPO } from "../support/repoRoot.js";
 
 const dockerfile = readFileSync(join(REPO, "examples", "stdio-server", "Dockerfile"), "utf8");
 const pkg = JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { devDependencies: Record<string, string> };

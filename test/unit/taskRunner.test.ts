@@ -13,8 +13,9 @@ import { TaskAccess } from "../../src/tasks/taskAccess.js";
 import type { TaskRecord } from "../../src/tasks/taskRecord.js";
 import { TaskRecords } from "../../src/tasks/taskRecords.js";
 import { TaskRunner } from "../../src/tasks/taskRunner.js";
-import { log, refusalOf, until } from "./deskKit.js";
-import { formQuestion, ScriptedCall } from "./scriptedCall.js";
+import { log, refusalOf } from "../support/desk.js";
+import { formQuestion, ScriptedCall } from "../support/scriptedCall.js";
+import { eventually } from "../support/waiting.js";
 
 async function runnerOf(options: { instanceId?: string; ttlMs?: number } = {}) {
   const instanceId = options.instanceId ?? "here";
@@ -42,10 +43,10 @@ describe("TaskRunner", () => {
     assert.equal(runner.hosts(taskId), true);
 
     call.progress({ progress: 1, total: 4, message: "a quarter" });
-    await until(async () => (await records.get(taskId))?.statusMessage === "a quarter", "the progress was written");
+    await eventually(async () => (await records.get(taskId))?.statusMessage === "a quarter", "the progress was written");
 
     const { answered } = call.ask(formQuestion("name"));
-    await until(async () => (await statusOf(records, taskId)) === "input_required", "the question was written");
+    await eventually(async () => (await statusOf(records, taskId)) === "input_required", "the question was written");
     assert.deepEqual(Object.keys((await records.get(taskId))?.inputRequests ?? {}), ["name"]);
     assert.deepEqual(runner.countByStatus(), { working: 0, input_required: 1 });
 
@@ -58,7 +59,7 @@ describe("TaskRunner", () => {
     assert.deepEqual(await answered, { action: "accept", content: { name: "Ada" } });
 
     call.finish({ content: [{ type: "text", text: "done" }] });
-    await until(async () => (await statusOf(records, taskId)) === "completed", "the task completed");
+    await eventually(async () => (await statusOf(records, taskId)) === "completed", "the task completed");
     assert.deepEqual((await records.get(taskId))?.result, { content: [{ type: "text", text: "done" }], resultType: "complete" });
     assert.equal(runner.count(), 0);
   });
@@ -68,7 +69,7 @@ describe("TaskRunner", () => {
     const call = new ScriptedCall();
     const { taskId } = await runner.start(call, "owner", "tool");
     call.fail({ code: -32602, message: "bad arguments" });
-    await until(async () => (await statusOf(records, taskId)) === "failed", "the task failed");
+    await eventually(async () => (await statusOf(records, taskId)) === "failed", "the task failed");
     assert.deepEqual((await records.get(taskId))?.error, { code: -32602, message: "bad arguments" });
   });
 
@@ -86,9 +87,9 @@ describe("TaskRunner", () => {
     const { records, runner } = await runnerOf({ ttlMs: 30 });
     const call = new ScriptedCall();
     const { taskId } = await runner.start(call, "owner", "tool");
-    await until(() => call.abortedBecause !== undefined, "the call was stopped");
+    await eventually(() => call.abortedBecause !== undefined, "the call was stopped");
     assert.equal(call.abortedBecause, "task expired");
-    await until(() => !runner.hosts(taskId), "the runner let the task go");
+    await eventually(() => !runner.hosts(taskId), "the runner let the task go");
     assert.equal(await records.get(taskId), undefined);
   });
 
@@ -129,7 +130,7 @@ describe("TaskAccess", () => {
     const call = new ScriptedCall();
     const { taskId } = await runner.start(call, "owner", "tool");
     const { answered } = call.ask(formQuestion("name"));
-    await until(async () => (await statusOf(records, taskId)) === "input_required", "the question was written");
+    await eventually(async () => (await statusOf(records, taskId)) === "input_required", "the question was written");
     await access.update("owner", taskId, { name: { action: "decline" } });
     assert.deepEqual(await answered, { action: "decline" });
     await access.cancel("owner", taskId);

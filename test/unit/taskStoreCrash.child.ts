@@ -13,7 +13,7 @@
 
 import { randomUUID } from "node:crypto";
 import type { TaskRecord } from "../../src/tasks/taskRecord.js";
-import { openStoreSpec } from "./storeSpec.js";
+import { openStoreSpec } from "../support/storeSpec.js";
 
 const [mode, file, extra] = process.argv.slice(2);
 if (file === undefined) throw new Error("usage: taskStoreCrash.child.ts hold|churn|fill <file> [minRewriteBytes]");

@@ -12,9 +12,10 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { freshDatabase, POSTGRES_SKIP } from "./postgresKit.js";
-import { openStoreSpec } from "./storeSpec.js";
-import { freshPrefix, REDIS_URL, storeChildArgs, tempDir } from "./taskStoreKit.js";
+import { freshDatabase, POSTGRES_SKIP } from "../support/postgres.js";
+import { needsRedis, testRedisUrl } from "../support/redisServer.js";
+import { openStoreSpec } from "../support/storeSpec.js";
+import { freshPrefix, storeChildArgs, tempDir } from "../support/taskStores.js";
 
 interface Child {
   process: ChildProcess;
@@ -113,8 +114,8 @@ describe("postgres and keyv stores: killed at any moment", () => {
     await killAtRandomMoments(`keyv:${await freshDatabase()}`);
   });
 
-  it("keyv over @keyv/redis: the same", async () => {
-    await killAtRandomMoments(`keyv:${REDIS_URL}#${freshPrefix()}`);
+  it("keyv over @keyv/redis: the same", needsRedis, async () => {
+    await killAtRandomMoments(`keyv:${await testRedisUrl()}#${freshPrefix()}`);
   });
 });
 

@@ -12,8 +12,8 @@ import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createTaskStore } from "../../src/tasks/stores/createTaskStore.js";
 import type { TaskRecord } from "../../src/tasks/taskRecord.js";
+import { storeChildArgs, tempDir } from "../support/taskStores.js";
 import { makeRecord } from "./taskStore.contract.js";
-import { storeChildArgs, tempDir } from "./taskStoreKit.js";
 
 const HEADER = '{"taskgateJournal":1}\n';
 

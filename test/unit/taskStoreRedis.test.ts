@@ -13,19 +13,22 @@ import { createTaskStore } from "../../src/tasks/stores/createTaskStore.js";
 import { listKey, positionOf } from "../../src/tasks/stores/taskListing.js";
 import type { TaskRecord } from "../../src/tasks/taskRecord.js";
 import type { TaskStore } from "../../src/tasks/taskStore.js";
+import { needsRedis, RedisProcess, testRedisUrl } from "../support/redisServer.js";
+import { connectTo, freshPrefix } from "../support/taskStores.js";
 import { makeRecord } from "./taskStore.contract.js";
-import { connectTo, freshPrefix, REDIS_URL, startThrowawayRedis, type ThrowawayRedis } from "./taskStoreKit.js";
+
+const REDIS_URL = await testRedisUrl();
 
 const openRedis = (prefix: string, instanceId: string, extra: { maxUpdateAttempts?: number; sweepIntervalMs?: number } = {}) =>
   createTaskStore({ kind: "redis", connect: connectTo(REDIS_URL), label: REDIS_URL, prefix, instanceId, ...extra });
 
-/** Sets a key on the shared Redis synchronously (blocks this process until redis-cli is done). */
+/** Sets a key on the test Redis synchronously (blocks this process until redis-cli is done). */
 function redisCliSet(key: string, value: string): void {
   const { hostname, port } = new URL(REDIS_URL);
-  execFileSync("redis-cli", ["-h", hostname, "-p", port || "6379", "SET", key, value], { stdio: "ignore", timeout: 5_000 });
+  execFileSync("redis-cli", ["-h", hostname, "-p", port, "SET", key, value], { stdio: "ignore", timeout: 5_000 });
 }
 
-describe("redis store", () => {
+describe("redis store", needsRedis, () => {
   const raw = createClient({ url: REDIS_URL });
   before(() => raw.connect());
   after(() => raw.close());
@@ -249,14 +252,14 @@ describe("redis store", () => {
   });
 });
 
-describe("redis store: a Redis that stops answering (throwaway redis-server, SIGSTOP)", () => {
-  let server: ThrowawayRedis;
+describe("redis store: a Redis that stops answering (throwaway redis-server, SIGSTOP)", needsRedis, () => {
+  let server: RedisProcess;
   let store: TaskStore;
   const TIMEOUT = 300;
   let record: TaskRecord;
 
   before(async () => {
-    server = await startThrowawayRedis();
+    server = await RedisProcess.start();
     store = await createTaskStore({
       kind: "redis",
       connect: connectTo(server.url),
@@ -267,9 +270,9 @@ describe("redis store: a Redis that stops answering (throwaway redis-server, SIG
     });
     record = makeRecord();
     await store.create(record);
-    server.process.kill("SIGSTOP");
+    server.pause();
   });
-  after(() => server.stop());
+  after(() => server.close());
 
   const expected = () =>
     `task store (redis ${server.url}) did not answer within ${TIMEOUT} ms (store.commandTimeoutMs; the command may still be carried out)`;
@@ -295,7 +298,7 @@ describe("redis store: a Redis that stops answering (throwaway redis-server, SIG
     const started = Date.now();
     await store.close();
     assert.ok(Date.now() - started < TIMEOUT * 3 + 1_000, `close took ${Date.now() - started} ms`);
-    server.process.kill("SIGCONT");
+    server.resume();
     const again = await createTaskStore({
       kind: "redis",
       connect: connectTo(server.url),

@@ -1,7 +1,8 @@
 // Runs the shared TaskStore contract against every backend createTaskStore() offers: memory, file
 // (the journal, in a fresh temp folder; "reopen" opens a copy of the file as it is on disk at that
 // moment, as a restarted process would find it, since the first store still holds the file's lock)
-// redis (127.0.0.1:6379, a fresh random prefix per test, deleted afterwards) and postgres (a fresh
+// redis (this file's own redis-server on a free port, a fresh random prefix per test; skipped,
+// saying why, without redis-server) and postgres (a fresh
 // database per test on 127.0.0.1:5432, dropped afterwards; skipped, saying why, when unreachable).
 // Backend details live beside it: taskStoreJournal, taskStoreRedis, taskStoreCrash, taskStoreExpiry.
 
@@ -10,9 +11,12 @@ import path from "node:path";
 import { openPostgresPool } from "../../src/cluster/postgresConnection.js";
 import { createTaskStore } from "../../src/tasks/stores/createTaskStore.js";
 import { keyvAdapterFor } from "../../src/tasks/stores/keyvAdapter.js";
-import { freshDatabase, POSTGRES_SKIP } from "./postgresKit.js";
+import { freshDatabase, POSTGRES_SKIP } from "../support/postgres.js";
+import { REDIS_SKIP, testRedisUrl } from "../support/redisServer.js";
+import { connectTo, freshPrefix, tempDir } from "../support/taskStores.js";
 import { taskStoreContract } from "./taskStore.contract.js";
-import { connectTo, freshPrefix, REDIS_URL, tempDir } from "./taskStoreKit.js";
+
+const REDIS_URL = await testRedisUrl();
 
 taskStoreContract("memory", async () => ({ store: await createTaskStore({ kind: "memory" }) }), { persistent: false });
 
@@ -43,7 +47,7 @@ taskStoreContract(
     const prefix = freshPrefix();
     return { store: await openRedis(prefix, "instance-a"), reopen: () => openRedis(prefix, "instance-a") };
   },
-  { persistent: true },
+  { persistent: true, skip: REDIS_SKIP },
 );
 
 const openPostgres = (url: string, instanceId: string) =>
@@ -76,5 +80,5 @@ taskStoreContract(
     const prefix = freshPrefix();
     return { store: await openKeyv(REDIS_URL, prefix), reopen: () => openKeyv(REDIS_URL, prefix) };
   },
-  { persistent: true },
+  { persistent: true, skip: REDIS_SKIP },
 );

@@ -14,7 +14,7 @@ import type { JsonRpcMessage } from "../../src/upstream/transport.js";
 import { UpstreamCall } from "../../src/upstream/upstreamCall.js";
 import { UpstreamFailure } from "../../src/upstream/upstreamFailure.js";
 import { UpstreamPool } from "../../src/upstream/upstreamPool.js";
-import { exchangeOf, type Script, ScriptedTransport, STANDALONE, server } from "./scriptedTransport.js";
+import { exchangeOf, type Script, ScriptedTransport, STANDALONE, server } from "../support/scriptedTransport.js";
 
 const log = createLogger("silent");
 const FORMS = { elicitation: { form: {} } } as const;

@@ -13,7 +13,7 @@ import { ALL_KINDS, type LegacyClientCapabilities } from "../../src/upstream/cap
 import type { JsonRpcMessage } from "../../src/upstream/transport.js";
 import { UpstreamFailure } from "../../src/upstream/upstreamFailure.js";
 import { UpstreamSession } from "../../src/upstream/upstreamSession.js";
-import { exchangeOf, type Script, ScriptedTransport, STANDALONE, server } from "./scriptedTransport.js";
+import { exchangeOf, type Script, ScriptedTransport, STANDALONE, server } from "../support/scriptedTransport.js";
 
 const log = createLogger("silent");
 const TIMEOUTS = { initializeTimeoutMs: 2_000, pingIntervalMs: 60_000, pingTimeoutMs: 1_000 };

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, it } from "node:test";
-import { REPO } from "../repoRoot.js";
+import { REPO } from "../support/repoRoot.js";
 
 /** The .md files under `dir`, recursively. */
 function markdownUnder(dir: string): string[] {

@@ -10,11 +10,11 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Gateway } from "../../../src/gateway.js";
 import type { JsonObject } from "../../../src/protocol/wire.js";
-import { cancelTask, TERMINAL, waitForTask } from "../taskFlow.js";
-import { accept, callTool, expectInputRequired, expectTask, TASKS_AND_FORMS, textOf } from "./calls.js";
-import { startGatewayInFront } from "./gatewayInFront.js";
-import type { ServerProcess } from "./serverProcess.js";
-import { type ServerName, startThirdPartyServer } from "./thirdPartyServers.js";
+import { startGatewayInFront } from "../../support/gatewayInFront.js";
+import { accept, callTool, expectInputRequired, expectTask, TASKS_AND_FORMS, textOf } from "../../support/realServerCalls.js";
+import type { ServerProcess } from "../../support/servers/serverProcess.js";
+import { type ServerName, startThirdPartyServer } from "../../support/servers/thirdParty.js";
+import { cancelTask, TERMINAL, waitForTask } from "../../support/tasks.js";
 
 interface Scenario {
   server: ServerName;

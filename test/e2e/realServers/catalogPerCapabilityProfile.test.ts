@@ -13,13 +13,13 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Gateway } from "../../../src/gateway.js";
 import type { JsonObject } from "../../../src/protocol/wire.js";
-import { resultOf } from "../kit.js";
-import { call, callTool, expectComplete, expectError, expectInputRequired, textOf } from "./calls.js";
-import { type CountingProxy, startCountingProxy } from "./countingProxy.js";
-import { startGatewayInFront } from "./gatewayInFront.js";
-import { answerRootsRounds } from "./roots.js";
-import type { ServerProcess } from "./serverProcess.js";
-import { startThirdPartyServer } from "./thirdPartyServers.js";
+import { startGatewayInFront } from "../../support/gatewayInFront.js";
+import { resultOf } from "../../support/mcpClient.js";
+import { call, callTool, expectComplete, expectError, expectInputRequired, textOf } from "../../support/realServerCalls.js";
+import { answerRootsRounds } from "../../support/roots.js";
+import { type CountingProxy, startCountingProxy } from "../../support/servers/countingProxy.js";
+import type { ServerProcess } from "../../support/servers/serverProcess.js";
+import { startThirdPartyServer } from "../../support/servers/thirdParty.js";
 
 interface Case {
   capability: string;

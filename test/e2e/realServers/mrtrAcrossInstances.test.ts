@@ -10,11 +10,11 @@ import assert from "node:assert/strict";
 import { randomBytes, randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import type { Gateway } from "../../../src/gateway.js";
-import { deleteKeysUnder, REDIS_URL } from "../sharedRedisStack.js";
-import { accept, callTool, expectComplete, expectError, expectInputRequired, FORMS, textOf } from "./calls.js";
-import { startGatewayInFront } from "./gatewayInFront.js";
-import type { ServerProcess } from "./serverProcess.js";
-import { startThirdPartyServer } from "./thirdPartyServers.js";
+import { startGatewayInFront } from "../../support/gatewayInFront.js";
+import { accept, callTool, expectComplete, expectError, expectInputRequired, FORMS, textOf } from "../../support/realServerCalls.js";
+import type { ServerProcess } from "../../support/servers/serverProcess.js";
+import { startThirdPartyServer } from "../../support/servers/thirdParty.js";
+import { deleteKeysUnder, REDIS_URL } from "../../support/sharedRedisStack.js";
 
 const PREFIX = `taskgate-test-${randomUUID()}`;
 const SECRET = randomBytes(32).toString("hex");

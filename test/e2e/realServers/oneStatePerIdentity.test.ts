@@ -14,12 +14,12 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Gateway } from "../../../src/gateway.js";
 import type { JsonObject } from "../../../src/protocol/wire.js";
-import { type Listen, openListen } from "../listenKit.js";
-import { scrape } from "../metricsKit.js";
-import { callTool, expectComplete, textOf } from "./calls.js";
-import { startGatewayInFront, startGatewayOnCommand } from "./gatewayInFront.js";
-import type { ServerProcess } from "./serverProcess.js";
-import { STDIO_COMMANDS, startThirdPartyServer } from "./thirdPartyServers.js";
+import { startGatewayInFront, startGatewayOnCommand } from "../../support/gatewayInFront.js";
+import { type Listen, openListen } from "../../support/listen.js";
+import { scrape } from "../../support/metrics.js";
+import { callTool, expectComplete, textOf } from "../../support/realServerCalls.js";
+import type { ServerProcess } from "../../support/servers/serverProcess.js";
+import { STDIO_COMMANDS, startThirdPartyServer } from "../../support/servers/thirdParty.js";
 
 const NONE = {};
 const FORMS = { elicitation: {} };

@@ -10,10 +10,10 @@ import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { preloadArgs } from "./fixtureModules.js";
-import { freeLoopbackPort } from "./freePort.js";
-import { type ServerProcess, startServerProcess } from "./serverProcess.js";
-import { startThirdPartyServer } from "./thirdPartyServers.js";
+import { preloadArgs } from "../../support/fixtureModules.js";
+import { freePort } from "../../support/ports.js";
+import { type ServerProcess, startServerProcess } from "../../support/servers/serverProcess.js";
+import { startThirdPartyServer } from "../../support/servers/thirdParty.js";
 
 /** Runs `script` (CommonJS, via -e) under the preload; resolves with its stdout. */
 function runWithPreload(script: string, env: Record<string, string> = {}): Promise<string> {
@@ -63,7 +63,7 @@ describe("the loopback-only preload", () => {
   });
 
   test("FORCE_LISTEN_PORT replaces a hard-coded port", async () => {
-    const port = await freeLoopbackPort();
+    const port = await freePort();
     const script = `const s = require("node:net").createServer(); s.listen(3000, () => { console.log(s.address().port); s.close(); });`;
     assert.equal((await runWithPreload(script, { FORCE_LISTEN_PORT: String(port) })).trim(), String(port));
   });
@@ -78,7 +78,7 @@ describe("startServerProcess: readiness", () => {
       ready: /never printed/,
     };
     await assert.rejects(
-      startServerProcess(launch, await freeLoopbackPort()),
+      startServerProcess(launch, await freePort()),
       /dies-early exited before it was ready \(code 3, signal null\); last lines:\nabout to fail/,
     );
   });
@@ -91,7 +91,7 @@ describe("startServerProcess: readiness", () => {
       ready: /never printed/,
       readyTimeoutMs: 4_000, // time for node (and tsx, when run from source) to print under load
     };
-    const error = await startServerProcess(launch, await freeLoopbackPort()).then(
+    const error = await startServerProcess(launch, await freePort()).then(
       () => assert.fail("expected the start to fail"),
       (e: Error) => e,
     );

@@ -13,13 +13,22 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Gateway } from "../../../src/gateway.js";
 import type { JsonObject } from "../../../src/protocol/wire.js";
-import { waitForMetric } from "../metricsKit.js";
-import { cancelTask, hasStatus, keysOf, TERMINAL, updateTask, waitForTask } from "../taskFlow.js";
-import { accept, callTool, expectComplete, expectInputRequired, expectTask, FORMS, TASKS_AND_FORMS, textOf } from "./calls.js";
-import { startGatewayInFront, startGatewayOnCommand } from "./gatewayInFront.js";
-import { answerRootsRounds } from "./roots.js";
-import type { ServerProcess } from "./serverProcess.js";
-import { STDIO_COMMANDS, startThirdPartyServer } from "./thirdPartyServers.js";
+import { startGatewayInFront, startGatewayOnCommand } from "../../support/gatewayInFront.js";
+import { waitForMetric } from "../../support/metrics.js";
+import {
+  accept,
+  callTool,
+  expectComplete,
+  expectInputRequired,
+  expectTask,
+  FORMS,
+  TASKS_AND_FORMS,
+  textOf,
+} from "../../support/realServerCalls.js";
+import { answerRootsRounds } from "../../support/roots.js";
+import type { ServerProcess } from "../../support/servers/serverProcess.js";
+import { STDIO_COMMANDS, startThirdPartyServer } from "../../support/servers/thirdParty.js";
+import { cancelTask, hasStatus, keysOf, TERMINAL, updateTask, waitForTask } from "../../support/tasks.js";
 
 const TASK_WAIT_MS = 15_000;
 

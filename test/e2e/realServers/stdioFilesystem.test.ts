@@ -9,10 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Gateway } from "../../../src/gateway.js";
-import { resultOf } from "../kit.js";
-import { call, callTool, expectComplete, textOf } from "./calls.js";
-import { startGatewayOnCommand } from "./gatewayInFront.js";
-import { STDIO_COMMANDS } from "./thirdPartyServers.js";
+import { startGatewayOnCommand } from "../../support/gatewayInFront.js";
+import { resultOf } from "../../support/mcpClient.js";
+import { call, callTool, expectComplete, textOf } from "../../support/realServerCalls.js";
+import { STDIO_COMMANDS } from "../../support/servers/thirdParty.js";
 
 const alice = { token: "alice", capabilities: {} };
 

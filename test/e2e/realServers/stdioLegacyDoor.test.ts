@@ -12,10 +12,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type CallToolResult, ElicitRequestSchema, type Progress } from "@modelcontextprotocol/sdk/types.js";
 import type { Gateway } from "../../../src/gateway.js";
-import { connectLegacyClient, legacyInitialize, legacyRequest, legacyToolsList } from "../legacyClient.js";
-import { startGatewayOnCommand } from "./gatewayInFront.js";
-import { isRunning, waitUntil } from "./processes.js";
-import { STDIO_COMMANDS } from "./thirdPartyServers.js";
+import { startGatewayOnCommand } from "../../support/gatewayInFront.js";
+import { connectLegacyClient, legacyInitialize, legacyRequest, legacyToolsList } from "../../support/legacyClient.js";
+import { isRunning } from "../../support/processes.js";
+import { STDIO_COMMANDS } from "../../support/servers/thirdParty.js";
+import { eventually } from "../../support/waiting.js";
 
 function textOf(result: unknown): string {
   return (result as CallToolResult).content.map((c) => (c.type === "text" ? c.text : "")).join("");
@@ -86,14 +87,14 @@ describe("legacy door in front of a stdio server: one process per old-client ses
     const second = await connect();
     assert.notEqual(first.pid, second.pid);
     await first.transport.terminateSession();
-    await waitUntil(`process ${first.pid} stops after DELETE`, () => !isRunning(first.pid), 5_000);
+    await eventually(() => !isRunning(first.pid), `process ${first.pid} stops after DELETE`, 5_000);
     assert.ok(isRunning(second.pid), "the other session's process keeps running");
   });
 
   test("a session whose process died answers 404, so the client initializes again", async () => {
     const { transport, pid } = await connect();
     process.kill(pid, "SIGKILL");
-    await waitUntil(`process ${pid} gone`, () => !(gateway.upstreamProcesses?.() ?? []).includes(pid), 5_000);
+    await eventually(() => !(gateway.upstreamProcesses?.() ?? []).includes(pid), `process ${pid} gone`, 5_000);
     const response = await fetch(gateway.url, {
       method: "POST",
       headers: {
@@ -200,7 +201,7 @@ describe("legacy door: an old-client session idle for upstream.sessionIdleMs", (
     await client.connect(transport);
     const [pid] = (gateway.upstreamProcesses?.() ?? []).filter((p) => !before.includes(p));
     assert.ok(pid);
-    await waitUntil(`idle session's process ${pid} stopped`, () => !isRunning(pid), 5_000);
+    await eventually(() => !isRunning(pid), `idle session's process ${pid} stopped`, 5_000);
     await assert.rejects(client.listTools(), /404|Session not found/);
     await client.close().catch(() => undefined);
   });

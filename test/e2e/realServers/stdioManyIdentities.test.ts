@@ -6,10 +6,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Gateway } from "../../../src/gateway.js";
-import { callTool, expectComplete, textOf } from "./calls.js";
-import { startGatewayOnCommand } from "./gatewayInFront.js";
-import { isRunning } from "./processes.js";
-import { STDIO_COMMANDS } from "./thirdPartyServers.js";
+import { startGatewayOnCommand } from "../../support/gatewayInFront.js";
+import { isRunning } from "../../support/processes.js";
+import { callTool, expectComplete, textOf } from "../../support/realServerCalls.js";
+import { STDIO_COMMANDS } from "../../support/servers/thirdParty.js";
 
 const IDENTITIES = 50;
 

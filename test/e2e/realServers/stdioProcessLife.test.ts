@@ -11,13 +11,14 @@ import type { ChildProcess } from "node:child_process";
 import { after, describe, test } from "node:test";
 import { pathToFileURL } from "node:url";
 import type { Gateway } from "../../../src/gateway.js";
-import { killHard, spawnGateway } from "../childGateway.js";
-import { errorOf, TASKS_CAPS } from "../kit.js";
-import { hasStatus, waitForTask } from "../taskFlow.js";
-import { callTool, expectComplete, expectTask, textOf } from "./calls.js";
-import { startGatewayOnCommand } from "./gatewayInFront.js";
-import { isRunning, waitUntil } from "./processes.js";
-import { STDIO_COMMANDS } from "./thirdPartyServers.js";
+import { killHard, spawnGateway } from "../../support/gatewayChild.js";
+import { startGatewayOnCommand } from "../../support/gatewayInFront.js";
+import { errorOf, TASKS_CAPS } from "../../support/mcpClient.js";
+import { isRunning } from "../../support/processes.js";
+import { callTool, expectComplete, expectTask, textOf } from "../../support/realServerCalls.js";
+import { STDIO_COMMANDS } from "../../support/servers/thirdParty.js";
+import { hasStatus, waitForTask } from "../../support/tasks.js";
+import { eventually } from "../../support/waiting.js";
 
 const alice = { token: "alice", capabilities: TASKS_CAPS };
 const LONG = { tasks: { tools: { "trigger-long-running-operation": "always" as const } } };
@@ -127,7 +128,7 @@ describe("stdio upstream: process life", () => {
     expectComplete(await callTool(gateway.url, "echo", { message: "x" }, alice));
     const [pid] = newPids(gateway, before);
     assert.ok(pid);
-    await waitUntil(`idle process ${pid} stopped`, () => !isRunning(pid), 5_000);
+    await eventually(() => !isRunning(pid), `idle process ${pid} stopped`, 5_000);
     expectComplete(await callTool(gateway.url, "echo", { message: "again" }, alice));
     assert.equal(newPids(gateway, [...before, pid]).length, 1);
   });
@@ -186,6 +187,6 @@ describe("stdio upstream: process life", () => {
     assert.equal(stderr.line, "Starting default (STDIO) server...");
     assert.equal(typeof stderr.session, "string");
     await killHard(child.process);
-    await waitUntil(`server processes ${pids.join(", ")} end after taskgate was killed`, () => !pids.some(isRunning), 5_000);
+    await eventually(() => !pids.some(isRunning), `server processes ${pids.join(", ")} end after taskgate was killed`, 5_000);
   });
 });

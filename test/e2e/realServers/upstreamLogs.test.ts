@@ -13,12 +13,12 @@ import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import type { Gateway } from "../../../src/gateway.js";
 import type { JsonObject } from "../../../src/protocol/wire.js";
-import type { RpcReply } from "../kit.js";
-import { TERMINAL, waitForTask } from "../taskFlow.js";
-import { callTool, expectComplete, expectTask, FORMS, TASKS_AND_FORMS, textOf } from "./calls.js";
-import { startGatewayInFront } from "./gatewayInFront.js";
-import type { ServerProcess } from "./serverProcess.js";
-import { startThirdPartyServer } from "./thirdPartyServers.js";
+import { startGatewayInFront } from "../../support/gatewayInFront.js";
+import type { RpcReply } from "../../support/mcpClient.js";
+import { callTool, expectComplete, expectTask, FORMS, TASKS_AND_FORMS, textOf } from "../../support/realServerCalls.js";
+import type { ServerProcess } from "../../support/servers/serverProcess.js";
+import { startThirdPartyServer } from "../../support/servers/thirdParty.js";
+import { TERMINAL, waitForTask } from "../../support/tasks.js";
 
 const LOG_LEVEL = "io.modelcontextprotocol/logLevel";
 

@@ -7,10 +7,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Gateway } from "../../../src/gateway.js";
-import { callTool, expectComplete, textOf } from "./calls.js";
-import { startGatewayInFront } from "./gatewayInFront.js";
-import type { ServerProcess } from "./serverProcess.js";
-import { startThirdPartyServer } from "./thirdPartyServers.js";
+import { startGatewayInFront } from "../../support/gatewayInFront.js";
+import { callTool, expectComplete, textOf } from "../../support/realServerCalls.js";
+import type { ServerProcess } from "../../support/servers/serverProcess.js";
+import { startThirdPartyServer } from "../../support/servers/thirdParty.js";
 
 describe("server-everything: restarted under taskgate (its 400 'No valid session ID' means the session is gone)", () => {
   let everything: ServerProcess;

@@ -10,11 +10,11 @@ import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import type { Gateway } from "../../../src/gateway.js";
 import type { JsonObject } from "../../../src/protocol/wire.js";
-import { resultOf } from "../kit.js";
-import { call, callTool, expectComplete, textOf } from "./calls.js";
-import { startGatewayInFront } from "./gatewayInFront.js";
-import type { ServerProcess } from "./serverProcess.js";
-import { startThirdPartyServer } from "./thirdPartyServers.js";
+import { startGatewayInFront } from "../../support/gatewayInFront.js";
+import { resultOf } from "../../support/mcpClient.js";
+import { call, callTool, expectComplete, textOf } from "../../support/realServerCalls.js";
+import type { ServerProcess } from "../../support/servers/serverProcess.js";
+import { startThirdPartyServer } from "../../support/servers/thirdParty.js";
 
 const NONE = {};
 const alice = { token: "alice", capabilities: NONE };

@@ -12,14 +12,24 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Gateway } from "../../../src/gateway.js";
 import type { JsonObject } from "../../../src/protocol/wire.js";
-import { TASKS_CAPS } from "../kit.js";
-import { eventually } from "../listenKit.js";
-import { cancelTask, hasStatus, keysOf, TERMINAL, updateTask, waitForTask } from "../taskFlow.js";
-import { accept, callTool, expectComplete, expectError, expectInputRequired, expectTask, FORMS, TASKS_AND_FORMS, textOf } from "./calls.js";
-import { type CountingProxy, startCountingProxy } from "./countingProxy.js";
-import { startGatewayInFront } from "./gatewayInFront.js";
-import type { ServerProcess } from "./serverProcess.js";
-import { startThirdPartyServer } from "./thirdPartyServers.js";
+import { startGatewayInFront } from "../../support/gatewayInFront.js";
+import { TASKS_CAPS } from "../../support/mcpClient.js";
+import {
+  accept,
+  callTool,
+  expectComplete,
+  expectError,
+  expectInputRequired,
+  expectTask,
+  FORMS,
+  TASKS_AND_FORMS,
+  textOf,
+} from "../../support/realServerCalls.js";
+import { type CountingProxy, startCountingProxy } from "../../support/servers/countingProxy.js";
+import type { ServerProcess } from "../../support/servers/serverProcess.js";
+import { startThirdPartyServer } from "../../support/servers/thirdParty.js";
+import { cancelTask, hasStatus, keysOf, TERMINAL, updateTask, waitForTask } from "../../support/tasks.js";
+import { eventually } from "../../support/waiting.js";
 
 const TASK_WAIT_MS = 20_000;
 

@@ -3,9 +3,9 @@
 // the checks every round of an inline MRTR conversation or a task creation needs.
 
 import assert from "node:assert/strict";
-import type { JsonObject } from "../../../src/protocol/wire.js";
-import { type RpcOptions, type RpcReply, resultOf, rpc, TASKS_CAPS } from "../kit.js";
-import { assertCreateTaskResult, textOf } from "../taskShapes.js";
+import type { JsonObject } from "../../src/protocol/wire.js";
+import { type RpcOptions, type RpcReply, resultOf, rpc, TASKS_CAPS } from "./mcpClient.js";
+import { assertCreateTaskResult, textOf } from "./taskShapes.js";
 
 export { textOf };
 

@@ -4,9 +4,9 @@
 // roots cached. Every question must be roots/list; at most `maxRounds` rounds.
 
 import assert from "node:assert/strict";
-import type { JsonObject } from "../../../src/protocol/wire.js";
-import { resultOf } from "../kit.js";
-import { callTool, expectComplete } from "./calls.js";
+import type { JsonObject } from "../../src/protocol/wire.js";
+import { resultOf } from "./mcpClient.js";
+import { callTool, expectComplete } from "./realServerCalls.js";
 
 export async function answerRootsRounds(
   url: string,

@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { errorOf, pollTask, type RpcReply, resultOf, rpc, TASKS_CAPS } from "./kit.js";
+import { errorOf, type RpcReply, resultOf, rpc, TASKS_CAPS } from "./mcpClient.js";
 import { assertCancelAck, assertCreateTaskResult, assertGetTaskResult, assertUpdateAck } from "./taskShapes.js";
 
 /** Declares the tasks extension and form elicitation (so upstream tools may ask). */
@@ -87,7 +87,6 @@ export const TERMINAL = hasStatus("completed", "failed", "cancelled");
 export const keysOf = (task: JsonObject) => Object.keys((task.inputRequests ?? {}) as JsonObject).sort();
 
 /** Resolves with the first `name` event matching `match` (listener attached now, before the action). */
-export { nextEvent } from "./kit.js";
 
 /** Asserts a JSON-RPC error reply with this code (and HTTP status, when given); returns the error. */
 export function assertRpcError(reply: RpcReply, code: number, httpStatus?: number): { code: number; message: string; data?: JsonObject } {
@@ -97,4 +96,21 @@ export function assertRpcError(reply: RpcReply, code: number, httpStatus?: numbe
   assert.ok(!("result" in reply.message), "an error reply must not carry a result");
   if (httpStatus !== undefined) assert.equal(reply.status, httpStatus, `HTTP status for error ${code}`);
   return error;
+}
+
+/** Polls tasks/get until `done(task)` or the deadline. */
+export async function pollTask(
+  url: string,
+  taskId: string,
+  done: (task: JsonObject) => boolean,
+  options: { token?: string; timeoutMs?: number } = {},
+): Promise<JsonObject> {
+  const deadline = Date.now() + (options.timeoutMs ?? 15_000);
+  for (;;) {
+    const reply = await rpc(url, "tasks/get", { taskId }, { capabilities: TASKS_CAPS, token: options.token ?? "alice" });
+    const task = resultOf(reply);
+    if (task && done(task)) return task;
+    if (Date.now() > deadline) throw new Error(`task ${taskId} did not reach the expected state; last: ${JSON.stringify(reply.message)}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { REPO } from "../repoRoot.js";
+import { REPO } from "./repoRoot.js";
 
 const read = (path: string) => readFileSync(join(REPO, path), "utf8");
 

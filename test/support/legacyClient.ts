@@ -5,6 +5,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
+import { framesOfText, isEventStream } from "./sse.js";
 
 export const LEGACY_VERSION = "2025-11-25";
 
@@ -57,14 +58,8 @@ export async function legacyRequest(
     return { status: 200, headers: response.headers, message: {} };
   }
   const text = await response.text();
-  const data = (response.headers.get("content-type") ?? "").includes("text/event-stream")
-    ? (text
-        .split("\n")
-        .filter((line) => line.startsWith("data:"))
-        .map((line) => line.slice(5).trim())
-        .at(-1) ?? "{}")
-    : text || "{}";
-  return { status: response.status, headers: response.headers, message: JSON.parse(data) as JsonObject };
+  const message = isEventStream(response) ? (framesOfText(text).at(-1) ?? {}) : (JSON.parse(text || "{}") as JsonObject);
+  return { status: response.status, headers: response.headers, message };
 }
 
 export const legacyInitialize = (id = 1): JsonObject => ({

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { BUILD_ROOT, REPO } from "../repoRoot.js";
+import { BUILD_ROOT, REPO } from "./repoRoot.js";
 
 /** Node arguments that run the taskgate CLI of this tree (the source, never a stale dist/). */
 export function cliArgs(args: string[]): string[] {

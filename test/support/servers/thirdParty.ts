@@ -5,9 +5,9 @@
 
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { REPO } from "../../repoRoot.js";
-import { mainArgs } from "./fixtureModules.js";
-import { freeLoopbackPort } from "./freePort.js";
+import { mainArgs } from "../fixtureModules.js";
+import { freePort } from "../ports.js";
+import { REPO } from "../repoRoot.js";
 import { type ServerLaunch, type ServerProcess, startServerProcess } from "./serverProcess.js";
 
 /** The installed package's directory (npm puts devDependencies in the repository's node_modules). */
@@ -66,7 +66,7 @@ export type ServerName = keyof typeof LAUNCHES;
 
 /** Starts the named server on a free loopback port and waits until it is ready. */
 export async function startThirdPartyServer(name: ServerName): Promise<ServerProcess> {
-  return startServerProcess(LAUNCHES[name](), await freeLoopbackPort());
+  return startServerProcess(LAUNCHES[name](), await freePort());
 }
 
 /** The stdio servers, as the argv upstream.command takes (node itself, no npx: nothing to fetch). */

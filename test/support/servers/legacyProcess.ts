@@ -6,9 +6,9 @@
 import { EventEmitter } from "node:events";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { BUILD_ROOT, REPO } from "../../repoRoot.js";
-import { freePort } from "./freePort.js";
-import { ManagedProcess } from "./managedProcess.js";
+import { freePort } from "../ports.js";
+import { ManagedProcess } from "../processes.js";
+import { BUILD_ROOT, REPO } from "../repoRoot.js";
 
 export interface LegacyProcessOptions {
   /** Default: a free port. */

@@ -11,7 +11,7 @@ import { type LegacyServer, startLegacyServer } from "../../examples/legacy-serv
 import { type ConfigInput, ConfigSchema } from "../../src/config/schema.js";
 import { type Gateway, startGateway } from "../../src/gateway.js";
 import { createLogger } from "../../src/observability/logger.js";
-import { killHard } from "./childGateway.js";
+import { killHard } from "./gatewayChild.js";
 
 export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 

@@ -3,9 +3,9 @@
 // adds a raw-body POST (bodies JSON.stringify cannot build) and a call whose SSE frames are
 // watched as they arrive, with how the stream ended (clean end or cut connection).
 
-import { createParser } from "eventsource-parser";
-import type { JsonObject } from "../../../src/protocol/wire.js";
-import { modernBody, modernHeaders, type RpcOptions, type RpcReply, readReply, rpc } from "../kit.js";
+import type { JsonObject } from "../../src/protocol/wire.js";
+import { modernBody, modernHeaders, type RpcOptions, type RpcReply, readReply, rpc } from "./mcpClient.js";
+import { readSse } from "./sse.js";
 
 /** The timeout of AbortSignal.timeout(), possibly wrapped by kit.rpc() as the cause of its error. */
 function isTimeout(error: unknown): boolean {
@@ -94,11 +94,9 @@ export async function watchCall(
       ended: Promise.resolve("end"),
     };
   }
-  const parser = createParser({ onEvent: (event) => frames.push(JSON.parse(event.data) as JsonObject) });
   const ended = (async () => {
-    const decoder = new TextDecoder();
     try {
-      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+      await readSse(response, { onFrame: (frame) => frames.push(frame) });
       return "end";
     } catch (error) {
       if (abort.aborted) return `cut: no end within ${limitMs} ms`;

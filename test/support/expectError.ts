@@ -2,8 +2,8 @@
 // unless said), HTTP status, error.data.reason, and a message that names the cause.
 
 import assert from "node:assert/strict";
-import type { JsonObject } from "../../../src/protocol/wire.js";
-import type { RpcReply } from "../kit.js";
+import type { JsonObject } from "../../src/protocol/wire.js";
+import type { RpcReply } from "./mcpClient.js";
 
 export interface ExpectedError {
   reason: string;

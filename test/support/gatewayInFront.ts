@@ -2,9 +2,9 @@
 // auth, a free loopback port) in front of a given legacy MCP endpoint. Logs are silent unless
 // TEST_LOG_LEVEL is set.
 
-import { type ConfigInput, ConfigSchema } from "../../../src/config/schema.js";
-import { type Gateway, startGateway } from "../../../src/gateway.js";
-import { createLogger } from "../../../src/observability/logger.js";
+import { type ConfigInput, ConfigSchema } from "../../src/config/schema.js";
+import { type Gateway, startGateway } from "../../src/gateway.js";
+import { createLogger } from "../../src/observability/logger.js";
 
 export type GatewayOptions = Omit<Partial<ConfigInput>, "upstream">;
 /** The upstream options besides where it is (url or command). */

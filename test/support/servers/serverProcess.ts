@@ -6,8 +6,8 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import { REPO } from "../../repoRoot.js";
-import { preloadArgs } from "./fixtureModules.js";
+import { preloadArgs } from "../fixtureModules.js";
+import { REPO } from "../repoRoot.js";
 
 export interface ServerLaunch {
   /** Used in every message about this server. */

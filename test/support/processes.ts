@@ -1,4 +1,4 @@
-// A child process a fault test can freeze, thaw, kill and wait for: spawned with piped output,
+// The one process launcher of the tests. A child process a test can freeze, thaw, kill and wait for: spawned with piped output,
 // ready once a line of its output matches, every wait bounded. A process still running when the
 // test process exits is SIGKILLed then (a crashed test leaves nothing behind); SIGSTOPped ones too.
 
@@ -79,6 +79,12 @@ export class ManagedProcess {
     return this.child.pid ?? -1;
   }
 
+  /** Lets the test process exit while this one runs (it is SIGKILLed at exit). */
+  unref(): void {
+    this.child.unref();
+    for (const stream of [this.child.stdout, this.child.stderr]) (stream as { unref?: () => void } | null)?.unref?.();
+  }
+
   /** Everything it printed so far (first 100 kB). */
   get printed(): string {
     return this.output;
@@ -133,5 +139,15 @@ export class ManagedProcess {
   private signal(signal: NodeJS.Signals): void {
     if (!this.isRunning()) throw new Error(`${this.name} (pid ${this.pid}) is not running; cannot send ${signal}`);
     this.child.kill(signal);
+  }
+}
+
+/** Whether process `pid` exists (signal 0 only checks). */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }

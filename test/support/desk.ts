@@ -95,15 +95,6 @@ export const toolOrder = (name: string, policy: "never" | "auto" | "always" | "r
   policy,
 });
 
-/** Resolves once `check` holds (polled), or fails naming `what`. */
-export async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 /** The RpcError `promise` is refused with (fails the test when it resolves). */
 export async function refusalOf(promise: Promise<unknown>): Promise<RpcError> {
   try {

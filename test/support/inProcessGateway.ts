@@ -5,11 +5,11 @@
 
 import pino from "pino";
 import { z } from "zod";
-import { ConfigSchema } from "../../../src/config/schema.js";
-import { type Gateway, startGateway } from "../../../src/gateway.js";
-import { createLogger } from "../../../src/observability/logger.js";
-import { within } from "./deadline.js";
+import { ConfigSchema } from "../../src/config/schema.js";
+import { type Gateway, startGateway } from "../../src/gateway.js";
+import { createLogger } from "../../src/observability/logger.js";
 import { LogCapture } from "./logCapture.js";
+import { within } from "./waiting.js";
 
 /**
  * The config input of a fault test, upstream.url aside (given separately). Typed loosely on

@@ -7,8 +7,8 @@ import type { ChildProcess } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { JsonObject } from "../../../src/protocol/wire.js";
-import { killHard, spawnGateway } from "../childGateway.js";
+import type { JsonObject } from "../../src/protocol/wire.js";
+import { killHard, spawnGateway } from "./gatewayChild.js";
 
 export interface GatewayProcess {
   url: string;

@@ -1,11 +1,11 @@
 // A real subscriptions/listen client for the e2e tests: POSTs the listen request with fetch and
-// reads the SSE response as it arrives (eventsource-parser), keeping every frame and `:` comment.
+// reads the SSE response as it arrives (sse.ts), keeping every frame and `:` comment.
 // waitFor() resolves on a matching frame; close() aborts the request like a client going away.
 
 import { request as httpRequest } from "node:http";
-import { createParser } from "eventsource-parser";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { modernBody, modernHeaders } from "./kit.js";
+import { modernBody, modernHeaders } from "./mcpClient.js";
+import { readSse } from "./sse.js";
 
 export const SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
 
@@ -65,17 +65,13 @@ export async function openListen(url: string, notifications: unknown, options: L
     };
   }
 
-  const parser = createParser({
-    onEvent: (event) => {
-      frames.push(JSON.parse(event.data) as JsonObject);
-      for (const waiter of [...waiters]) waiter();
-    },
-    onComment: (comment) => comments.push(comment),
-  });
+  const onFrame = (frame: JsonObject) => {
+    frames.push(frame);
+    for (const waiter of [...waiters]) waiter();
+  };
   const done = (async () => {
-    const decoder = new TextDecoder();
     try {
-      for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+      await readSse(response, { onFrame, onComment: (comment) => comments.push(comment) });
     } catch {
       // aborted by close(), or the connection was cut
     }
@@ -133,15 +129,6 @@ export function postOnFreshConnection(
     req.on("error", reject);
     req.end(body);
   });
-}
-
-/** Polls `check` until it returns true (for gateway-side counters that settle asynchronously). */
-export async function eventually(check: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 export const paramsOf = (frame: JsonObject) => (frame.params ?? {}) as JsonObject;
