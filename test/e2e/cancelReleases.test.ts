@@ -8,17 +8,9 @@ import { after, before, describe, test } from "node:test";
 import { resultOf, rpc, TASKS_CAPS } from "../support/mcpClient.js";
 import { health, type Stack, startStack } from "../support/stack.js";
 import { pollTask } from "../support/tasks.js";
-import { nextEvent } from "../support/waiting.js";
+import { eventually, nextEvent } from "../support/waiting.js";
 
 const TASKS = 40;
-
-async function eventually(check: () => Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe("cancelling held calls", () => {
   let stack: Stack;
@@ -67,6 +59,7 @@ describe("cancelling held calls", () => {
     await eventually(
       async () => (await stack.legacy.connectionCount()) <= idle + 2,
       `connections back near ${idle} (now ${await stack.legacy.connectionCount()})`,
+      10_000,
     );
   });
 });

@@ -16,6 +16,7 @@ import { type Gateway, startGateway } from "../../src/gateway.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { errorOf, resultOf, rpc } from "../support/mcpClient.js";
 import { callTool, createTask, getTask, pollTask } from "../support/tasks.js";
+import { until } from "../support/waiting.js";
 
 interface Backends {
   [name: string]: { url: string; tasks?: { tools: Record<string, string> } };
@@ -57,12 +58,8 @@ describe("a fleet reloads its configuration file", () => {
   test("a changed file adds a backend while a task runs on another; that task completes", async () => {
     const task = await createTask(`${base}/mcp/first`, "slow_echo", { text: "kept", ms: 1_500 });
     write({ first: { url: first.url, tasks: slowTasks }, second: { url: second.url } });
-    const deadline = Date.now() + 10_000;
     // Until then /mcp/second is no endpoint (an HTML 404 from the side doors).
-    while ((await greets("second").catch(() => undefined)) === undefined) {
-      if (Date.now() > deadline) throw new Error("the watched file's change did not add backend 'second' within 10 s");
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await until(10_000, "the watched file's change adds backend 'second'", () => greets("second"));
     assert.match(JSON.stringify(await greets("second")), /Hello, second!/);
     const done = await pollTask(`${base}/mcp/first`, task.taskId as string, (t) => t.status !== "working");
     assert.equal(done.status, "completed", JSON.stringify(done));

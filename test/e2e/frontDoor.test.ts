@@ -14,6 +14,7 @@ import { ErrorCode } from "../../src/protocol/errors.js";
 import { type JsonObject, META, PROTOCOL_VERSION, TASKS_EXTENSION } from "../../src/protocol/wire.js";
 import { errorOf, modernBody, modernHeaders, type RpcOptions, resultOf, rpc, TASKS_CAPS } from "../support/mcpClient.js";
 import { type Stack, startStack } from "../support/stack.js";
+import { eventually } from "../support/waiting.js";
 
 const TOKEN = "e2e-Secret-Token-4f9a1c27b3";
 const WRONG_TOKEN = "e2e-Wrong-Token-90d1ee5a";
@@ -482,7 +483,8 @@ describe("front door: logging", () => {
     assert.equal((await call("tools/call", { name: "greet", arguments: { name: "log" } })).status, 200);
     assert.equal((await rpc(stack.url, "tools/list", {}, { token: WRONG_TOKEN })).status, 401);
     assert.equal((await call("ping")).status, 404);
-    await new Promise((r) => setTimeout(r, 100)); // let the last request's close handler log
+    // The last request's line is written by its close handler, after the reply.
+    await eventually(() => logLines.some((l) => l.includes('"event":"request"') && l.includes('"status":404')), "the 404's request line");
 
     assert.ok(logLines.length > 10, `the in-memory log captured lines (${logLines.length})`);
     assert.ok(

@@ -12,7 +12,7 @@ import { ErrorCode } from "../../src/protocol/errors.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
 import { errorOf, modernBody, modernHeaders, resultOf, rpc } from "../support/mcpClient.js";
 import { type Stack, startStack } from "../support/stack.js";
-import { nextEvent } from "../support/waiting.js";
+import { eventually, nextEvent } from "../support/waiting.js";
 
 /** A held MRTR call nobody resumes is cancelled upstream after this long. */
 const HOLD_TIMEOUT_MS = 1000;
@@ -248,8 +248,7 @@ describe("inline tools/call: the upstream asks a question", () => {
       assert.equal(result.resultType, "input_required");
       const mine = await started;
       const isMine = (e: CancelledEvent) => e.requestId === mine.requestId && e.sessionId === mine.sessionId;
-      const deadline = Date.now() + HOLD_TIMEOUT_MS + 5000;
-      while (!cancelledEvents.some(isMine) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+      await eventually(() => cancelledEvents.some(isMine), "the upstream saw 'cancelled'", HOLD_TIMEOUT_MS + 5000);
       assert.ok(cancelledEvents.some(isMine), "the upstream saw 'cancelled' for the held call");
     } finally {
       stack.legacy.events.off("cancelled", onCancelled);

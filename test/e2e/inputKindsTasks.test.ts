@@ -143,7 +143,7 @@ describe("task input: each kind of question", () => {
     const partial = await getTask(stack.url, taskId);
     assert.equal(partial.status, "input_required");
     assert.deepEqual(keysOf(partial), ["size"]);
-    // ... and it stays that way: the upstream cannot finish with one answer.
+    // ... and it stays that way: the upstream cannot finish with one answer (an absence, so a window).
     await new Promise((r) => setTimeout(r, 150));
     const still = await getTask(stack.url, taskId);
     assert.equal(still.status, "input_required");

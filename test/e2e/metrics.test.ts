@@ -14,7 +14,7 @@ import { startGateway } from "../../src/gateway.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { errorOf, resultOf, rpc, TASKS_CAPS } from "../support/mcpClient.js";
 import { type Scrape, scrape, waitForMetric } from "../support/metrics.js";
-import { RedisProcess } from "../support/redisServer.js";
+import { needsRedis, RedisProcess } from "../support/redisServer.js";
 import { type Stack, startStack } from "../support/stack.js";
 import { pollTask } from "../support/tasks.js";
 
@@ -201,7 +201,7 @@ describe("upstream errors by reason", () => {
 });
 
 describe("store errors by operation", () => {
-  test("a Redis that refuses writes: task creation fails store_unavailable and counts as a create error", async () => {
+  test("a Redis that refuses writes: task creation fails store_unavailable and counts as a create error", needsRedis, async () => {
     const redis = await RedisProcess.start();
     let stack: Stack | undefined;
     try {

@@ -786,6 +786,7 @@ describe("inline MRTR: held calls expire", () => {
     const cancelled = nextEvent<CancelledEvent>(short.legacy.events, "cancelled", (e) => e.tool === "two_rounds", HOLD_TIMEOUT_MS + 5000);
     const round = expectInputRequired(await callTool(short.url, "two_rounds", {}));
     await cancelled;
+    // Time passing is the point: the requestState's own expiry (exp) must be behind us, not only the hold.
     await new Promise((r) => setTimeout(r, 50));
     const reply = await callTool(
       short.url,
@@ -799,6 +800,7 @@ describe("inline MRTR: held calls expire", () => {
 
   test("each round gets a fresh hold: a call answered in time keeps going", async () => {
     const first = expectInputRequired(await callTool(short.url, "two_rounds", {}));
+    // Time passing is what is tested: each round answered after half the hold still keeps the call.
     await new Promise((r) => setTimeout(r, HOLD_TIMEOUT_MS / 2));
     const second = expectInputRequired(
       await callTool(

@@ -14,6 +14,7 @@ import { killHard, spawnGateway } from "../support/gatewayChild.js";
 import { openListen, paramsOf, statusTrail } from "../support/listen.js";
 import { errorOf, resultOf, rpc, TASKS_CAPS } from "../support/mcpClient.js";
 import { freshDatabase, POSTGRES_SKIP } from "../support/postgres.js";
+import { REDIS_SKIP } from "../support/redisServer.js";
 import { type SharedRedisStack, startSharedRedisStack } from "../support/sharedRedisStack.js";
 import { health } from "../support/stack.js";
 import { pollTask } from "../support/tasks.js";
@@ -22,7 +23,7 @@ import { nextEvent } from "../support/waiting.js";
 const CAPS = { ...TASKS_CAPS, elicitation: {} };
 
 for (const backend of ["Redis", "PostgreSQL"] as const) {
-  const skip = backend === "PostgreSQL" ? POSTGRES_SKIP : undefined;
+  const skip = backend === "PostgreSQL" ? POSTGRES_SKIP : REDIS_SKIP;
   describe(`several instances sharing tasks through ${backend}`, skip === undefined ? {} : { skip }, () => suite(backend));
 }
 

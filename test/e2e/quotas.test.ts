@@ -11,6 +11,7 @@ import { ErrorCode } from "../../src/protocol/errors.js";
 import { errorOf, resultOf, rpc } from "../support/mcpClient.js";
 import { type Stack, startStack } from "../support/stack.js";
 import { assertRpcError, callTool, createTask, getTask, hasStatus, TERMINAL, waitForTask } from "../support/tasks.js";
+import { eventually, nextEvent } from "../support/waiting.js";
 
 const SPEED = 10; // slow_echo's ms are divided by this
 const idOf = (task: Record<string, unknown>) => String((task.task as { taskId: string } | undefined)?.taskId ?? task.taskId);
@@ -35,7 +36,7 @@ describe("quotas.maxRunningTasks", () => {
     const first = await createTask(stack.url, "slow_echo", { text: "one", ms: 15_000 }, { token: "alice" });
     const second = await createTask(stack.url, "slow_echo", { text: "two", ms: 15_000 }, { token: "alice" });
     // Both reached the upstream (a task's handle can go out just before its call starts there).
-    for (let waited = 0; started() < 2 && waited < 5000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    await eventually(() => started() >= 2, "both tasks' calls started upstream");
     const beforeRefusal = started();
     assert.equal(beforeRefusal, 2);
 
@@ -47,7 +48,8 @@ describe("quotas.maxRunningTasks", () => {
 
     const bob = await createTask(stack.url, "slow_echo", { text: "bob", ms: 100 }, { token: "bob" });
     assert.equal((await waitForTask(stack.url, idOf(bob), TERMINAL, { token: "bob" })).status, "completed");
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // No wait needed: the refusal was answered before Bob's task was created, so a refused call that
+    // had reached the upstream would have been counted before Bob's completed.
     assert.equal(started() - beforeRefusal, 1, "only Bob's call reached the upstream, not the refused one");
 
     for (const [task, text] of [
@@ -88,8 +90,9 @@ describe("quotas.maxHeldCalls", () => {
   after(() => stack.close());
 
   test("a second inline call while one is open is refused (429, named); the open one answers normally", async () => {
+    const admitted = nextEvent(stack.legacy.events, "tool-started");
     const inFlight = callTool(stack.url, "slow_echo", { text: "held", ms: 10_000 }, { token: "alice" });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await admitted; // held by the gateway once its call reached the upstream
     const refused = await callTool(stack.url, "slow_echo", { text: "second", ms: 100 }, { token: "alice" });
     const error = assertRpcError(refused, ErrorCode.InternalError, 429);
     assert.match(error.message, /quotas\.maxHeldCalls/);
@@ -135,6 +138,7 @@ describe("quotas.requestsPerMinute", () => {
 
     assert.equal((await rpc(stack.url, "tools/list", {}, { token: "bob" })).status, 200, "Bob has his own bucket");
 
+    // Letting time pass is what is tested here: the bucket refills after Retry-After.
     await new Promise((resolve) => setTimeout(resolve, retryAfter * 1000 + 600));
     const done = await waitForTask(stack.url, idOf(task), TERMINAL, { token: "alice", timeoutMs: 10_000 });
     assert.equal(done.status, "completed");

@@ -1,5 +1,5 @@
-// Issue 10, cases 2 and 4 (store half): the task store is a real, throwaway redis-server (never the
-// shared one on 6379). SIGSTOPped, it accepts connections and answers nothing: tasks/get, task
+// Issue 10, cases 2 and 4 (store half): the task store is a real, throwaway redis-server of its own
+// on a free port. SIGSTOPped, it accepts connections and answers nothing: tasks/get, task
 // creation and tasks/update must answer 503 store_unavailable within store.commandTimeoutMs, naming
 // that option. Stopped, it refuses connections: the error names the store, the log says why
 // (not `"err":"Error"`), and /metrics counts the store errors.
@@ -18,7 +18,7 @@ import { ANSWER_WITHIN_MS, STORE_COMMAND_TIMEOUT_MS, UPSTREAM_LIMITS } from "../
 import { LEVEL } from "../support/logCapture.js";
 import { resultOf, TASKS_CAPS } from "../support/mcpClient.js";
 import { scrape } from "../support/metrics.js";
-import { RedisProcess } from "../support/redisServer.js";
+import { needsRedis, RedisProcess } from "../support/redisServer.js";
 import { timed } from "../support/waiting.js";
 
 failIfStillRunning();
@@ -26,7 +26,7 @@ failIfStillRunning();
 const STORE_TIMEOUT = /^Task store unavailable: .*commandTimeoutMs/;
 const slowEcho = { name: "slow_echo", arguments: { text: "x", ms: 60_000 } };
 
-describe("the redis task store stops answering", () => {
+describe("the redis task store stops answering", needsRedis, () => {
   let redis: RedisProcess;
   let legacy: LegacyServer;
   let gw: FaultGateway;

@@ -248,7 +248,7 @@ describe("subscriptions/listen", () => {
     const following = await scrape(url);
     assert.equal(following.value("taskgate_listen_streams"), 1);
     assert.equal(following.value("taskgate_listen_follows", { kind: "task" }), 0, "a finished task is not followed");
-    await delay(200);
+    await delay(200); // an absence (no further frame) cannot be awaited: a window
     assert.equal(late.frames.length, 2);
     late.close();
     await waitForMetric(url, "taskgate_listen_streams", {}, 0);
@@ -284,7 +284,7 @@ describe("subscriptions/listen", () => {
     const listed = resultOf(await rpc(url, "tools/list", {}));
     assert.ok((listed.tools as JsonObject[]).some((tool) => tool.name === "beta"));
 
-    await delay(300);
+    await delay(300); // an absence (no frame on the prompts stream) cannot be awaited: a window
     assert.equal(prompts.frames.length, 1, JSON.stringify(prompts.frames));
     // The upstream told each of taskgate's sessions (one per capability profile); one frame it is.
     const told = (await scrape(url)).value("taskgate_upstream_notifications_total", { method: "notifications/tools/list_changed" });
@@ -327,7 +327,7 @@ describe("subscriptions/listen", () => {
     const one = await waitForMetric(url, "taskgate_listen_streams", {}, 1);
     assert.equal(one.value("taskgate_listen_follows", { kind: "resource" }), 1);
     assert.equal(one.value("taskgate_upstream_resource_subscriptions"), 1);
-    await delay(100);
+    await delay(100); // an absence (no unsubscribe) cannot be awaited: a window
     assert.equal(callsOf(proxy, "resources/unsubscribe", COUNTER), unsubscribesBefore);
 
     // The last one leaves: the upstream is told, and it really stops notifying.
@@ -343,7 +343,7 @@ describe("subscriptions/listen", () => {
     const UPDATED = { method: "notifications/resources/updated" };
     const updatesBefore = none.value("taskgate_upstream_notifications_total", UPDATED);
     await rpc(url, "tools/call", { name: "touch_resource", arguments: {} });
-    await delay(200);
+    await delay(200); // an absence (no upstream notification) cannot be awaited: a window
     assert.equal((await scrape(url)).value("taskgate_upstream_notifications_total", UPDATED), updatesBefore, "upstream still notifies");
   });
 
@@ -366,7 +366,7 @@ describe("subscriptions/listen", () => {
   test("keep-alive comments at the configured interval", async () => {
     const quiet = await listen(url, {}, { id: "quiet" });
     assert.deepEqual(paramsOf(await quiet.waitFor(() => true)).notifications, {});
-    await delay(450);
+    await delay(450); // time passing is what is tested: keep-alive comments at their interval
     assert.ok(quiet.comments.length >= 2, `comments: ${JSON.stringify(quiet.comments)}`);
     assert.equal(quiet.frames.length, 1);
     quiet.close();

@@ -284,6 +284,7 @@ describe("TTL", () => {
     assert.equal(done.status, "completed");
     assert.equal(done.ttlMs, 300);
     const created = Date.parse(task.createdAt as string);
+    // Time passing is what is tested: the ttl runs out.
     await new Promise((r) => setTimeout(r, Math.max(0, created + 400 - Date.now())));
     const expired = assertRpcError(await taskRpc(s.url, "tasks/get", { taskId: idOf(task) }), -32602);
     const unknown = assertRpcError(await taskRpc(s.url, "tasks/get", { taskId: randomBytes(20).toString("base64url") }), -32602);

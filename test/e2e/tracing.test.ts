@@ -14,6 +14,7 @@ import type { JsonObject } from "../../src/protocol/wire.js";
 import { mainArgs } from "../support/fixtureModules.js";
 import { startTraceEchoHttp, type TraceEchoHttp } from "../support/fixtures/traceEchoServer.js";
 import { errorOf, type RpcOptions, resultOf, rpc } from "../support/mcpClient.js";
+import { needsRedis } from "../support/redisServer.js";
 import { CLIENT, type OtlpReceiver, type ReceivedSpan, SERVER, startOtlpReceiver } from "../support/servers/otlpReceiver.js";
 import { startSharedRedisStack } from "../support/sharedRedisStack.js";
 import { keysOf, waitForTask } from "../support/tasks.js";
@@ -197,7 +198,7 @@ describe("tracing with a stdio upstream", () => {
   });
 });
 
-describe("tracing across instances (Redis)", () => {
+describe("tracing across instances (Redis)", needsRedis, () => {
   test("a tasks/update on the instance not holding the task travels the holder link in its trace", async () => {
     const stack = await startSharedRedisStack({
       speed: 20,

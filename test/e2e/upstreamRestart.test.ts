@@ -54,7 +54,8 @@ describe("an upstream restarted under taskgate, answering 400 'No valid session 
     assert.ok(after.message.result, `the first call after the restart must succeed, got ${JSON.stringify(after.message)}`);
     assert.equal(textOf(resultOf(after)), "Hello, after!");
     await until(5_000, "the restarted upstream reports the greet it ran", () => (greetsStarted >= 1 ? true : undefined));
-    await new Promise((r) => setTimeout(r, 300)); // a duplicate would be reported by now
+    // An absence cannot be awaited: a duplicate send would be reported within this window.
+    await new Promise((r) => setTimeout(r, 300));
     assert.equal(greetsStarted, 1, "the refused greet never ran on the dead session, so it is sent exactly once more");
 
     for (const method of ["tools/list", "server/discover"]) {
@@ -83,8 +84,11 @@ describe("an upstream restarted under taskgate, answering 400 'No valid session 
         async () => {
           const touch = await rpcWithin(ANSWER_WITHIN_MS, gw.url, "tools/call", { name: "touch_resource", arguments: {} });
           lastReply = JSON.stringify(touch.message).slice(0, 300);
-          await new Promise((r) => setTimeout(r, 200));
-          return stream.frames.filter(isUpdate).length > updatesBefore ? true : undefined;
+          const fresh = (frame: JsonObject) => isUpdate(frame) && stream.frames.filter(isUpdate).indexOf(frame) >= updatesBefore;
+          return stream.waitFor(fresh, 300, "a fresh resources/updated").then(
+            () => true,
+            () => undefined,
+          );
         },
         300,
       ).catch((error: Error) => {

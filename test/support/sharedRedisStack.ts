@@ -1,19 +1,17 @@
-// Several taskgate instances sharing one real Redis (a fresh key prefix per stack) or one real
+// Several taskgate instances sharing one real Redis (the test file's own redis-server, redisServer.ts;
+// a fresh key prefix per stack) or one real
 // PostgreSQL database (store "postgres": the caller's fresh database) in front of one real example
 // legacy server: three in process (a, b, c), and any started as real child processes (pushed to
-// `children`, so a test can SIGKILL them). close() kills the children, closes the rest and deletes
-// every Redis key under the prefix.
+// `children`, so a test can SIGKILL them). close() kills the children and closes the rest.
 
 import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { createClient } from "@redis/client";
 import { type LegacyServer, startLegacyServer } from "../../examples/legacy-server/server.js";
 import { type ConfigInput, ConfigSchema } from "../../src/config/schema.js";
 import { type Gateway, startGateway } from "../../src/gateway.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { killHard } from "./gatewayChild.js";
-
-export const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+import { testRedisUrl } from "./redisServer.js";
 
 export interface SharedRedisStack {
   legacy: LegacyServer;
@@ -39,6 +37,7 @@ export interface SharedRedisOptions {
 
 export async function startSharedRedisStack(options: SharedRedisOptions): Promise<SharedRedisStack> {
   const prefix = `taskgate-test-${randomUUID()}`;
+  const redisUrl = options.postgresUrl === undefined ? await testRedisUrl() : "";
   const legacy = await startLegacyServer({ port: 0, speed: options.speed });
   const start = () =>
     startGateway(
@@ -49,7 +48,7 @@ export async function startSharedRedisStack(options: SharedRedisOptions): Promis
         upstream: { url: legacy.url },
         store:
           options.postgresUrl === undefined
-            ? { kind: "redis", url: REDIS_URL, prefix, leaseMs: options.leaseMs }
+            ? { kind: "redis", url: redisUrl, prefix, leaseMs: options.leaseMs }
             : { kind: "postgres", url: options.postgresUrl, leaseMs: options.leaseMs },
       }),
       { log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent") },
@@ -58,7 +57,7 @@ export async function startSharedRedisStack(options: SharedRedisOptions): Promis
   const b = await start();
   const c = await start();
   const children: ChildProcess[] = [];
-  const storeArgs = ["--store", options.postgresUrl === undefined ? "redis" : "postgres", "--store-url", options.postgresUrl ?? REDIS_URL];
+  const storeArgs = ["--store", options.postgresUrl === undefined ? "redis" : "postgres", "--store-url", options.postgresUrl ?? redisUrl];
   return {
     legacy,
     a,
@@ -73,15 +72,6 @@ export async function startSharedRedisStack(options: SharedRedisOptions): Promis
       await b.close();
       await c.close();
       await legacy.close();
-      await deleteKeysUnder(prefix);
     },
   };
-}
-
-/** Deletes every key under `prefix`. */
-export async function deleteKeysUnder(prefix: string, url = REDIS_URL): Promise<void> {
-  const client = createClient({ url });
-  await client.connect();
-  for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) if (keys.length > 0) await client.del(keys);
-  await client.close();
 }

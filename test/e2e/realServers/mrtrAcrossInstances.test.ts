@@ -1,5 +1,5 @@
 // Issue 9, problem 8: an inline MRTR conversation works on any instance. Two taskgates share one
-// real Redis (store.kind redis, a fresh random key prefix, the same mrtr.secret) in front of
+// real Redis (this file's own redis-server; store.kind redis, a fresh random key prefix, the same mrtr.secret) in front of
 // simpleStreamableHttp: round 1 of collect-user-info (which asks on its call's POST stream) goes to
 // A, its retry with the answer to B, and B completes the call that A holds. Another identity
 // presenting the same requestState on B is refused like on A, and the call still completes. When
@@ -12,22 +12,23 @@ import { after, before, describe, test } from "node:test";
 import type { Gateway } from "../../../src/gateway.js";
 import { startGatewayInFront } from "../../support/gatewayInFront.js";
 import { accept, callTool, expectComplete, expectError, expectInputRequired, FORMS, textOf } from "../../support/realServerCalls.js";
+import { needsRedis, testRedisUrl } from "../../support/redisServer.js";
 import type { ServerProcess } from "../../support/servers/serverProcess.js";
 import { startThirdPartyServer } from "../../support/servers/thirdParty.js";
-import { deleteKeysUnder, REDIS_URL } from "../../support/sharedRedisStack.js";
 
 const PREFIX = `taskgate-test-${randomUUID()}`;
 const SECRET = randomBytes(32).toString("hex");
 const ARGS = { infoType: "contact" };
 const CONTACT = { name: "Ada Lovelace", email: "ada@example.com" };
 
-describe("simpleStreamableHttp (SDK 1.x) behind two taskgates sharing Redis", () => {
+describe("simpleStreamableHttp (SDK 1.x) behind two taskgates sharing Redis", needsRedis, () => {
   let server: ServerProcess;
   let a: Gateway;
   let b: Gateway;
-  const options = { store: { kind: "redis" as const, url: REDIS_URL, prefix: PREFIX }, mrtr: { secret: SECRET } };
+  let options: { store: { kind: "redis"; url: string; prefix: string }; mrtr: { secret: string } };
 
   before(async () => {
+    options = { store: { kind: "redis", url: await testRedisUrl(), prefix: PREFIX }, mrtr: { secret: SECRET } };
     server = await startThirdPartyServer("simpleStreamableHttp");
     a = await startGatewayInFront(server.url, options);
     b = await startGatewayInFront(server.url, options);
@@ -36,7 +37,6 @@ describe("simpleStreamableHttp (SDK 1.x) behind two taskgates sharing Redis", ()
     await a?.close();
     await b?.close();
     await server?.stop();
-    await deleteKeysUnder(PREFIX);
   });
 
   const alice = { token: "alice", capabilities: FORMS };

@@ -20,6 +20,7 @@ import { scrape } from "../../support/metrics.js";
 import { callTool, expectComplete, textOf } from "../../support/realServerCalls.js";
 import type { ServerProcess } from "../../support/servers/serverProcess.js";
 import { STDIO_COMMANDS, startThirdPartyServer } from "../../support/servers/thirdParty.js";
+import { until } from "../../support/waiting.js";
 
 const NONE = {};
 const FORMS = { elicitation: {} };
@@ -29,11 +30,7 @@ const ACK = "notifications/subscriptions/acknowledged";
 /** Resolves once taskgate's own readiness check reached the upstream (it holds a session of its own). */
 async function ready(gateway: Gateway): Promise<void> {
   const url = new URL("/readyz", gateway.url);
-  for (let i = 0; i < 100; i++) {
-    if ((await fetch(url)).status === 200) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${url} never answered 200 within 10 s`);
+  await until(10_000, `${url} answers 200`, async () => ((await fetch(url)).status === 200 ? true : undefined));
 }
 
 /** Processes of `gateway` started since `before` (taskgate's own readiness check has one too). */
