@@ -18,6 +18,7 @@ import { createTaskStore } from "../../src/tasks/stores/createTaskStore.js";
 import type { TaskRecord } from "../../src/tasks/taskRecord.js";
 import { freshDatabase, POSTGRES_SKIP } from "../support/postgres.js";
 import { BUILD_ROOT } from "../support/repoRoot.js";
+import { eventually } from "../support/waiting.js";
 import { follow, taskBusContract } from "./taskBus.contract.js";
 import { makeRecord } from "./taskStore.contract.js";
 
@@ -210,10 +211,7 @@ describe("postgres cluster parts", skip, () => {
       // PostgreSQL notices the dropped connection within moments on loopback, and frees its lock.
       const serving = async () =>
         (await sql<{ n: string }>(url, "SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = 29799"))[0]?.n;
-      while ((await serving()) !== "1") {
-        assert.ok(Date.now() - started < 3_000, "the killed instance's link lock outlived its connection");
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
+      await eventually(async () => (await serving()) === "1", "the killed instance's link lock is freed with its connection", 3_000);
       const asked = Date.now();
       assert.equal(await sender.link.send("doomed", { kind: "cancel", taskId: "t", ownerHash: "o" }, 10_000), undefined);
       assert.ok(Date.now() - asked < 1_000, `"gone" took ${Date.now() - asked} ms (the send's own timeout is 10 s)`);

@@ -63,7 +63,7 @@ describe("RedisLeases", needsRedis, () => {
     const [a, watcher] = await Promise.all([leases("renewing", 300), leases("watcher")]);
     try {
       await a.start();
-      await sleep(1_000);
+      await sleep(1_000); // time passing is what is tested: over three lease lengths
       assert.equal(await watcher.isAlive("renewing"), true);
     } finally {
       await Promise.all([a.close(), watcher.close()]);

@@ -13,6 +13,7 @@ import { createLogger } from "../../src/observability/logger.js";
 import { FileSessionLedger } from "../../src/upstream/fileSessionLedger.js";
 import { RedisSessionLedger } from "../../src/upstream/redisSessionLedger.js";
 import { needsRedis, testRedisUrl } from "../support/redisServer.js";
+import { eventually } from "../support/waiting.js";
 
 const log = createLogger("silent");
 const url = await testRedisUrl();
@@ -56,12 +57,18 @@ describe("RedisSessionLedger", needsRedis, () => {
     dead.add("d2");
     alive.add("a1");
     self.add("me1");
-    await new Promise((resolve) => setTimeout(resolve, 100)); // the commands are fire-and-forget
+    const checker = await connectRedis({ url });
+    const members = async () => {
+      let count = 0;
+      for (const key of await checker.keys(`${prefix}:*`)) count += await checker.sCard(key);
+      return count;
+    };
+    // add() is fire-and-forget: wait until Redis holds all four.
+    await eventually(async () => (await members()) === 4, "the four added sessions are in Redis");
     const leftovers = await self.takeLeftovers(async (id) => id === "alive");
     assert.deepEqual(leftovers.sort(), ["d1", "d2"]);
     assert.deepEqual(await self.takeLeftovers(async (id) => id === "alive"), [], "taken once");
     await Promise.all([dead.close(), alive.close(), self.close()]);
-    const checker = await connectRedis({ url });
     try {
       assert.equal((await checker.keys(`${prefix}:*`)).length, 0, "every set is gone after close");
     } finally {

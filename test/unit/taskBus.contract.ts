@@ -64,7 +64,7 @@ export function taskBusContract(name: string, open: OpenTaskBus, skip?: string):
       bus.publish(mine);
       bus.publish({ ...mine, version: 2 });
       await target.until(2);
-      await sleep(50); // anything misrouted would have arrived by now
+      await sleep(50); // an absence cannot be awaited: anything misrouted would have arrived by now
       assert.deepEqual(other.records, []);
       assert.equal(target.records.length, 2);
     });
@@ -78,7 +78,7 @@ export function taskBusContract(name: string, open: OpenTaskBus, skip?: string):
       leaving.unsubscribe();
       bus.publish(makeRecord({ taskId, version: 2 }));
       await staying.until(2);
-      await sleep(50);
+      await sleep(50); // an absence cannot be awaited: a record for the leaver would be here by now
       assert.deepEqual(
         leaving.records.map((r) => r.version),
         [1],

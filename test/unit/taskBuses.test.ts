@@ -41,7 +41,7 @@ describe("RedisTaskBus across instances", needsRedis, () => {
       );
       assert.deepEqual(onB.records[0], record);
       await onA.until(2);
-      await sleep(100); // a duplicate (local emit + Redis echo) would have arrived by now
+      await sleep(100); // an absence cannot be awaited: a duplicate (local emit + Redis echo) would be here by now
       assert.equal(onA.records.length, 2);
       assert.equal(onB.records.length, 2);
     } finally {
@@ -60,7 +60,7 @@ describe("RedisTaskBus across instances", needsRedis, () => {
       const theirs = follow(stranger, record.taskId);
       a.publish(record);
       await mine.until(1);
-      await sleep(100);
+      await sleep(100); // an absence cannot be awaited: a leak across prefixes would be here by now
       assert.deepEqual(theirs.records, []);
     } finally {
       await Promise.all([a.close(), stranger.close()]);

@@ -202,7 +202,7 @@ export function taskStoreContract(name: string, open: OpenTaskStore, traits: { p
       await store.create(record);
       assert.ok(await store.get(record.taskId));
       assert.deepEqual(ids(await store.listUnfinished()), [record.taskId]);
-      await sleep(400);
+      await sleep(400); // time passing is what is tested: the ttl runs out
       assert.equal(await store.get(record.taskId), undefined);
       let called = false;
       const updated = await store.update(record.taskId, (current) => {
@@ -225,7 +225,7 @@ export function taskStoreContract(name: string, open: OpenTaskStore, traits: { p
     it("an id whose record has expired can be created again", async () => {
       const record = makeRecord({ ttlMs: 100 });
       await store.create(record);
-      await sleep(250);
+      await sleep(250); // time passing is what is tested: the ttl runs out
       const again = makeRecord({ taskId: record.taskId, tool: "second" });
       await store.create(again);
       assert.deepEqual(await store.get(record.taskId), again);

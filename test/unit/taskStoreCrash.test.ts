@@ -16,6 +16,7 @@ import { freshDatabase, POSTGRES_SKIP } from "../support/postgres.js";
 import { needsRedis, testRedisUrl } from "../support/redisServer.js";
 import { openStoreSpec } from "../support/storeSpec.js";
 import { freshPrefix, storeChildArgs, tempDir } from "../support/taskStores.js";
+import { eventually } from "../support/waiting.js";
 
 interface Child {
   process: ChildProcess;
@@ -90,12 +91,8 @@ async function killAtRandomMoments(file: string): Promise<void> {
     const child = startChild(["churn", file]);
     await child.ready;
     // Once writes are flowing (however slow the machine), at a random moment within the next 400 ms.
-    const started = Date.now();
-    while (child.acked.size < 20) {
-      assert.ok(Date.now() - started < 20_000, `round ${round}: the child acknowledged only ${child.acked.size} writes in 20 s`);
-      await sleep(5);
-    }
-    await sleep(Math.random() * 400);
+    await eventually(() => child.acked.size >= 20, `round ${round}: the child acknowledged 20 writes`, 20_000);
+    await sleep(Math.random() * 400); // the random moment is the point of the test
     child.process.kill("SIGKILL");
     await child.exited;
     for (const [id, version] of child.acked) acked.set(id, Math.max(version, acked.get(id) ?? -1));

@@ -13,6 +13,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { createTaskStore } from "../../src/tasks/stores/createTaskStore.js";
 import type { TaskRecord } from "../../src/tasks/taskRecord.js";
 import { storeChildArgs, tempDir } from "../support/taskStores.js";
+import { eventually } from "../support/waiting.js";
 import { makeRecord } from "./taskStore.contract.js";
 
 const HEADER = '{"taskgateJournal":1}\n';
@@ -37,12 +38,14 @@ async function childWithStore(mode: string, file: string, shell?: string) {
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const killer = setTimeout(() => child.kill("SIGKILL"), 60_000);
   void exited.then(() => clearTimeout(killer));
-  const started = Date.now();
-  while (!out.includes("ready ")) {
-    if (child.exitCode !== null) throw new Error(`child exited early: ${err}`);
-    if (Date.now() - started > 20_000) throw new Error(`child not ready within 20 s: ${err}`);
-    await sleep(20);
-  }
+  await eventually(
+    () => {
+      if (child.exitCode !== null) throw new Error(`child exited early: ${err}`);
+      return out.includes("ready ");
+    },
+    "the store child printed ready",
+    20_000,
+  );
   return { child, exited, output: () => out };
 }
 
@@ -203,7 +206,7 @@ describe("file store: journal upkeep", () => {
     for (let i = 0; i < 20; i++) await store.update(kept.taskId, (c) => ({ ...c, statusMessage: `step ${i}` }));
     await store.close();
     assert.equal((await readFile(file, "utf8")).split("\n").length, 1 + 22 + 1);
-    await sleep(150);
+    await sleep(150); // time passing is what is tested: the ttl runs out
 
     const again = await openFile(file);
     const current = await again.get(kept.taskId);
@@ -266,11 +269,7 @@ describe("file store: failures", () => {
       );
       return true;
     });
-    const started = Date.now();
-    while ((await store.get(big.taskId)) === undefined) {
-      assert.ok(Date.now() - started < 10_000, "the timed-out write never landed");
-      await sleep(20);
-    }
+    await eventually(async () => (await store.get(big.taskId)) !== undefined, "the timed-out write landed", 10_000);
     await store.close();
   });
 });

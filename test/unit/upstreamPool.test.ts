@@ -15,6 +15,7 @@ import { UpstreamCall } from "../../src/upstream/upstreamCall.js";
 import { UpstreamFailure } from "../../src/upstream/upstreamFailure.js";
 import { UpstreamPool } from "../../src/upstream/upstreamPool.js";
 import { exchangeOf, type Script, ScriptedTransport, STANDALONE, server } from "../support/scriptedTransport.js";
+import { eventually } from "../support/waiting.js";
 
 const log = createLogger("silent");
 const FORMS = { elicitation: { form: {} } } as const;
@@ -50,10 +51,7 @@ function upstream() {
 }
 
 const quiet: CallContext = { onInput: async () => ({}) };
-const waitFor = async (check: () => boolean) => {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
-  assert.ok(check(), "the condition never held");
-};
+const waitFor = (check: () => boolean) => eventually(check, "the condition held", 1_000);
 
 describe("UpstreamPool, sessionsPer identity (the default)", () => {
   test("one session per identity for lists and calls of every capability profile, declaring every kind", async () => {
