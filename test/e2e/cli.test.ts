@@ -17,6 +17,7 @@ import { FLAGS } from "../../src/config/flags.js";
 import { defaultHelp } from "../../src/config/help.js";
 import { ENV_VARS } from "../../src/config/loadConfig.js";
 import { cliArgs, killHard, spawnGateway } from "../support/gatewayChild.js";
+import { freePort } from "../support/ports.js";
 import { REPO } from "../support/repoRoot.js";
 
 const VERSION = (JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string }).version;
@@ -51,13 +52,6 @@ function listenOn(port: number): Promise<Server> {
     server.once("error", reject);
     server.listen(port, "127.0.0.1", () => resolve(server));
   });
-}
-
-async function freePort(): Promise<number> {
-  const server = await listenOn(0);
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** script(1) (util-linux) runs a command at a real terminal; without it the prompt cannot be tested. */

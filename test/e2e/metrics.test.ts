@@ -6,7 +6,6 @@
 
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { createServer } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { createClient } from "@redis/client";
 import { ConfigSchema } from "../../src/config/schema.js";
@@ -14,6 +13,7 @@ import { startGateway } from "../../src/gateway.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { errorOf, resultOf, rpc, TASKS_CAPS } from "../support/mcpClient.js";
 import { type Scrape, scrape, waitForMetric } from "../support/metrics.js";
+import { deadUpstreamUrl } from "../support/ports.js";
 import { needsRedis, RedisProcess } from "../support/redisServer.js";
 import { type Stack, startStack } from "../support/stack.js";
 import { pollTask } from "../support/tasks.js";
@@ -157,7 +157,7 @@ describe("upstream errors by reason", () => {
       ConfigSchema.parse({
         port: 0,
         auth: { mode: "demo" },
-        upstream: { url: `http://127.0.0.1:${await closedPort()}/mcp` },
+        upstream: { url: await deadUpstreamUrl() },
         shutdown: { graceMs: 0 },
       }),
       { log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent") },
@@ -240,12 +240,3 @@ describe("store errors by operation", () => {
     }
   });
 });
-
-/** A loopback port nothing listens on (bound, then closed). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}

@@ -5,7 +5,6 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import { ExpiryQueue } from "../../src/tasks/stores/expiryQueue.js";
 import { factsOf, RecordTable, SWEEP_CHUNK, startSweeper } from "../../src/tasks/stores/recordTable.js";
 import type { TaskRecord } from "../../src/tasks/taskRecord.js";

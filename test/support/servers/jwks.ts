@@ -8,6 +8,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type CryptoKey, exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from "jose";
+import { freePort } from "../ports.js";
 
 export type JwksBehaviour = "ok" | "http-500" | "redirect" | "not-json" | "not-a-jwks" | "hang";
 
@@ -140,9 +141,5 @@ export async function startJwksServer(options: { kids?: string[] } = {}): Promis
 
 /** A loopback URL nobody listens on: a port taken from the OS, then released. */
 export async function closedPortUrl(path = "/jwks"): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return `http://127.0.0.1:${port}${path}`;
+  return `http://127.0.0.1:${await freePort()}${path}`;
 }
