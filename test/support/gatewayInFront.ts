@@ -1,10 +1,13 @@
 // Starts a real taskgate (startGateway, the config parsed by ConfigSchema like the CLI does, demo
 // auth, a free loopback port) in front of a given legacy MCP endpoint. Logs are silent unless
-// TEST_LOG_LEVEL is set.
+// TEST_LOG_LEVEL is set. inFrontOf() is the same for a describe, with a third-party server it starts.
 
+import { after, before } from "node:test";
 import { type ConfigInput, ConfigSchema } from "../../src/config/schema.js";
 import { type Gateway, startGateway } from "../../src/gateway.js";
 import { createLogger } from "../../src/observability/logger.js";
+import type { ServerProcess } from "./servers/serverProcess.js";
+import { type ServerName, startThirdPartyServer } from "./servers/thirdParty.js";
 
 export type GatewayOptions = Omit<Partial<ConfigInput>, "upstream">;
 /** The upstream options besides where it is (url or command). */
@@ -21,4 +24,39 @@ export function startGatewayOnCommand(command: string[], options: GatewayOptions
   const { upstream, ...rest } = options;
   const config = ConfigSchema.parse({ port: 0, auth: { mode: "demo" }, ...rest, upstream: { ...upstream, command } });
   return startGateway(config, { log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent") });
+}
+
+/** The third-party server and the taskgate in front of it that inFrontOf() started for a describe. */
+export interface InFront {
+  readonly server: ServerProcess;
+  readonly gateway: Gateway;
+}
+
+/**
+ * The one setup of the real-server suites: registers before/after hooks in the calling describe that
+ * start the third-party server `name` and a taskgate in front of it, and close both afterwards.
+ */
+export function inFrontOf(name: ServerName, options: GatewayOptions & UpstreamOptions = {}): InFront {
+  let server: ServerProcess | undefined;
+  let gateway: Gateway | undefined;
+  before(async () => {
+    server = await startThirdPartyServer(name);
+    gateway = await startGatewayInFront(server.url, options);
+  });
+  after(async () => {
+    await gateway?.close();
+    await server?.stop();
+  });
+  const started = <T>(part: T | undefined, what: string): T => {
+    if (part === undefined) throw new Error(`${what} is not started (inFrontOf("${name}") runs in before())`);
+    return part;
+  };
+  return {
+    get server() {
+      return started(server, `the ${name} server`);
+    },
+    get gateway() {
+      return started(gateway, `the taskgate in front of ${name}`);
+    },
+  };
 }

@@ -14,12 +14,11 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Gateway } from "../../../src/gateway.js";
 import type { JsonObject } from "../../../src/protocol/wire.js";
-import { startGatewayInFront, startGatewayOnCommand } from "../../support/gatewayInFront.js";
+import { inFrontOf, startGatewayOnCommand } from "../../support/gatewayInFront.js";
 import { type Listen, openListen } from "../../support/listen.js";
 import { scrape } from "../../support/metrics.js";
 import { callTool, expectComplete, textOf } from "../../support/realServerCalls.js";
-import type { ServerProcess } from "../../support/servers/serverProcess.js";
-import { STDIO_COMMANDS, startThirdPartyServer } from "../../support/servers/thirdParty.js";
+import { STDIO_COMMANDS } from "../../support/servers/thirdParty.js";
 import { until } from "../../support/waiting.js";
 
 const NONE = {};
@@ -58,26 +57,16 @@ async function listenTo(url: string, token: string, uri: string): Promise<Listen
 
 describe("server-everything (HTTP): one session per identity, whatever each request declares", () => {
   const URI = "demo://resource/static/document/architecture.md";
-  let everything: ServerProcess;
-  let gateway: Gateway;
-
-  before(async () => {
-    everything = await startThirdPartyServer("everything");
-    gateway = await startGatewayInFront(everything.url);
-  });
-  after(async () => {
-    await gateway?.close();
-    await everything?.stop();
-  });
+  const front = inFrontOf("everything");
 
   test("a toggle from a request declaring elicitation reaches alice's listen (declaring nothing); bob's stream gets none", async () => {
     const toggle = async (capabilities: JsonObject, token = "alice") =>
-      textOf(expectComplete(await callTool(gateway.url, "toggle-subscriber-updates", {}, { token, capabilities })));
+      textOf(expectComplete(await callTool(front.gateway.url, "toggle-subscriber-updates", {}, { token, capabilities })));
     const session = (text: string) => /for session (\S+)/.exec(text)?.[1];
-    await ready(gateway);
-    const sessionsBefore = (await scrape(gateway.url)).value("taskgate_upstream_sessions"); // taskgate's own readiness session
-    const alice = await listenTo(gateway.url, "alice", URI);
-    const bob = await listenTo(gateway.url, "bob", URI);
+    await ready(front.gateway);
+    const sessionsBefore = (await scrape(front.gateway.url)).value("taskgate_upstream_sessions"); // taskgate's own readiness session
+    const alice = await listenTo(front.gateway.url, "alice", URI);
+    const bob = await listenTo(front.gateway.url, "bob", URI);
     try {
       const on = await toggle(FORMS);
       assert.match(on, /^Started simulated resource updated notifications/);
@@ -88,8 +77,8 @@ describe("server-everything (HTTP): one session per identity, whatever each requ
       assert.match(off, /^Stopped simulated resource updates/, "the same session, toggled off from a request declaring nothing");
       assert.equal(session(off), session(on));
       // Two identities, each on one upstream session, although alice used three capability profiles.
-      await callTool(gateway.url, "echo", { message: "sampling" }, { token: "alice", capabilities: SAMPLING });
-      assert.equal((await scrape(gateway.url)).value("taskgate_upstream_sessions") - sessionsBefore, 2);
+      await callTool(front.gateway.url, "echo", { message: "sampling" }, { token: "alice", capabilities: SAMPLING });
+      assert.equal((await scrape(front.gateway.url)).value("taskgate_upstream_sessions") - sessionsBefore, 2);
     } finally {
       alice.close();
       bob.close();

@@ -13,7 +13,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Gateway } from "../../../src/gateway.js";
 import type { JsonObject } from "../../../src/protocol/wire.js";
-import { startGatewayInFront, startGatewayOnCommand } from "../../support/gatewayInFront.js";
+import { inFrontOf, startGatewayInFront, startGatewayOnCommand } from "../../support/gatewayInFront.js";
 import { waitForMetric } from "../../support/metrics.js";
 import {
   accept,
@@ -157,21 +157,11 @@ describe("FastMCP (our fixture): context.elicit asks on the GET stream", () => {
 });
 
 describe("server-everything: roots/list arrives on the GET stream", () => {
-  let server: ServerProcess;
-  let gateway: Gateway;
-
-  before(async () => {
-    server = await startThirdPartyServer("everything");
-    gateway = await startGatewayInFront(server.url);
-  });
-  after(async () => {
-    await gateway?.close();
-    await server?.stop();
-  });
+  const front = inFrontOf("everything");
 
   test("get-roots-list with roots declared asks roots/list as an MRTR round and lists the answered root", async () => {
     const roots = [{ uri: "file:///work/project", name: "Project" }];
-    const done = await answerRootsRounds(gateway.url, "get-roots-list", {}, { token: "alice", capabilities: { roots: {} } }, roots);
+    const done = await answerRootsRounds(front.gateway.url, "get-roots-list", {}, { token: "alice", capabilities: { roots: {} } }, roots);
     assert.match(textOf(done), /^Current MCP Roots \(1 total\)/);
     assert.match(textOf(done), /URI: file:\/\/\/work\/project/);
   });

@@ -13,7 +13,7 @@ import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import type { Gateway } from "../../../src/gateway.js";
 import type { JsonObject } from "../../../src/protocol/wire.js";
-import { startGatewayInFront } from "../../support/gatewayInFront.js";
+import { inFrontOf, startGatewayInFront } from "../../support/gatewayInFront.js";
 import type { RpcReply } from "../../support/mcpClient.js";
 import { callTool, expectComplete, expectTask, FORMS, TASKS_AND_FORMS, textOf } from "../../support/realServerCalls.js";
 import type { ServerProcess } from "../../support/servers/serverProcess.js";
@@ -35,21 +35,11 @@ function logFrames(reply: RpcReply): [string, string][] {
 const withLevel = (level: string | undefined) => (level === undefined ? {} : { meta: { [LOG_LEVEL]: level } });
 
 describe("FastMCP (our fixture): context.log during a call", () => {
-  let server: ServerProcess;
-  let gateway: Gateway;
-
-  before(async () => {
-    server = await startThirdPartyServer("fastmcp");
-    gateway = await startGatewayInFront(server.url);
-  });
-  after(async () => {
-    await gateway?.close();
-    await server?.stop();
-  });
+  const front = inFrontOf("fastmcp");
 
   const chatty = async (level: string | undefined) => {
     const tag = randomUUID();
-    const reply = await callTool(gateway.url, "chatty", { tag }, { token: "alice", capabilities: FORMS }, withLevel(level));
+    const reply = await callTool(front.gateway.url, "chatty", { tag }, { token: "alice", capabilities: FORMS }, withLevel(level));
     assert.equal(textOf(expectComplete(reply)), `logged 4 messages for ${tag}`);
     return { tag, frames: logFrames(reply) };
   };

@@ -7,14 +7,11 @@
 
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { after, before, describe, test } from "node:test";
-import type { Gateway } from "../../../src/gateway.js";
+import { describe, test } from "node:test";
 import type { JsonObject } from "../../../src/protocol/wire.js";
-import { startGatewayInFront } from "../../support/gatewayInFront.js";
+import { inFrontOf } from "../../support/gatewayInFront.js";
 import { resultOf } from "../../support/mcpClient.js";
 import { call, callTool, expectComplete, textOf } from "../../support/realServerCalls.js";
-import type { ServerProcess } from "../../support/servers/serverProcess.js";
-import { startThirdPartyServer } from "../../support/servers/thirdParty.js";
 
 const NONE = {};
 const alice = { token: "alice", capabilities: NONE };
@@ -23,20 +20,10 @@ const bob = { token: "bob", capabilities: NONE };
 const DATA_URI = "data:text/plain;base64,aGVsbG8gZ2F0ZXdheQ==";
 
 describe("server-everything: session resources and toggles stay with the identity that made them", () => {
-  let everything: ServerProcess;
-  let gateway: Gateway;
-
-  before(async () => {
-    everything = await startThirdPartyServer("everything");
-    gateway = await startGatewayInFront(everything.url);
-  });
-  after(async () => {
-    await gateway?.close();
-    await everything?.stop();
-  });
+  const front = inFrontOf("everything");
 
   const listUris = async (who: typeof alice) => {
-    const reply = await call(gateway.url, "resources/list", {}, who);
+    const reply = await call(front.gateway.url, "resources/list", {}, who);
     const result = resultOf(reply);
     assert.ok(result, `resources/list failed for ${who.token}: ${JSON.stringify(reply.message)}`);
     return (result.resources as { uri: string }[]).map((resource) => resource.uri);
@@ -44,7 +31,7 @@ describe("server-everything: session resources and toggles stay with the identit
 
   test("a session resource alice creates with gzip-file-as-resource is not in bob's resources/list and bob cannot read it", async () => {
     const name = `alice-secret-${randomUUID()}.gz`;
-    const created = expectComplete(await callTool(gateway.url, "gzip-file-as-resource", { name, data: DATA_URI }, alice));
+    const created = expectComplete(await callTool(front.gateway.url, "gzip-file-as-resource", { name, data: DATA_URI }, alice));
     const link = (created.content as JsonObject[]).find((block) => block.type === "resource_link");
     assert.ok(link, `expected a resource_link, got ${JSON.stringify(created)}`);
     const uri = link.uri as string;
@@ -53,14 +40,15 @@ describe("server-everything: session resources and toggles stay with the identit
     assert.ok((await listUris(alice)).includes(uri), "alice sees the resource she created (same identity, same upstream session)");
     assert.equal((await listUris(bob)).includes(uri), false, "bob's resources/list must not show alice's session resource");
 
-    const read = await call(gateway.url, "resources/read", { uri }, bob);
+    const read = await call(front.gateway.url, "resources/read", { uri }, bob);
     assert.equal("result" in read.message, false, `bob must not read alice's resource, got ${JSON.stringify(read.message).slice(0, 300)}`);
     const error = read.message.error as { code: number; message: string };
     assert.equal(error.code, -32602, `bob gets 'not found' (-32602), got ${JSON.stringify(error)}`);
   });
 
   test("toggle-subscriber-updates is per identity: bob's first toggle starts his own updates instead of stopping alice's", async () => {
-    const toggle = async (who: typeof alice) => textOf(expectComplete(await callTool(gateway.url, "toggle-subscriber-updates", {}, who)));
+    const toggle = async (who: typeof alice) =>
+      textOf(expectComplete(await callTool(front.gateway.url, "toggle-subscriber-updates", {}, who)));
     const session = (text: string) => /for session (\S+)/.exec(text)?.[1];
 
     const aliceOn = await toggle(alice);

@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Gateway } from "../../../src/gateway.js";
 import type { JsonObject } from "../../../src/protocol/wire.js";
-import { startGatewayInFront } from "../../support/gatewayInFront.js";
+import { inFrontOf, startGatewayInFront } from "../../support/gatewayInFront.js";
 import { TASKS_CAPS } from "../../support/mcpClient.js";
 import {
   accept,
@@ -156,34 +156,24 @@ describe("server-everything: simulate-research-query (taskSupport required)", ()
 });
 
 describe("simpleTaskInteractive (SDK 1.x): confirm_delete asks on the GET stream while tasks/result is open", () => {
-  let server: ServerProcess;
-  let gateway: Gateway;
-
-  before(async () => {
-    server = await startThirdPartyServer("simpleTaskInteractive");
-    gateway = await startGatewayInFront(server.url);
-  });
-  after(async () => {
-    await gateway?.close();
-    await server?.stop();
-  });
+  const front = inFrontOf("simpleTaskInteractive");
 
   test("as a task: input_required asks to confirm, tasks/update answers, completed with the upstream's result", async () => {
     const who = { token: "alice", capabilities: TASKS_AND_FORMS };
-    const taskId = await startTask(gateway.url, "confirm_delete", { filename: "notes.txt" }, who);
-    const asking = await finish(gateway.url, taskId, who.token, ASKS_OR_ENDS);
+    const taskId = await startTask(front.gateway.url, "confirm_delete", { filename: "notes.txt" }, who);
+    const asking = await finish(front.gateway.url, taskId, who.token, ASKS_OR_ENDS);
     assert.equal(asking.status, "input_required", `expected the confirmation question, got ${JSON.stringify(asking)}`);
     assert.deepEqual(keysOf(asking), ["confirm"]);
     const question = (asking.inputRequests as Record<string, JsonObject>).confirm!;
     assert.equal((question.params as JsonObject).message, "Are you sure you want to delete 'notes.txt'?");
-    await updateTask(gateway.url, taskId, { confirm: accept({ confirm: true }) }, who.token);
-    const done = await finish(gateway.url, taskId, who.token);
+    await updateTask(front.gateway.url, taskId, { confirm: accept({ confirm: true }) }, who.token);
+    const done = await finish(front.gateway.url, taskId, who.token);
     assert.equal(done.status, "completed", JSON.stringify(done));
     assert.equal(textOf(done.result), "Deleted 'notes.txt'");
   });
 
   test("configured inline (policy never): the question is an MRTR round, the retry answers it and gets the upstream's result", async () => {
-    const inline = await startGatewayInFront(server.url, { tasks: { tools: { confirm_delete: "never" } } });
+    const inline = await startGatewayInFront(front.server.url, { tasks: { tools: { confirm_delete: "never" } } });
     try {
       const who = { token: "bob", capabilities: FORMS };
       const round = expectInputRequired(await callTool(inline.url, "confirm_delete", { filename: "old.log" }, who));
@@ -201,19 +191,19 @@ describe("simpleTaskInteractive (SDK 1.x): confirm_delete asks on the GET stream
 
   test("the upstream restarts while its task waits for an answer: the task fails upstream_lost and is not run again", async () => {
     const who = { token: "carol", capabilities: TASKS_AND_FORMS };
-    const taskId = await startTask(gateway.url, "confirm_delete", { filename: "lost.txt" }, who);
+    const taskId = await startTask(front.gateway.url, "confirm_delete", { filename: "lost.txt" }, who);
     try {
-      const asking = await waitForTask(gateway.url, taskId, ASKS_OR_ENDS, { token: who.token, timeoutMs: TASK_WAIT_MS });
+      const asking = await waitForTask(front.gateway.url, taskId, ASKS_OR_ENDS, { token: who.token, timeoutMs: TASK_WAIT_MS });
       assert.equal(asking.status, "input_required", JSON.stringify(asking));
-      await server.restart();
-      const done = await waitForTask(gateway.url, taskId, TERMINAL, { token: who.token, timeoutMs: TASK_WAIT_MS });
+      await front.server.restart();
+      const done = await waitForTask(front.gateway.url, taskId, TERMINAL, { token: who.token, timeoutMs: TASK_WAIT_MS });
       assert.equal(done.status, "failed", JSON.stringify(done));
       const error = done.error as { code: number; message: string; data?: JsonObject };
       assert.equal(error.code, -32603);
       assert.match(error.message, /^Upstream call lost: /);
       assert.equal(error.data?.reason, "upstream_lost");
     } catch (error) {
-      await cancelTask(gateway.url, taskId, who.token).catch(() => undefined);
+      await cancelTask(front.gateway.url, taskId, who.token).catch(() => undefined);
       throw error;
     }
   });
