@@ -2,11 +2,11 @@
 // resolves once its pino "taskgate listening" line is on stdout. The CLI runs the way the tests
 // run: compiled (npm test runs .test-build/) or from source through tsx.
 
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import type { JsonObject } from "../../src/protocol/wire.js";
+import { ManagedProcess } from "./processes.js";
 import { BUILD_ROOT, REPO } from "./repoRoot.js";
 
 /** Node arguments that run the taskgate CLI of this tree (the source, never a stale dist/). */
@@ -28,38 +28,27 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-/** Spawns `taskgate serve` and resolves once its pino "taskgate listening" line is on stdout. */
-export function spawnGateway(args: string[], env: Record<string, string>, children: ChildProcess[]): Promise<Child> {
-  const child = spawn(process.execPath, cliArgs(["serve", ...args]), {
+/** Spawns `taskgate serve` (processes.ts) and resolves once its pino "taskgate listening" line is on stdout. */
+export async function spawnGateway(args: string[], env: Record<string, string>, children: ChildProcess[]): Promise<Child> {
+  const lines: JsonObject[] = [];
+  const managed = await ManagedProcess.start({
+    name: "taskgate serve",
+    command: process.execPath,
+    args: cliArgs(["serve", ...args]),
     cwd: REPO,
     env: childEnv(env),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.push(child);
-  const lines: JsonObject[] = [];
-  let stderr = "";
-  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`taskgate did not start within 15 s; stderr: ${stderr}`)), 15_000);
-    child.once("exit", (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`taskgate exited before listening (code ${code}, signal ${signal}); stderr: ${stderr}`));
-    });
-    createInterface({ input: child.stdout! }).on("line", (line) => {
-      let entry: JsonObject;
+    ready: /"msg":"taskgate listening"/,
+    onLine: (line) => {
       try {
-        entry = JSON.parse(line) as JsonObject;
+        lines.push(JSON.parse(line) as JsonObject);
       } catch {
-        return; // not a log line
+        // not a log line
       }
-      lines.push(entry);
-      if (entry.msg === "taskgate listening") {
-        clearTimeout(timer);
-        child.removeAllListeners("exit");
-        resolve({ process: child, url: entry.url as string, lines });
-      }
-    });
+    },
+    onSpawn: (child) => children.push(child),
   });
+  const listening = lines.find((entry) => entry.msg === "taskgate listening");
+  return { process: managed.child, url: String(listening?.url), lines };
 }
 
 export function killHard(child: ChildProcess): Promise<void> {

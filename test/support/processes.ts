@@ -18,6 +18,8 @@ export interface ManagedProcessOptions {
   startTimeoutMs?: number;
   /** Every line of stdout and stderr, as it arrives. */
   onLine?: (line: string) => void;
+  /** Called with the child at once, before it is ready (for callers that keep their own list to kill). */
+  onSpawn?: (child: ChildProcess) => void;
 }
 
 const running = new Set<ChildProcess>();
@@ -41,6 +43,7 @@ export class ManagedProcess {
     });
     running.add(child);
     child.once("exit", () => running.delete(child));
+    options.onSpawn?.(child);
     const managed = new ManagedProcess(options.name, child);
     const limit = options.startTimeoutMs ?? 15_000;
     return new Promise((resolve, reject) => {
