@@ -4,16 +4,16 @@
 
 import assert from "node:assert/strict";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { type RpcOptions, type RpcReply, resultOf, rpc, TASKS_CAPS } from "./mcpClient.js";
+import { type RpcOptions, type RpcReply, resultOf, rpc } from "./mcpClient.js";
 import { assertCreateTaskResult, textOf } from "./taskShapes.js";
 
+export { TASKS_AND_FORMS } from "./tasks.js";
 export { textOf };
 
 /** Time limit of one request/reply (REAL_SERVER_CALL_TIMEOUT_MS). */
 export const CALL_TIMEOUT_MS = Number(process.env.REAL_SERVER_CALL_TIMEOUT_MS ?? 20_000);
 
 export const FORMS = { elicitation: {} };
-export const TASKS_AND_FORMS = { ...TASKS_CAPS, elicitation: {} };
 
 export interface CallOptions extends Omit<RpcOptions, "signal"> {
   /** Aborts the request (e.g. a client that leaves); the time limit applies as well. */
