@@ -1,9 +1,9 @@
 // Issue 9, problem 4 (the error paths): a 2025-11-25 upstream task that misbehaves. A fake server
-// (faults/misbehavingTaskServer.ts: faults no real server shows on demand) whose task ends while
+// (support/servers/misbehavingTaskServer.ts: faults no real server shows on demand) whose task ends while
 // tasks/result never answers, whose tasks/get forgets the task, whose tasks/cancel refuses, or
 // which answers a task-augmented tools/call with a plain result, or refuses connections for a
 // while; and an optional task tool, called
-// task-augmented only for a request that declared tasks. Limits are small (faults/limits.ts).
+// task-augmented only for a request that declared tasks. Limits are small (support/limits.ts).
 // Run: node --import tsx --test test/e2e/upstreamTaskFaults.test.ts
 
 import assert from "node:assert/strict";

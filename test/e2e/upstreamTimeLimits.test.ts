@@ -2,7 +2,7 @@
 // and never answers (a blackhole server: a fault taskgate cannot cause with a real MCP server) gets
 // upstream_timeout at initialize; a real upstream SIGSTOPped after taskgate opened its sessions gets
 // upstream_timeout for short requests, and the calls and tasks in flight on it end with
-// upstream_unresponsive once taskgate's pings go unanswered. Limits are small (faults/limits.ts);
+// upstream_unresponsive once taskgate's pings go unanswered. Limits are small (support/limits.ts);
 // a test only asserts that the answer came within ANSWER_WITHIN_MS, never a tighter duration.
 
 import assert from "node:assert/strict";

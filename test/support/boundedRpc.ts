@@ -1,5 +1,5 @@
 // Modern (2026-07-28) requests whose wait is bounded: a reply that does not come within the limit
-// is a failed assertion naming the method and the limit, never a stuck test. Built on kit.ts;
+// is a failed assertion naming the method and the limit, never a stuck test. Built on mcpClient.ts;
 // adds a raw-body POST (bodies JSON.stringify cannot build) and a call whose SSE frames are
 // watched as they arrive, with how the stream ended (clean end or cut connection).
 
@@ -7,7 +7,7 @@ import type { JsonObject } from "../../src/protocol/wire.js";
 import { modernBody, modernHeaders, type RpcOptions, type RpcReply, readReply, rpc } from "./mcpClient.js";
 import { readSse } from "./sse.js";
 
-/** The timeout of AbortSignal.timeout(), possibly wrapped by kit.rpc() as the cause of its error. */
+/** The timeout of AbortSignal.timeout(), possibly wrapped by mcpClient.rpc() as the cause of its error. */
 function isTimeout(error: unknown): boolean {
   for (let e = error; e instanceof Error; e = e.cause) if (e.name === "TimeoutError" || e.name === "AbortError") return true;
   return false;

@@ -1,4 +1,4 @@
-// taskgate as a child process (`taskgate serve --config <file>`, via childGateway.spawnGateway)
+// taskgate as a child process (`taskgate serve --config <file>`, via gatewayChild.spawnGateway)
 // for the faults that need a real process: kill -9, SIGTERM and its exit code. The config is
 // written to a JSON file in a temporary directory, so every option (including ones only a config
 // file can set) reaches the child. stop() is bounded; close() removes the directory too.

@@ -21,7 +21,7 @@ export interface CallOptions extends Omit<RpcOptions, "signal"> {
   timeoutMs?: number;
 }
 
-/** kit.rpc with a time limit; the error names the method and the limit. */
+/** mcpClient.rpc with a time limit; the error names the method and the limit. */
 export async function call(url: string, method: string, params: JsonObject = {}, options: CallOptions = {}): Promise<RpcReply> {
   const timeoutMs = options.timeoutMs ?? CALL_TIMEOUT_MS;
   const limit = AbortSignal.timeout(timeoutMs);

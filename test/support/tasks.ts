@@ -1,6 +1,6 @@
 // Task-flow helpers shared by the task e2e tests: tools/call that must come back as a task,
 // tasks/get|update|cancel whose results are shape-checked (taskShapes.ts), polling until a status,
-// and waiting for an event of the example legacy server. All over real HTTP via kit.ts.
+// and waiting for an event of the example legacy server. All over real HTTP via mcpClient.ts.
 
 import assert from "node:assert/strict";
 import type { JsonObject } from "../../src/protocol/wire.js";

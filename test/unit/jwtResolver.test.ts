@@ -1,5 +1,5 @@
 // The jwt resolver (auth.mode "jwt") against real tokens: a JWKS served over HTTP on 127.0.0.1 by the
-// test (jwksServer.ts: keys generated with jose, rotated by changing what is published), and a real
+// test (support/servers/jwks.ts: keys generated with jose, rotated by changing what is published), and a real
 // OpenID provider (oidc-provider, oidcIssuer.ts) issuing client-credentials JWT access tokens for a
 // resource. Every refusal is checked for its error code, a description naming the problem, and the
 // absence of the token in it; JWKS faults (refused, timeout, HTTP 500, redirect, not JSON, not a JWK

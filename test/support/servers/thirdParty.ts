@@ -52,7 +52,7 @@ export const LAUNCHES = {
       portVariable: "PORT",
       ready: /Starting server on http/,
     }) satisfies ServerLaunch,
-  /** Ours, on FastMCP (test/fixtures/fastmcpServer.ts): context.elicit, progress, logs, stdout lines. */
+  /** Ours, on FastMCP (test/support/fixtures/fastmcpServer.ts): context.elicit, progress, logs, stdout lines. */
   fastmcp: () =>
     ({
       name: "fastmcp fixture",
@@ -79,6 +79,6 @@ export const STDIO_COMMANDS = {
   memory: () => [process.execPath, join(packageDir("@modelcontextprotocol/server-memory"), "dist", "index.js")],
   /** @modelcontextprotocol/server-sequential-thinking: keeps each client's thought history in its process. */
   sequentialThinking: () => [process.execPath, join(packageDir("@modelcontextprotocol/server-sequential-thinking"), "dist", "index.js")],
-  /** Ours, on the SDK 1.x (test/fixtures/stdioListChangesServer.ts): add_tool changes its tool list. */
+  /** Ours, on the SDK 1.x (test/support/fixtures/stdioListChangesServer.ts): add_tool changes its tool list. */
   listChanges: () => [process.execPath, ...mainArgs("stdioListChangesServer")],
 } as const;
