@@ -20,7 +20,11 @@ export interface ManagedProcessOptions {
   onLine?: (line: string) => void;
   /** Called with the child at once, before it is ready (for callers that keep their own list to kill). */
   onSpawn?: (child: ChildProcess) => void;
+  /** Prefix stderr lines with "stderr: " (in onLine and in the printed output). */
+  labelStderr?: boolean;
 }
+
+const TAIL_LINES = 25;
 
 const running = new Set<ChildProcess>();
 process.once("exit", () => {
@@ -46,31 +50,40 @@ export class ManagedProcess {
     options.onSpawn?.(child);
     const managed = new ManagedProcess(options.name, child);
     const limit = options.startTimeoutMs ?? 15_000;
+    const tail = () => managed.output.split("\n").slice(-TAIL_LINES).join("\n").trimEnd() || "(none)";
     return new Promise((resolve, reject) => {
       let ready = false;
-      const timer = setTimeout(() => {
-        child.kill("SIGKILL");
-        reject(new Error(`${options.name} did not start within ${limit} ms; output: ${managed.output.slice(-2000)}`));
-      }, limit);
+      const fail = (message: string) => {
+        clearTimeout(timer);
+        child.off("close", onEarlyClose);
+        // Reaped before the error is reported: a failed start leaves nothing running.
+        managed.kill().then(
+          () => reject(new Error(message)),
+          () => reject(new Error(message)),
+        );
+      };
+      const timer = setTimeout(
+        () => fail(`${options.name}: no output line matching ${String(options.ready)} within ${limit} ms; last lines:\n${tail()}`),
+        limit,
+      );
       const onLine = (line: string) => {
         if (managed.output.length < 100_000) managed.output += `${line}\n`;
         options.onLine?.(line);
         if (!ready && options.ready.test(line)) {
           ready = true;
           clearTimeout(timer);
-          child.off("exit", onEarlyExit);
+          child.off("close", onEarlyClose);
           resolve(managed);
         }
       };
       createInterface({ input: child.stdout! }).on("line", onLine);
-      createInterface({ input: child.stderr! }).on("line", onLine);
-      const onEarlyExit = (code: number | null, signal: string | null) => {
+      createInterface({ input: child.stderr! }).on("line", (line) => onLine(options.labelStderr ? `stderr: ${line}` : line));
+      // "close" (not "exit"): by then its last output lines have been read, so the tail is complete.
+      const onEarlyClose = (code: number | null, signal: string | null) => {
         clearTimeout(timer);
-        reject(
-          new Error(`${options.name} exited before it was ready (code ${code}, signal ${signal}); output: ${managed.output.slice(-2000)}`),
-        );
+        reject(new Error(`${options.name} exited before it was ready (code ${code}, signal ${signal}); last lines:\n${tail()}`));
       };
-      child.once("exit", onEarlyExit);
+      child.once("close", onEarlyClose);
       child.once("error", (error) => {
         clearTimeout(timer);
         reject(new Error(`${options.name} could not be started: ${error.message}`));

@@ -1,12 +1,11 @@
 // Runs one third-party MCP server as a real child process on a given loopback port: a minimal
 // environment (server-everything's get-env tool returns its whole process.env), every listen
 // forced onto 127.0.0.1 by the loopbackOnly preload, readiness = a log line seen within a time
-// limit (else an error with the log tail), stop = SIGTERM then SIGKILL, always reaped, and a
-// restart on the same port. Output lines (stdout and stderr) are kept for tests to wait on.
+// limit (else an error with the log tail), stop = SIGTERM then SIGKILL, always reaped (all through the
+// one launcher, ManagedProcess), and a restart on the same port. Output lines (stdout and stderr) are kept for tests to wait on.
 
-import { type ChildProcess, spawn } from "node:child_process";
-import { createInterface } from "node:readline";
 import { preloadArgs } from "../fixtureModules.js";
+import { ManagedProcess } from "../processes.js";
 import { REPO } from "../repoRoot.js";
 
 export interface ServerLaunch {
@@ -52,12 +51,6 @@ export interface ServerProcess {
 const READY_TIMEOUT_MS = Number(process.env.REAL_SERVER_READY_TIMEOUT_MS ?? 30_000);
 const TAIL_LINES = 25;
 
-/** Children still running when the test process exits are killed (no orphaned servers). */
-const live = new Set<ChildProcess>();
-process.once("exit", () => {
-  for (const child of live) child.kill("SIGKILL");
-});
-
 /** Only what node needs: no secrets, no TASKGATE_*, no NODE_OPTIONS of the test runner. */
 function minimalEnv(launch: ServerLaunch, port: number): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH ?? "/usr/bin:/bin", NODE_ENV: "test", [launch.portVariable]: String(port), ...launch.env };
@@ -66,7 +59,7 @@ function minimalEnv(launch: ServerLaunch, port: number): NodeJS.ProcessEnv {
 export async function startServerProcess(launch: ServerLaunch, port: number): Promise<ServerProcess> {
   const lines: string[] = [];
   const listeners = new Set<(line: string) => void>();
-  let child: ChildProcess | undefined;
+  let child: ManagedProcess | undefined;
   const tail = () => lines.slice(-TAIL_LINES).join("\n");
   const push = (line: string) => {
     lines.push(line);
@@ -105,47 +98,21 @@ export async function startServerProcess(launch: ServerLaunch, port: number): Pr
   };
 
   const start = async () => {
-    const spawned = spawn(process.execPath, [...preloadArgs("loopbackOnly"), ...launch.args], {
+    child = await ManagedProcess.start({
+      name: launch.name,
+      command: process.execPath,
+      args: [...preloadArgs("loopbackOnly"), ...launch.args],
       cwd: REPO,
       env: minimalEnv(launch, port),
-      stdio: ["ignore", "pipe", "pipe"],
+      ready: launch.ready,
+      startTimeoutMs: launch.readyTimeoutMs ?? READY_TIMEOUT_MS,
+      labelStderr: true,
+      onLine: push,
     });
-    child = spawned;
-    live.add(spawned);
-    spawned.once("exit", () => live.delete(spawned));
-    createInterface({ input: spawned.stdout! }).on("line", (line) => push(line));
-    createInterface({ input: spawned.stderr! }).on("line", (line) => push(`stderr: ${line}`));
-    const from = lines.length;
-    // "close" (not "exit"): by then its last output lines have been read, so the tail is complete.
-    const exited = new Promise<never>((_, reject) =>
-      spawned.once("close", (code, signal) =>
-        reject(new Error(`${launch.name} exited before it was ready (code ${code}, signal ${signal}); last lines:\n${tail()}`)),
-      ),
-    );
-    exited.catch(() => undefined);
-    const waiting = new AbortController();
-    const timeoutMs = launch.readyTimeoutMs ?? READY_TIMEOUT_MS;
-    try {
-      await Promise.race([waitForLine(launch.ready, { from, timeoutMs, signal: waiting.signal }), exited]);
-    } catch (error) {
-      await stop(0); // reaped before the error is reported
-      throw error;
-    } finally {
-      waiting.abort(); // no readiness timer outlives the start
-    }
   };
 
-  const stop = (graceMs = 3000): Promise<void> => {
-    const running = child;
-    if (!running || running.exitCode !== null || running.signalCode !== null) return Promise.resolve();
-    return new Promise((resolve) => {
-      const force = setTimeout(() => running.kill("SIGKILL"), graceMs);
-      running.once("exit", () => {
-        clearTimeout(force);
-        resolve();
-      });
-      running.kill("SIGTERM");
-    });
+  const stop = async (graceMs = 3000): Promise<void> => {
+    await child?.stop("SIGTERM", graceMs);
   };
 
   await start();
@@ -154,7 +121,7 @@ export async function startServerProcess(launch: ServerLaunch, port: number): Pr
     port,
     url: `http://127.0.0.1:${port}${launch.path ?? "/mcp"}`,
     get pid() {
-      return child?.pid;
+      return child?.child.pid;
     },
     lines,
     waitForLine,
