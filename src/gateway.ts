@@ -11,10 +11,12 @@ import type { Logger } from "pino";
 import { tracedHolderLink } from "./cluster/tracedHolderLink.js";
 import type { Config } from "./config/schema.js";
 import { openFleet } from "./fleet/fleet.js";
+import { mountApprovals } from "./http/approvalsRoutes.js";
 import { createLogger } from "./observability/logger.js";
 import { GatewayMetrics } from "./observability/metrics.js";
 import { tracingOn } from "./observability/tracing.js";
 import { startTracing } from "./observability/tracingSetup.js";
+import { openAccessSide } from "./parts/accessSide.js";
 import { type BackendPart, backendOptions, openBackendPart } from "./parts/backendPart.js";
 import { closeQuietly } from "./parts/closeQuietly.js";
 import { openClusterSide } from "./parts/clusterSide.js";
@@ -58,7 +60,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     callers,
     log,
   );
-  const shared = { cluster, doors, bindLegacySessions: callers.legacyAuthenticates, instanceId, log, path: config.path };
+  const access = openAccessSide(config, cluster, log);
+  const shared = { cluster, access, doors, bindLegacySessions: callers.legacyAuthenticates, instanceId, log, path: config.path };
   const endpoints: Endpoints & { reload?: () => Promise<unknown> } =
     config.upstream === undefined
       ? await openFleet(config, shared, options)
@@ -72,7 +75,16 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     metrics: endpoints.metrics,
     health: endpoints.health,
     log,
-    ...(endpoints.mount ? { mount: (app) => endpoints.mount?.(app) } : {}),
+    mount: (app) => {
+      mountApprovals(app, {
+        approvals: access.approvals,
+        resolver: callers.resolver,
+        requiredScopes: config.auth.requiredScopes,
+        shown: access.shown,
+        log,
+      });
+      endpoints.mount?.(app);
+    },
   });
   const { server, port, url } = await listenHttp(config, front);
   log.info(

@@ -18,6 +18,7 @@
 // quotas here, from one place, until its upstream call ends.
 
 import type { Logger } from "pino";
+import type { CallGuard } from "../access/callGuard.js";
 import type { HolderLink, HolderReply, RoundCommand } from "../cluster/holderLink.js";
 import type { TaskPolicy } from "../config/schema.js";
 import type { EventLog } from "../observability/requestLog.js";
@@ -74,6 +75,8 @@ export interface CallOrder {
   taskSupport?: string | undefined;
   /** Cache hints for a fresh call's complete result (a retry's result is never cached). */
   cache?: { ttlMs: number; cacheScope: "public" | "private" } | undefined;
+  /** What the call must pass before it is sent upstream (an approval), and its audit line when it ends. */
+  guard?: CallGuard | undefined;
 }
 
 export interface CallDeskOptions {
@@ -172,7 +175,7 @@ export class CallDesk {
         `tool '${order.name}' runs only as a task; declare ${TASKS_EXTENSION}`,
       );
     }
-    const { owner } = order;
+    const { owner, guard } = order;
     this.quotas.admit(owner, { task: life !== "inline", held: life !== "task" });
     const call = await this.options.startCall({
       owner,
@@ -183,8 +186,10 @@ export class CallDesk {
       log: request.log,
       taskSupport: order.taskSupport,
       mayBecomeTask: life !== "inline",
+      gate: guard?.gate,
     });
-    if (life === "task") return this.toTask(call, owner, order.name, request);
+    if (guard) void call.outcome.then((outcome) => guard.ended(outcome));
+    if (life === "task") return this.toTask(call, owner, order.name, request, guard);
     this.count(call, owner, "held");
     const { cache } = order;
     const inline = new InlineCall(call, inlineRequestOf(request), {
@@ -195,7 +200,7 @@ export class CallDesk {
       ...(presetAnswers ? { presetAnswers } : {}),
     });
     if (life === "auto" && !(await inline.finishesWithin(this.options.settings.autoAfterMs))) {
-      return this.toTask(call, owner, order.name, request);
+      return this.toTask(call, owner, order.name, request, guard);
     }
     return inline.reply(INLINE_JSON_WINDOW_MS);
   }
@@ -233,6 +238,7 @@ export class CallDesk {
     owner: string,
     tool: string,
     request: { log?: EventLog; note: RequestNote; endpoint?: string | undefined },
+    guard?: CallGuard,
   ): Promise<Reply> {
     let record: Awaited<ReturnType<TaskRunner["start"]>>;
     try {
@@ -242,6 +248,7 @@ export class CallDesk {
       throw error;
     }
     this.count(call, owner, "task");
+    guard?.boundTo(record.taskId);
     request.note.taskId = record.taskId;
     request.note.outcome = "task";
     return resultReply({ ...taskHandle(record), resultType: "task" });

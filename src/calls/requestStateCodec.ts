@@ -12,7 +12,8 @@
 // Token: `<box>.<seal>`, both base64url: box = IV (12 bytes) ‖ ciphertext of the JSON claims;
 // seal = format version (1 byte) ‖ key id (6 bytes) ‖ GCM tag (16 bytes).
 
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from "node:crypto";
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
+import { argumentsDigest } from "../util/json.js";
 
 export interface RequestStateClaims {
   /** Held call id. */
@@ -33,22 +34,8 @@ export interface RequestStateClaims {
 
 export type OpenResult = { ok: true; claims: RequestStateClaims } | { ok: false; reason: string };
 
-/** Stable digest of a JSON value: object keys sorted, so equal arguments hash equal. */
-export function argumentsDigest(value: unknown): string {
-  const canonical = (v: unknown): unknown =>
-    Array.isArray(v)
-      ? v.map(canonical)
-      : v && typeof v === "object"
-        ? Object.fromEntries(
-            Object.keys(v)
-              .sort()
-              .map((k) => [k, canonical((v as Record<string, unknown>)[k])]),
-          )
-        : v;
-  return createHash("sha256")
-    .update(JSON.stringify(canonical(value ?? {})))
-    .digest("base64url");
-}
+/** Stable digest of a JSON value (util/json.ts): a requestState is bound to its arguments by it. */
+export { argumentsDigest };
 
 const VERSION = 1;
 const IV_BYTES = 12;

@@ -7,6 +7,7 @@
 
 import { z } from "zod";
 import { backendNameProblem, separatorProblem } from "../protocol/federatedNames.js";
+import { AccessSchema, ApprovalRuleSchema } from "./accessOptions.js";
 import { option, section } from "./declaration.js";
 import { checkUpstream, UpstreamFields } from "./upstreamOptions.js";
 import { TaskPolicy, timerMs } from "./values.js";
@@ -26,6 +27,10 @@ export const BackendSchema = UpstreamFields.extend({
   tasks: BackendTasks.prefault({}),
   /** Whether /readyz needs this backend (false: it is reported, but does not make the instance unready). */
   required: z.boolean().default(true),
+  /** Who may see and call what on this backend (the top-level access block's shape). */
+  access: AccessSchema,
+  /** Calls of this backend that need approval (the top-level approvals list's shape). */
+  approvals: z.array(ApprovalRuleSchema).default([]),
 })
   .strict()
   .superRefine((backend, ctx) => checkUpstream(backend, ctx));
@@ -33,7 +38,7 @@ export const BackendSchema = UpstreamFields.extend({
 export type BackendOptions = z.infer<typeof BackendSchema>;
 
 export const BackendsOption = option(z.record(z.string(), BackendSchema).optional(), {
-  help: "named backends, each at <path>/<name> with every upstream.* option, plus tasks.{policy,autoAfterMs,tools,inputKeys} and required",
+  help: "named backends at <path>/<name>: every upstream.* option, tasks.{policy,autoAfterMs,tools,inputKeys}, required, access, approvals",
   details:
     "Instead of `upstream` (which stays the one-backend shorthand at `path`). A name is a path segment: " +
     "lower-case letters, digits and `-`, at most 32 characters. See docs/fleet.md.",
@@ -91,6 +96,8 @@ export const reloadSettings = (reload: z.input<typeof ReloadFields> | undefined)
 
 interface FleetFields {
   upstream?: unknown;
+  access?: { default: string; rules: unknown[] };
+  approvals?: unknown[];
   path: string;
   backends?: Record<string, unknown> | undefined;
   federation?: { path?: string | undefined; separator: string; backends?: string[] | undefined } | undefined;
@@ -110,6 +117,16 @@ export function checkFleet(config: FleetFields, ctx: z.RefinementCtx): void {
     if (federation !== undefined)
       ctx.addIssue({ code: "custom", path: ["federation"], message: "needs backends (a map of named backends)" });
     return;
+  }
+  if (config.access && (config.access.default !== "allow" || config.access.rules.length > 0)) {
+    ctx.addIssue({ code: "custom", path: ["access"], message: "with backends, set access inside each backend (backends.<name>.access)" });
+  }
+  if (config.approvals && config.approvals.length > 0) {
+    ctx.addIssue({
+      code: "custom",
+      path: ["approvals"],
+      message: "with backends, set approvals inside each backend (backends.<name>.approvals)",
+    });
   }
   if (config.upstream !== undefined) {
     ctx.addIssue({

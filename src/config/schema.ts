@@ -5,6 +5,7 @@
 // walking this object (catalog.ts).
 
 import { z } from "zod";
+import { AccessSchema, ApprovalsOption, AuditSchema } from "./accessOptions.js";
 import { AuthSchema } from "./authOptions.js";
 import { option, section } from "./declaration.js";
 import { BackendsOption, checkFleet, FederationSchema, ReloadSchema } from "./fleetOptions.js";
@@ -247,6 +248,9 @@ export const ConfigSchema = z
     shutdown: section(ShutdownSchema.prefault({}), { help: "Stopping on SIGTERM or SIGINT." }),
     subscriptions: section(SubscriptionsSchema.prefault({}), { help: "Server-sent event streams." }),
     log: section(LogSchema.prefault({}), { help: "The pino log." }),
+    access: AccessSchema,
+    approvals: ApprovalsOption,
+    audit: AuditSchema,
     backends: BackendsOption,
     federation: FederationSchema,
     reload: ReloadSchema,

@@ -1,6 +1,8 @@
 // What a reload changes: the running configuration against the new one, both already validated.
 // Backends are compared by name and by their whole (parsed, defaulted) options, so a backend whose
-// options did not change in any way is `unchanged` and its calls and tasks go on untouched.
+// options did not change in any way is `unchanged` and its calls and tasks go on untouched. A
+// backend whose only change is its `access` or `approvals` is `unchanged` too and listed in
+// `policyChanged`: its rules are replaced in place, its calls and tasks go on.
 // The options outside `backends` and `federation` (the listening address, identities, the store,
 // quotas…) belong to the running process: a reload that changes one is refused, naming them
 // (`needsRestart`), rather than applied halfway.
@@ -12,6 +14,8 @@ export interface BackendsDiff {
   removed: string[];
   changed: string[];
   unchanged: string[];
+  /** Unchanged backends whose access rules or approvals changed (applied in place). */
+  policyChanged: string[];
   /** The federation block differs (its path, separator or members). */
   federationChanged: boolean;
   /** Top-level options other than backends and federation that differ: a reload cannot apply them. */
@@ -30,11 +34,21 @@ export interface FleetShape {
 export function diffBackends(running: FleetShape, next: FleetShape): BackendsDiff {
   const before = running.backends ?? {};
   const after = next.backends ?? {};
-  const diff: BackendsDiff = { added: [], removed: [], changed: [], unchanged: [], federationChanged: false, needsRestart: [] };
+  const diff: BackendsDiff = {
+    added: [],
+    removed: [],
+    changed: [],
+    unchanged: [],
+    policyChanged: [],
+    federationChanged: false,
+    needsRestart: [],
+  };
   for (const [name, options] of Object.entries(after)) {
     if (!Object.hasOwn(before, name)) diff.added.push(name);
-    else if (isDeepStrictEqual(before[name], options)) diff.unchanged.push(name);
-    else diff.changed.push(name);
+    else if (isDeepStrictEqual(withoutPolicy(before[name]), withoutPolicy(options))) {
+      diff.unchanged.push(name);
+      if (!isDeepStrictEqual(before[name], options)) diff.policyChanged.push(name);
+    } else diff.changed.push(name);
   }
   for (const name of Object.keys(before)) if (!Object.hasOwn(after, name)) diff.removed.push(name);
   diff.federationChanged = !isDeepStrictEqual(running.federation, next.federation);
@@ -46,6 +60,15 @@ export function diffBackends(running: FleetShape, next: FleetShape): BackendsDif
   return diff;
 }
 
+/** A backend's options without its access rules and approvals (those apply in place). */
+function withoutPolicy(options: unknown): unknown {
+  if (typeof options !== "object" || options === null) return options;
+  const { access: _access, approvals: _approvals, ...rest } = options as Record<string, unknown>;
+  return rest;
+}
+
 /** Whether the diff changes anything at all. */
 export const changesAnything = (diff: BackendsDiff): boolean =>
-  diff.added.length + diff.removed.length + diff.changed.length > 0 || diff.federationChanged || diff.needsRestart.length > 0;
+  diff.added.length + diff.removed.length + diff.changed.length + diff.policyChanged.length > 0 ||
+  diff.federationChanged ||
+  diff.needsRestart.length > 0;

@@ -11,7 +11,8 @@
 // - reload(next) applies a validated configuration (fleet/reload.ts decides when): added backends
 //   open and serve at once; removed ones stop taking new work, their running tasks get
 //   reload.drainMs, then fail with reason backend_removed; a changed backend is a removed one
-//   plus an added one at the same path. Unchanged backends are not touched.
+//   plus an added one at the same path. Unchanged backends are not touched, except that new access
+//   rules and approvals of theirs apply in place from the next request on.
 
 import type { Logger } from "pino";
 import { type BackendOptions, reloadSettings } from "../config/fleetOptions.js";
@@ -22,6 +23,7 @@ import type { MethodRequest } from "../methods/handler.js";
 import { MethodRouter } from "../methods/router.js";
 import { tasksHandlers } from "../methods/tasks.js";
 import { GatewayMetrics, mergedMetrics } from "../observability/metrics.js";
+import type { AccessSide } from "../parts/accessSide.js";
 import { type BackendPart, backendOptions, openBackendPart } from "../parts/backendPart.js";
 import type { ClusterSide } from "../parts/clusterSide.js";
 import type { Endpoints } from "../parts/endpoints.js";
@@ -39,6 +41,7 @@ import { type Reloader, type ReloadResult, watchForReload } from "./reload.js";
 
 export interface FleetShared {
   cluster: ClusterSide;
+  access: AccessSide;
   doors: Doors;
   bindLegacySessions: boolean;
   instanceId: string;
@@ -157,7 +160,7 @@ export class Fleet implements Endpoints {
 
   /** One backend's parts, at `<path>/<name>`, with its task policies over the top-level ones. */
   private open(name: string, backend: BackendOptions): Running {
-    const { tasks: own, required: _required, ...upstream } = backend;
+    const { tasks: own, required: _required, access, approvals, ...upstream } = backend;
     const { config } = this;
     const tasks = {
       ...config.tasks,
@@ -167,7 +170,7 @@ export class Fleet implements Endpoints {
       inputKeys: { ...config.tasks.inputKeys, ...own.inputKeys },
     };
     const running = { options: backend, draining: false } as Running;
-    running.part = openBackendPart(backendOptions(config, upstream, tasks), {
+    running.part = openBackendPart(backendOptions(config, upstream, tasks, { access, approvals }), {
       ...this.shared,
       backend: { name, endpoint: `${this.shared.path}/${name}` },
       holder: this.holder,
@@ -262,6 +265,13 @@ export class Fleet implements Endpoints {
       return { refused: `these options need a restart, not a reload: ${diff.needsRestart.join(", ")} (the running configuration stays)` };
     }
     this.config = next;
+    for (const name of diff.policyChanged) {
+      const running = this.active.get(name);
+      const options = next.backends?.[name];
+      if (!running || !options) continue;
+      running.options = options;
+      running.part.policy.update({ access: options.access, approvals: options.approvals });
+    }
     const retired = [...diff.removed, ...diff.changed].flatMap((name) => {
       const running = this.active.get(name);
       this.active.delete(name);

@@ -79,8 +79,8 @@ async function reloadOnce(options: ReloadOptions): Promise<ReloadResult> {
   const result = await options.apply(next);
   if ("refused" in result) log.error({ event: "reload.refused", problems: [result.refused] }, "configuration reload refused");
   else {
-    const { added, removed, changed, unchanged } = result.applied;
-    log.info({ event: "reload.applied", added, removed, changed, unchanged: unchanged.length }, "configuration reloaded");
+    const { added, removed, changed, unchanged, policyChanged } = result.applied;
+    log.info({ event: "reload.applied", added, removed, changed, unchanged: unchanged.length, policyChanged }, "configuration reloaded");
   }
   return result;
 }

@@ -2,6 +2,7 @@
 // parts the handlers use (the upstream's pool and catalog, the call owner, task access, listen
 // streams) and the cache hints of cacheable results.
 
+import type { UpstreamAccess } from "../access/upstreamAccess.js";
 import { ownerHashOf } from "../auth/identity.js";
 import type { CallDesk } from "../calls/callDesk.js";
 import { resultReply } from "../protocol/reply.js";
@@ -24,14 +25,16 @@ export interface MethodParts {
   access: TaskAccess;
   subscriptions: Subscriptions;
   cache: CacheHints;
+  /** Who may see and call what, and the approvals calls need. */
+  policy: UpstreamAccess;
 }
 
 export function createMethodRouter(parts: MethodParts): MethodRouter {
   const { pool, catalog } = parts.upstream;
   /** The upstream's capabilities as the caller's session sees them. */
   const upstreamInfo = (request: MethodRequest) => pool.info(ownerHashOf(request.identity));
-  const relay = relayHandler(pool, parts.cache);
-  const read = readHandler(parts.desk, parts.cache);
+  const relay = relayHandler(pool, parts.cache, parts.policy);
+  const read = readHandler(parts.desk, parts.cache, parts.policy);
   const handlers: Record<string, MethodHandler> = {
     "server/discover": async (request) => resultReply(discoverResult(await upstreamInfo(request), parts.cache)),
     "tools/list": relay,
@@ -41,7 +44,7 @@ export function createMethodRouter(parts: MethodParts): MethodRouter {
     "resources/templates/list": relay,
     "resources/read": read,
     "completion/complete": relay,
-    "tools/call": toolCallHandler(parts.desk, catalog),
+    "tools/call": toolCallHandler(parts.desk, catalog, parts.policy),
     "subscriptions/listen": listenHandler(parts.subscriptions),
     ...tasksHandlers(parts.access),
   };

@@ -1,7 +1,9 @@
 // Relays the list/read methods to the upstream and makes the answers 2026-07-28 ones:
 // resultType everywhere, ttlMs/cacheScope on cacheable results, no 2025-11-25 `execution`
-// on tools, legacy error codes translated.
+// on tools, legacy error codes translated; the lists without what access rules hide from the caller.
 
+import type { EntryKind } from "../access/accessRules.js";
+import type { UpstreamAccess } from "../access/upstreamAccess.js";
 import { ownerHashOf } from "../auth/identity.js";
 import { type Reply, resultReply } from "../protocol/reply.js";
 import type { JsonObject } from "../protocol/wire.js";
@@ -22,13 +24,25 @@ function withoutExecution(result: JsonObject): JsonObject {
   return { ...result, tools: (result.tools as JsonObject[]).map(({ execution: _legacy, ...tool }) => tool) };
 }
 
-export function relayHandler(pool: UpstreamPool, cache: CacheHints) {
+/** Where each list keeps its entries, and what names one (access rules filter them). */
+const LISTED: Record<string, { field: string; key: string; kind: EntryKind }> = {
+  "tools/list": { field: "tools", key: "name", kind: "tools" },
+  "prompts/list": { field: "prompts", key: "name", kind: "prompts" },
+  "resources/list": { field: "resources", key: "uri", kind: "resources" },
+  "resources/templates/list": { field: "resourceTemplates", key: "uriTemplate", kind: "resources" },
+};
+
+export function relayHandler(pool: UpstreamPool, cache: CacheHints, policy: UpstreamAccess) {
   return async (request: MethodRequest): Promise<Reply> => {
     const { _meta: _modernMeta, ...params } = request.params;
     if (typeof params.name === "string") request.note.name = params.name;
     if (typeof params.uri === "string") request.note.uri = params.uri;
     const result = await pool.request(ownerHashOf(request.identity), profileOf(request.capabilities), request.method, params);
     const caching = CACHEABLE.has(request.method) ? cache : {};
-    return resultReply(modernResult(withoutExecution(result), { ...caching }));
+    const listed = LISTED[request.method];
+    const shown = listed
+      ? { ...result, [listed.field]: policy.visible(request.identity, listed.kind, result[listed.field], listed.key) }
+      : result;
+    return resultReply(modernResult(withoutExecution(shown), { ...caching }));
   };
 }

@@ -6,12 +6,15 @@
 // them in order; the instance's shared parts (store, cluster, HTTP server) are not its to close.
 
 import type { Logger } from "pino";
+import type { UpstreamAccess } from "../access/upstreamAccess.js";
+import type { UpstreamPolicy } from "../config/accessOptions.js";
 import type { Config, UpstreamOptions } from "../config/schema.js";
 import { createMethodRouter } from "../methods/methodTable.js";
 import type { MethodRouter } from "../methods/router.js";
 import { GatewayMetrics } from "../observability/metrics.js";
 import { Subscriptions } from "../subscriptions/subscriptions.js";
 import type { TaskHolder } from "../tasks/taskAccess.js";
+import type { AccessSide } from "./accessSide.js";
 import type { ClusterSide } from "./clusterSide.js";
 import type { Door, Doors } from "./frontSide.js";
 import { openTaskSide, type TaskSide } from "./taskSide.js";
@@ -28,6 +31,8 @@ export interface BackendPart {
   router: MethodRouter;
   door: Door;
   metrics: GatewayMetrics;
+  /** Its access rules and approvals (a reload updates them in place). */
+  policy: UpstreamAccess;
   log: Logger;
   /** Stops new work: inline calls get `graceMs`, then listen streams get their closing result. */
   drain(graceMs: number): Promise<void>;
@@ -41,10 +46,13 @@ export type BackendPartOptions = Pick<Config, "mrtr" | "quotas" | "cache"> & {
   tasks: Config["tasks"];
   /** How often followed tasks are checked for a dead holder (from store.leaseMs). */
   holderCheckMs: number;
+  /** Who may see and call what here, and which calls need approval. */
+  policy: UpstreamPolicy;
 };
 
 export interface BackendPartDeps {
   cluster: ClusterSide;
+  access: AccessSide;
   doors: Doors;
   bindLegacySessions: boolean;
   instanceId: string;
@@ -80,7 +88,8 @@ export function openBackendPart(options: BackendPartOptions, deps: BackendPartDe
     holderCheckMs: options.holderCheckMs,
     log,
   });
-  const router = createMethodRouter({ upstream, desk: tasks.desk, access: tasks.access, subscriptions, cache: options.cache });
+  const policy = deps.access.forUpstream(options.policy, backend?.name);
+  const router = createMethodRouter({ upstream, desk: tasks.desk, access: tasks.access, subscriptions, cache: options.cache, policy });
   metrics.observeLive(liveSources(upstream, tasks, subscriptions));
   const path = backend?.endpoint ?? deps.path;
   const door = deps.doors.open({
@@ -100,6 +109,7 @@ export function openBackendPart(options: BackendPartOptions, deps: BackendPartDe
     router,
     door,
     metrics,
+    policy,
     log,
     async drain(graceMs) {
       await tasks.desk.shutdown(graceMs); // inline calls finish or end shutting_down; listeners see tasks fail…
@@ -110,8 +120,14 @@ export function openBackendPart(options: BackendPartOptions, deps: BackendPartDe
 }
 
 /** The options of one upstream's parts: the shared ones, its upstream block and task settings. */
-export function backendOptions(config: Config, upstream: UpstreamOptions, tasks: Config["tasks"] = config.tasks) {
+export function backendOptions(
+  config: Config,
+  upstream: UpstreamOptions,
+  tasks: Config["tasks"] = config.tasks,
+  policy: UpstreamPolicy = { access: config.access, approvals: config.approvals },
+) {
   return {
+    policy,
     upstream,
     tasks,
     mrtr: config.mrtr,

@@ -96,6 +96,24 @@ export const holderGone = () => reasonError("holder_gone", reasonMessage("holder
 export const backendRemoved = (backend: string) =>
   reasonError("backend_removed", reasonMessage("backend_removed", { backend }), { backend });
 
+/** A tool call names a tool the upstream does not list, or one hidden from this caller: the same answer for both. */
+export const unknownTool = (name: string) => invalidParams(`Unknown tool: '${name}' is not in the upstream's tools/list`);
+
+/** The caller declined to approve its own call (approver: caller); nothing was sent upstream. */
+export const approvalDeclined = (tool: string) => reasonError("approval_declined", reasonMessage("approval_declined", { tool }), { tool });
+
+/** An approver denied the call; `reason` is theirs. */
+export const approvalDenied = (tool: string, by: string, reason: string | undefined) =>
+  reasonError("approval_denied", reasonMessage("approval_denied", { tool, by, reason: reason ?? "no reason given" }), {
+    tool,
+    deniedBy: by,
+    ...(reason !== undefined ? { deniedFor: reason } : {}),
+  });
+
+/** Nobody decided within the rule's expiresAfterMs. */
+export const approvalExpired = (tool: string, rule: string, ms: number) =>
+  reasonError("approval_expired", reasonMessage("approval_expired", { tool, rule, ms }), { tool, rule });
+
 /** The task store failed or did not answer; `cause` says how (HTTP 503). */
 export const storeUnavailable = (cause: string) => reasonError("store_unavailable", reasonMessage("store_unavailable", { cause }));
 

@@ -50,6 +50,14 @@ const UPSTREAM = {
   shutting_down: internal(503, "taskgate is shutting down"),
 } as const satisfies Record<string, ReasonEntry>;
 
+/** A call that needed approval and did not get it (access/approvalGate.ts): nothing was sent upstream. */
+const refused = (message: string): ReasonEntry => ({ code: ErrorCode.InvalidRequest, httpStatus: 200, outcome: "error", message });
+const APPROVALS = {
+  approval_declined: refused("the call of '<tool>' was not sent: you declined to approve it"),
+  approval_denied: refused("the call of '<tool>' was not sent: <by> denied approval (<reason>)"),
+  approval_expired: refused("the call of '<tool>' was not sent: nobody approved it within <ms> ms (<rule>.expiresAfterMs)"),
+} as const satisfies Record<string, ReasonEntry>;
+
 export const REASONS = {
   ...UPSTREAM,
   store_unavailable: internal(503, "Task store unavailable: <cause>"),
@@ -80,6 +88,7 @@ export const REASONS = {
     503,
     "backend '<backend>' was removed from (or changed in) the configuration while this ran; its calls were stopped after reload.drainMs",
   ),
+  ...APPROVALS,
 } as const satisfies Record<string, ReasonEntry>;
 
 export type Reason = keyof typeof REASONS;

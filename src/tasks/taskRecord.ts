@@ -1,6 +1,7 @@
 // The stored form of a task: the public Task fields plus what only the gateway needs
 // (owner, tool, which instance holds the upstream call).
 
+import type { Role } from "../config/accessOptions.js";
 import type { InputRequests, JsonObject, JsonRpcErrorObject, TaskStatus } from "../protocol/wire.js";
 
 export interface TaskRecord {
@@ -25,6 +26,8 @@ export interface TaskRecord {
   /** The MCP path that created the task (a fleet's /mcp/<name> or its federated endpoint): the only
    *  endpoint it answers on. Absent for the single upstream. */
   endpoint?: string | undefined;
+  /** A call waiting for (or past) someone else's approval (access/approvals.ts); never shown to the caller. */
+  approval?: StoredApproval | undefined;
   /** Instance id of the process holding the upstream call. */
   holder: string;
   /** The trace of the request that created the task (W3C keys), continued by each phase's span. */
@@ -35,4 +38,26 @@ export interface TaskRecord {
    * is never lost: mutate runs again on the newer record (see taskStore.ts).
    */
   version: number;
+}
+
+/** An approval a role must give before the task's call is sent upstream, bound to that exact call. */
+export interface StoredApproval {
+  /** 160 random bits, base64url: what approvers name in POST /approvals/{approvalId}. */
+  approvalId: string;
+  /** The caller as approvers are shown it (its subject; in demo mode a hash). */
+  caller: string;
+  callerHash: string;
+  backend?: string | undefined;
+  tool: string;
+  argumentsDigest: string;
+  /** The arguments, only when audit.arguments shows them. */
+  arguments?: unknown;
+  /** Which approvals entry asked for it ("approvals[0]"). */
+  rule: string;
+  /** Who may decide, as configured when it was asked (a reload does not change a pending approval). */
+  approver: Role;
+  approverText: string;
+  requestedAt: string;
+  expiresAt: string;
+  decision?: { decision: "approve" | "deny" | "expired"; by?: string; reason?: string; at: string };
 }

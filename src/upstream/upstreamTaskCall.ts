@@ -23,7 +23,7 @@ import type { EventLog } from "../observability/requestLog.js";
 import { ErrorCode } from "../protocol/errors.js";
 import { type JsonObject, type TaskStatus, TERMINAL_STATUSES } from "../protocol/wire.js";
 import { isObject } from "../util/json.js";
-import { type CallRun, type RunningCall, UpstreamCall, type UpstreamCallTarget } from "./upstreamCall.js";
+import { type CallRun, type CallRunner, type RunningCall, UpstreamCall, type UpstreamCallTarget } from "./upstreamCall.js";
 import { CallStopped, UpstreamFailure, UpstreamRpcError } from "./upstreamFailure.js";
 import type { UpstreamSession } from "./upstreamSession.js";
 
@@ -55,11 +55,15 @@ export function runsAsUpstreamTask(taskSupport: string | undefined, callerWantsT
 
 /** Starts `params` (a tools/call's name and arguments) as a 2025-11-25 task upstream, asking for `ttlMs`. */
 export function upstreamTaskCall(target: UpstreamCallTarget, params: JsonObject, log: EventLog, ttlMs: number): RunningCall {
-  return new UpstreamCall(target, "tools/call", params, log, (run) =>
+  return new UpstreamCall(target, "tools/call", params, log, upstreamTaskRunner(target, params, ttlMs));
+}
+
+/** How a tools/call runs as a 2025-11-25 task upstream (a CallRunner: another step may run before it). */
+export function upstreamTaskRunner(target: UpstreamCallTarget, params: JsonObject, ttlMs: number): CallRunner {
+  return (run) =>
     target.pool.run(target.owner, target.profile, run.context, (session) =>
       new TaskFollower(session, run, target.pool.requestTimeout).run({ ...params, task: { ttl: ttlMs } }),
-    ),
-  );
+    );
 }
 
 /** Follows one upstream task on the session that owns it. */

@@ -18,6 +18,7 @@ const LAYERS = [
   "methods",
   "subscriptions",
   "calls",
+  "access",
   "tasks",
   "cluster",
   "upstream",

@@ -72,6 +72,9 @@ describe("loadConfig: layering", () => {
       bodyLimitBytes: 1_048_576,
       allowedOrigins: [],
       allowedHosts: [],
+      access: { default: "allow", rules: [] },
+      approvals: [],
+      audit: { arguments: false },
       auth: { mode: "demo", tokens: [], requiredScopes: [] },
       legacy: { enabled: true, auth: "required" },
       quotas: {},
@@ -204,6 +207,8 @@ describe("loadConfig: layering", () => {
         TASKGATE_QUOTAS_REQUESTS_PER_MINUTE: "25",
         TASKGATE_TRACING_ENABLED: "true",
         TASKGATE_TRACING_SERVICE_NAME: "gateway-eu",
+        TASKGATE_AUDIT_FILE: "/var/log/taskgate/audit.jsonl",
+        TASKGATE_AUDIT_ARGUMENTS: "true",
       },
     });
     assert.deepEqual(config, {
@@ -232,6 +237,9 @@ describe("loadConfig: layering", () => {
       bodyLimitBytes: 2048,
       allowedOrigins: ["https://o"],
       allowedHosts: ["h"],
+      access: { default: "allow", rules: [] },
+      approvals: [],
+      audit: { file: "/var/log/taskgate/audit.jsonl", arguments: true },
       auth: { mode: "tokens", tokens: [{ sha256: HASH, subject: "alice" }], requiredScopes: ["tools:call", "admin"] },
       store: {
         kind: "redis",
@@ -251,7 +259,7 @@ describe("loadConfig: layering", () => {
       tracing: { enabled: true, serviceName: "gateway-eu" },
     });
     // These, the 2 upstream.command ones and the 13 auth.jwt / resource metadata variables in the next tests.
-    assert.equal(ENV_VARS.length, 67);
+    assert.equal(ENV_VARS.length, 69);
   });
 
   it("maps the stdio upstream's variables: the command line is split like a shell does, without one", () => {
