@@ -2,7 +2,8 @@
 // arguments), fail_tool, broken_tool (a true JSON-RPC error, via rawErrorTools), slow_echo
 // (cancellable), log_steps (log messages on the call's stream), toggle_beta (adds/removes `beta` on EVERY live session, so each gets
 // tools/list_changed) and touch_resource (bumps example://counter and sends resources/updated to
-// subscribed sessions). Interactive tools live in interactiveTools.ts.
+// subscribed sessions) and deploy (a stand-in for a call someone must approve: its "deployed"
+// event says what it received). Interactive tools live in interactiveTools.ts.
 
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
@@ -94,6 +95,19 @@ export function registerTools(session: SessionContext): void {
       await notifyCounterSubscribers(state);
       return text(`counter is now ${state.counter}`);
     }),
+  );
+
+  mcp.registerTool(
+    "deploy",
+    {
+      description: "Deploys `service` at `version` (a stand-in for a dangerous call; nothing is deployed).",
+      inputSchema: { service: z.string(), version: z.string() },
+    },
+    (args, extra) =>
+      runTool(session, "deploy", extra, async () => {
+        state.events.emit("deployed", { service: args.service, version: args.version, sessionId: extra.sessionId });
+        return text(`deployed ${args.service} ${args.version}`);
+      }),
   );
 
   registerInteractiveTools(session);

@@ -1,0 +1,237 @@
+// Access rules and approvals, over real HTTP in front of the real example legacy server (whose
+// events say what it received). The single upstream: bob's tools/list lacks the tools denied to
+// him and calling one answers exactly like an unknown tool; a caller-approved call reaches the
+// upstream only after the caller's accept (and a retry with other arguments is refused); a
+// role-approved call waits in `working`, is approved by another identity through the approvals
+// API and runs; a denial and an expiry each fail the task with their reason; the audit file has a
+// line per decision and call, without argument values.
+// Run: node --import tsx --test test/e2e/accessAndApprovals.test.ts
+
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import type { JsonObject } from "../../src/protocol/wire.js";
+import { errorOf, pollTask, resultOf, rpc, type Stack, startStack } from "./kit.js";
+import { callTool, createTask, TASKS_AND_FORMS } from "./taskFlow.js";
+
+const FORMS = { elicitation: {} };
+
+/** Each person's token is their name (tokens mode: only its hash is configured); carol and dave may deploy. */
+const PEOPLE = { alice: [], bob: [], carol: ["deployers"], dave: ["deployers"] } as const;
+const TOKENS = Object.entries(PEOPLE).map(([subject, scopes]) => ({
+  sha256: createHash("sha256").update(subject).digest("hex"),
+  subject,
+  scopes: [...scopes],
+}));
+
+/** What the upstream received: every tool it started, and every deploy with its arguments. */
+class UpstreamLog {
+  readonly started: string[] = [];
+  readonly deployed: Array<{ service: string; version: string }> = [];
+  constructor(stack: Stack) {
+    stack.legacy.events.on("tool-started", (event: { tool: string }) => this.started.push(event.tool));
+    stack.legacy.events.on("deployed", (event: { service: string; version: string }) =>
+      this.deployed.push({ service: event.service, version: event.version }),
+    );
+  }
+}
+
+async function approvalsApi(base: string, token: string, path = "/approvals", body?: JsonObject) {
+  const response = await fetch(`${base}${path}`, {
+    method: body ? "POST" : "GET",
+    headers: { Authorization: `Bearer ${token}`, ...(body ? { "Content-Type": "application/json" } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+  return { status: response.status, body: (await response.json()) as JsonObject };
+}
+
+const pendingOf = async (base: string, token: string) =>
+  ((await approvalsApi(base, token)).body.approvals ?? []) as Array<JsonObject & { approvalId: string; taskId: string }>;
+
+describe("access rules and approvals on the single upstream", () => {
+  let stack: Stack;
+  let upstream: UpstreamLog;
+  let base: string;
+  let dir: string;
+  let auditFile: string;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), "taskgate-access-"));
+    auditFile = join(dir, "audit.jsonl");
+    stack = await startStack({
+      config: {
+        auth: { mode: "tokens", tokens: TOKENS },
+        access: { default: "allow", rules: [{ subjects: ["bob"], deny: { tools: ["slow_*", "two_rounds"] } }] },
+        approvals: [
+          { tools: ["deploy"], arguments: { service: "web" }, approver: "caller", expiresAfterMs: 60_000 },
+          { tools: ["greet"], arguments: { name: "expire*" }, approver: { subjects: ["carol"] }, expiresAfterMs: 300 },
+          { tools: ["deploy"], approver: { scopes: ["deployers"] }, expiresAfterMs: 60_000 },
+        ],
+        audit: { file: auditFile },
+      },
+    });
+    upstream = new UpstreamLog(stack);
+    base = stack.url.slice(0, -"/mcp".length);
+  });
+  after(async () => {
+    await stack?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("bob's tools/list lacks the tools denied to him; his call of one answers exactly like an unknown tool", async () => {
+    const names = async (token: string) =>
+      ((resultOf(await rpc(stack.url, "tools/list", {}, { token })).tools as JsonObject[]) ?? []).map((tool) => tool.name);
+    const alice = await names("alice");
+    const bob = await names("bob");
+    assert.ok(alice.includes("slow_echo") && alice.includes("two_rounds"), JSON.stringify(alice));
+    assert.ok(!bob.includes("slow_echo") && !bob.includes("slow_compute") && !bob.includes("two_rounds"), JSON.stringify(bob));
+    assert.ok(bob.includes("greet"));
+    const hidden = await callTool(stack.url, "slow_echo", { text: "x" }, { token: "bob" });
+    const unknown = await callTool(stack.url, "no_such_tool", { text: "x" }, { token: "bob" });
+    assert.equal(hidden.status, unknown.status);
+    assert.deepEqual(errorOf(hidden), { ...errorOf(unknown), message: errorOf(unknown).message.replace("no_such_tool", "slow_echo") });
+    assert.ok(!upstream.started.includes("slow_echo"), "the upstream never saw bob's call");
+    assert.match(JSON.stringify(resultOf(await callTool(stack.url, "slow_echo", { text: "hi", ms: 0 }))), /hi/, "alice may");
+  });
+
+  test("a caller-approved call reaches the upstream only after the caller accepts; other arguments cannot reuse the round", async () => {
+    const args = { service: "web", version: "1" };
+    const round = resultOf(await callTool(stack.url, "deploy", args, { capabilities: FORMS }));
+    assert.equal(round.resultType, "input_required", JSON.stringify(round));
+    const [key, question] = Object.entries(round.inputRequests as Record<string, { method: string; params: { message: string } }>)[0]!;
+    assert.equal(question.method, "elicitation/create");
+    assert.match(question.params.message, /tool 'deploy' with arguments \{"service":"web","version":"1"\}/);
+    assert.equal(upstream.deployed.length, 0, "nothing reached the upstream before the answer");
+    assert.ok(!upstream.started.includes("deploy"));
+
+    const accept = { [key]: { action: "accept", content: {} } };
+    const replay = await callTool(
+      stack.url,
+      "deploy",
+      { service: "web", version: "2" },
+      { capabilities: FORMS },
+      {
+        requestState: round.requestState,
+        inputResponses: accept,
+      },
+    );
+    assert.equal(errorOf(replay)?.code, -32602, JSON.stringify(replay.message));
+    assert.equal(upstream.deployed.length, 0, "the approval of version 1 did not let version 2 through");
+
+    const done = resultOf(
+      await callTool(stack.url, "deploy", args, { capabilities: FORMS }, { requestState: round.requestState, inputResponses: accept }),
+    );
+    assert.match(JSON.stringify(done), /deployed web 1/);
+    assert.deepEqual(upstream.deployed, [{ service: "web", version: "1" }]);
+  });
+
+  test("a caller who declines: the call fails with approval_declined and never reaches the upstream", async () => {
+    const round = resultOf(await callTool(stack.url, "deploy", { service: "web", version: "3" }, { capabilities: FORMS }));
+    const key = Object.keys(round.inputRequests as JsonObject)[0]!;
+    const declined = await callTool(
+      stack.url,
+      "deploy",
+      { service: "web", version: "3" },
+      { capabilities: FORMS },
+      {
+        requestState: round.requestState,
+        inputResponses: { [key]: { action: "decline" } },
+      },
+    );
+    assert.equal(errorOf(declined)?.data?.reason, "approval_declined", JSON.stringify(declined.message));
+    const undeclared = await callTool(stack.url, "deploy", { service: "web", version: "4" }, { capabilities: {} });
+    assert.equal(errorOf(undeclared)?.code, -32021, "asking the caller needs form elicitation declared");
+    assert.ok(!upstream.deployed.some((d) => d.version === "3" || d.version === "4"));
+  });
+
+  test("a role-approved call waits in working, is approved by another identity, then runs", async () => {
+    const refusedInline = await callTool(stack.url, "deploy", { service: "api", version: "6" }, { capabilities: FORMS });
+    assert.equal(errorOf(refusedInline)?.code, -32021, "someone else's approval needs a task");
+
+    const task = await createTask(stack.url, "deploy", { service: "api", version: "v7-secret" });
+    const waiting = await pollTask(stack.url, task.taskId as string, (t) => /waiting for approval/.test(String(t.statusMessage)));
+    assert.equal(waiting.status, "working");
+    assert.match(String(waiting.statusMessage), /waiting for approval by scopes deployers/);
+    assert.equal(upstream.deployed.length, 1, "only the earlier caller-approved deploy reached the upstream");
+
+    assert.deepEqual(await pendingOf(base, "bob"), [], "bob is no approver");
+    assert.deepEqual(await pendingOf(base, "alice"), [], "the caller cannot approve its own call");
+    const [pending] = await pendingOf(base, "carol");
+    assert.ok(pending, "carol sees the approval");
+    assert.equal(pending.taskId, task.taskId);
+    assert.equal(pending.tool, "deploy");
+    assert.equal(pending.caller, "alice");
+    assert.equal(typeof pending.argumentsDigest, "string");
+    assert.equal("arguments" in pending, false, "no argument values unless configured");
+
+    const byBob = await approvalsApi(base, "bob", `/approvals/${pending.approvalId}`, { decision: "approve" });
+    assert.equal(byBob.status, 404, "someone outside the role learns nothing of it");
+    const byCarol = await approvalsApi(base, "carol", `/approvals/${pending.approvalId}`, { decision: "approve" });
+    assert.equal(byCarol.status, 200, JSON.stringify(byCarol.body));
+    const done = await pollTask(stack.url, task.taskId as string, (t) => t.status !== "working");
+    assert.equal(done.status, "completed", JSON.stringify(done));
+    assert.match(JSON.stringify(done.result), /deployed api v7-secret/);
+    assert.deepEqual(upstream.deployed.at(-1), { service: "api", version: "v7-secret" });
+
+    const again = await approvalsApi(base, "dave", `/approvals/${pending.approvalId}`, { decision: "approve" });
+    assert.equal(again.status, 404, "a used approval cannot be replayed (its task is over)");
+  });
+
+  test("a denial fails the task with the approver's reason; nothing reaches the upstream", async () => {
+    const before = upstream.deployed.length;
+    const task = await createTask(stack.url, "deploy", { service: "db", version: "9" });
+    await pollTask(stack.url, task.taskId as string, (t) => /waiting for approval/.test(String(t.statusMessage)));
+    const pending = (await pendingOf(base, "dave")).find((item) => item.taskId === task.taskId);
+    assert.ok(pending);
+    const bad = await approvalsApi(base, "dave", `/approvals/${pending.approvalId}`, { decision: "maybe" });
+    assert.equal(bad.status, 400);
+    const denied = await approvalsApi(base, "dave", `/approvals/${pending.approvalId}`, { decision: "deny", reason: "not on a Friday" });
+    assert.equal(denied.status, 200, JSON.stringify(denied.body));
+    const late = await approvalsApi(base, "carol", `/approvals/${pending.approvalId}`, { decision: "approve" });
+    assert.ok(late.status === 409 || late.status === 404, `the first decision wins (${late.status})`);
+    const failed = await pollTask(stack.url, task.taskId as string, (t) => t.status !== "working");
+    assert.equal(failed.status, "failed", JSON.stringify(failed));
+    const error = failed.error as { data?: JsonObject; message: string };
+    assert.equal(error.data?.reason, "approval_denied");
+    assert.match(error.message, /dave denied approval \(not on a Friday\)/);
+    assert.equal(upstream.deployed.length, before);
+  });
+
+  test("an approval nobody gives in time fails the task with approval_expired", async () => {
+    const greetsBefore = upstream.started.filter((tool) => tool === "greet").length;
+    const task = await createTask(stack.url, "greet", { name: "expire-soon" });
+    const failed = await pollTask(stack.url, task.taskId as string, (t) => t.status !== "working", { timeoutMs: 5_000 });
+    assert.equal(failed.status, "failed", JSON.stringify(failed));
+    assert.equal((failed.error as { data?: JsonObject }).data?.reason, "approval_expired");
+    assert.match(String((failed.error as { message: string }).message), /approvals\[1\]\.expiresAfterMs/);
+    assert.equal(upstream.started.filter((tool) => tool === "greet").length, greetsBefore, "greet never ran");
+  });
+
+  test("the audit file has one line per decision and per call, with digests and without argument values", () => {
+    const lines = readFileSync(auditFile, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as JsonObject);
+    const actions = lines.map((line) => line.action);
+    for (const action of [
+      "access.hidden_call",
+      "approval.approved",
+      "approval.declined",
+      "approval.denied",
+      "approval.expired",
+      "call.ended",
+    ]) {
+      assert.ok(actions.includes(action), `${action} in ${JSON.stringify(actions)}`);
+    }
+    const approved = lines.find((line) => line.action === "approval.approved" && line.by === "carol");
+    assert.ok(approved, "carol's approval is on record");
+    assert.equal(approved.tool, "deploy");
+    assert.equal(approved.caller, "alice");
+    assert.equal(typeof approved.argumentsDigest, "string");
+    assert.ok(!readFileSync(auditFile, "utf8").includes("v7-secret"), "no argument values");
+    assert.ok(lines.every((line) => !("arguments" in line)));
+  });
+});
