@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { JsonObject } from "../../src/protocol/wire.js";
 import { errorOf, pollTask, resultOf, rpc, type Stack, startStack } from "./kit.js";
-import { callTool, createTask, TASKS_AND_FORMS } from "./taskFlow.js";
+import { callTool, createTask } from "./taskFlow.js";
 
 const FORMS = { elicitation: {} };
 
