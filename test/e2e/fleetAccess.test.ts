@@ -1,0 +1,93 @@
+// Access rules in a fleet started from a configuration file (one example legacy server as backend
+// `ops`, the federated endpoint at /mcp; real HTTP). Bob's lists lack what the backend's rules deny
+// him, on the backend's own path and in the federated catalog, and his call of a hidden tool
+// answers there exactly like an unknown one. A reload that changes only access applies in place:
+// bob sees the tool at once, and a task he started before access was withdrawn runs to its end
+// (docs/decisions/0024) while his new calls are refused.
+// Run: node --import tsx --test test/e2e/fleetAccess.test.ts
+
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { type LegacyServer, startLegacyServer } from "../../examples/legacy-server/server.js";
+import { loadConfig } from "../../src/config/loadConfig.js";
+import { type Gateway, startGateway } from "../../src/gateway.js";
+import { createLogger } from "../../src/observability/logger.js";
+import type { JsonObject } from "../../src/protocol/wire.js";
+import { errorOf, pollTask, resultOf, rpc } from "./kit.js";
+import { callTool, createTask } from "./taskFlow.js";
+
+describe("access rules in a fleet, on the backend's path and the federated endpoint, and on reload", () => {
+  let legacy: LegacyServer;
+  let dir: string;
+  let file: string;
+  let gateway: Gateway;
+  let base: string;
+  const write = (access: JsonObject) =>
+    writeFileSync(
+      file,
+      "auth: { mode: demo }\nport: 0\nshutdown: { graceMs: 0 }\nreload: { watchFile: false }\nfederation: { path: /mcp }\n" +
+        `backends: ${JSON.stringify({ ops: { url: legacy.url, tasks: { tools: { slow_echo: "always" } }, access } })}\n`,
+    );
+  const denyBob = { rules: [{ subjects: ["bob"], deny: { tools: ["slow_*"] } }] };
+  const names = async (url: string, token: string) =>
+    ((resultOf(await rpc(url, "tools/list", {}, { token })).tools as JsonObject[]) ?? []).map((tool) => tool.name as string);
+
+  before(async () => {
+    legacy = await startLegacyServer({ port: 0, speed: 20 });
+    dir = mkdtempSync(join(tmpdir(), "taskgate-fleet-access-"));
+    file = join(dir, "taskgate.yaml");
+    write(denyBob);
+    gateway = await startGateway(loadConfig({ file }), {
+      log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent"),
+      configFile: file,
+      reloadConfig: () => loadConfig({ file }),
+    });
+    base = `http://127.0.0.1:${gateway.port}`;
+  });
+  after(async () => {
+    await gateway?.close();
+    await legacy?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("bob's lists lack the denied tools on the backend's path and in the federated catalog; calls answer as unknown", async () => {
+    assert.ok((await names(`${base}/mcp/ops`, "alice")).includes("slow_echo"));
+    assert.ok(!(await names(`${base}/mcp/ops`, "bob")).includes("slow_echo"));
+    assert.ok((await names(`${base}/mcp`, "alice")).includes("ops__slow_echo"));
+    const federated = await names(`${base}/mcp`, "bob");
+    assert.ok(!federated.includes("ops__slow_echo") && federated.includes("ops__greet"), JSON.stringify(federated));
+
+    for (const [url, hidden, unknown] of [
+      [`${base}/mcp/ops`, "slow_echo", "no_such_tool"],
+      [`${base}/mcp`, "ops__slow_echo", "ops__no_such_tool"],
+    ] as const) {
+      const asHidden = await callTool(url, hidden, { text: "x" }, { token: "bob" });
+      const asUnknown = await callTool(url, unknown, { text: "x" }, { token: "bob" });
+      assert.equal(asHidden.status, asUnknown.status);
+      const expected = errorOf(asUnknown);
+      assert.ok(expected, JSON.stringify(asUnknown.message));
+      const own = (name: string) => name.replace(/^ops__/, "");
+      assert.deepEqual(errorOf(asHidden), { ...expected, message: expected.message.replace(own(unknown), own(hidden)) }, url);
+    }
+  });
+
+  test("a reload that changes only access applies in place; a task started before access was withdrawn runs to its end", async () => {
+    write({});
+    const opened = (await gateway.reload?.()) as { applied?: { policyChanged: string[]; changed: string[] } };
+    assert.deepEqual(opened.applied?.policyChanged, ["ops"], JSON.stringify(opened));
+    assert.deepEqual(opened.applied?.changed, [], "the backend is not reopened");
+    assert.ok((await names(`${base}/mcp`, "bob")).includes("ops__slow_echo"), "bob sees the tool now");
+
+    const task = await createTask(`${base}/mcp/ops`, "slow_echo", { text: "started while allowed", ms: 1_500 }, { token: "bob" });
+    write(denyBob);
+    const withdrawn = (await gateway.reload?.()) as { applied?: { policyChanged: string[] } };
+    assert.deepEqual(withdrawn.applied?.policyChanged, ["ops"]);
+    assert.equal(errorOf(await callTool(`${base}/mcp/ops`, "slow_echo", { text: "new" }, { token: "bob" }))?.code, -32602);
+    const done = await pollTask(`${base}/mcp/ops`, task.taskId as string, (t) => t.status !== "working", { token: "bob" });
+    assert.equal(done.status, "completed", JSON.stringify(done));
+    assert.match(JSON.stringify(done.result), /started while allowed/);
+  });
+});
