@@ -127,6 +127,7 @@ describe("legacy server via the SDK client", () => {
       "ask_url",
       "broken_tool",
       "build_report",
+      "deploy",
       "fail_tool",
       "forecast",
       "greet",
