@@ -29,7 +29,7 @@ export interface UpstreamAccessDeps {
 export class UpstreamAccess {
   private rules: Rules;
   private approvalRules: ApprovalRules;
-  private policed: boolean;
+  private restricted: boolean;
 
   constructor(
     policy: UpstreamPolicy,
@@ -37,14 +37,19 @@ export class UpstreamAccess {
   ) {
     this.rules = new AccessRules(policy.access);
     this.approvalRules = new ApprovalRules(policy.approvals, deps.backend ? `backends.${deps.backend}.approvals` : "approvals");
-    this.policed = !this.rules.open || policy.approvals.length > 0;
+    this.restricted = !this.rules.open || policy.approvals.length > 0;
   }
 
   /** A reload: new rules and approvals for calls from now on. */
   update(policy: UpstreamPolicy): void {
     this.rules = new AccessRules(policy.access);
     this.approvalRules = new ApprovalRules(policy.approvals, this.deps.backend ? `backends.${this.deps.backend}.approvals` : "approvals");
-    this.policed = !this.rules.open || policy.approvals.length > 0;
+    this.restricted = !this.rules.open || policy.approvals.length > 0;
+  }
+
+  /** Whether any rule or approval applies here (the legacy door, a pass-through, is then closed). */
+  get policed(): boolean {
+    return this.restricted;
   }
 
   allows(identity: Identity, kind: EntryKind, name: string): boolean {
@@ -76,7 +81,7 @@ export class UpstreamAccess {
   /** What this call must pass before it goes upstream; undefined when nothing is asked and nothing audited. */
   guardFor(call: GuardedCall): CallGuard | undefined {
     const need = this.approvalRules.needFor(call.tool, call.args);
-    if (!need && !this.policed && !this.deps.auditAllCalls) return undefined;
+    if (!need && !this.restricted && !this.deps.auditAllCalls) return undefined;
     const { approvals, audit, shown, backend } = this.deps;
     return guardCall(call, need, { approvals, audit, caller: shown(call.identity), backend });
   }

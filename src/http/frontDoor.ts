@@ -48,7 +48,13 @@ export interface FrontDoorOptions {
   /** The legacy door: `enabled` false refuses legacy requests; `authenticate` runs the same bearer
    *  check as the modern door (legacy.auth required, auth.mode not demo). */
   /** requiredScopes: the legacy door's own (legacy.requiredScopes); unset = the modern door's. */
-  legacy: { enabled: boolean; authenticate: boolean; requiredScopes?: readonly string[] };
+  legacy: {
+    enabled: boolean;
+    authenticate: boolean;
+    requiredScopes?: readonly string[];
+    /** Read per request: the door is closed now (the upstream has access rules or approvals a pass-through cannot apply). */
+    closed?: () => boolean;
+  };
   /** quotas.requestsPerMinute, per identity, on both doors. */
   rate?: RequestRate;
   /** Told who each authenticated request is from and the Authorization it carried (upstream credentials). */
@@ -209,7 +215,7 @@ async function identify(
 async function serveLegacy(visit: Visit, body: Buffer | undefined, json: unknown): Promise<void> {
   const { req, res, note, options } = visit;
   note.door = "legacy";
-  if (!options.legacy.enabled) {
+  if (!options.legacy.enabled || options.legacy.closed?.()) {
     note.rejected = "legacy_disabled";
     return sendError(res, idOf(json), legacyDoorClosed(legacyVersionOf(req.headers["mcp-protocol-version"], json)));
   }

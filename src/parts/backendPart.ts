@@ -95,6 +95,8 @@ export function openBackendPart(options: BackendPartOptions, deps: BackendPartDe
   const door = deps.doors.open({
     router: deps.guard ? deps.guard(router) : router,
     legacyDoor: upstream.legacyDoor,
+    // A pass-through cannot hide tools or ask for approvals: with either, old clients are refused (-32022).
+    legacyClosed: () => policy.policed,
     credentials: upstream.credentials,
     metrics,
     log,

@@ -58,6 +58,8 @@ export interface DoorParts {
   router: Pick<MethodRouter, "dispatch">;
   /** Where its legacy clients go; undefined: it has none (legacy requests are refused, -32022). */
   legacyDoor?: PassThrough | undefined;
+  /** Read per request: the legacy door is closed now (access rules or approvals apply to this upstream). */
+  legacyClosed?: (() => boolean) | undefined;
   /** Told who each request is from (what the upstream sees of the caller); a federated endpoint tells every member's. */
   credentials?: Pick<UpstreamCredentials, "remember"> | undefined;
   metrics: RequestObserver;
@@ -101,6 +103,7 @@ export function openDoors(options: FrontSideOptions, callers: Callers, log: Logg
           enabled: options.legacy.enabled && parts.legacyDoor !== undefined,
           authenticate: callers.legacyAuthenticates,
           ...(options.legacy.requiredScopes ? { requiredScopes: options.legacy.requiredScopes } : {}),
+          ...(parts.legacyClosed ? { closed: parts.legacyClosed } : {}),
         },
         ...(rate ? { rate } : {}),
         ...(parts.credentials

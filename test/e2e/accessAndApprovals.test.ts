@@ -97,6 +97,21 @@ describe("access rules and approvals on the single upstream", () => {
     assert.match(JSON.stringify(resultOf(await callTool(stack.url, "slow_echo", { text: "hi", ms: 0 }))), /hi/, "alice may");
   });
 
+  test("old clients are refused here: a pass-through could neither hide tools nor ask for approvals", async () => {
+    const response = await fetch(stack.url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", Authorization: "Bearer bob" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "old", version: "1" } },
+      }),
+    });
+    assert.equal(response.status, 400);
+    assert.equal(((await response.json()) as { error: { code: number } }).error.code, -32022);
+  });
+
   test("a caller-approved call reaches the upstream only after the caller accepts; other arguments cannot reuse the round", async () => {
     const args = { service: "web", version: "1" };
     const round = resultOf(await callTool(stack.url, "deploy", args, { capabilities: FORMS }));
