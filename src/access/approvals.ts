@@ -7,21 +7,30 @@
 // - pendingFor(): the approvals an identity may decide now (its role matches, it is not the
 //   caller, not decided, not expired). decide(): the first decision wins (compare-and-set on the
 //   record); a second one, or one for an expired approval, is refused (conflict).
-// Listing reads the store's unfinished tasks (listUnfinished): fine for the hundreds, not for
-// millions of running tasks.
+// An approval id is `<taskId>.<32 random bytes>`, so deciding one reads one record; listing pages
+// through the store's working tasks (listAll, newest first), at most LIST_PAGES pages of
+// LIST_LIMIT_MAX: fine for thousands of running tasks, not for millions.
 
 import { randomBytes } from "node:crypto";
 import type { Identity } from "../auth/identity.js";
 import { ownerHashOf } from "../auth/identity.js";
 import type { TaskBus } from "../cluster/taskBus.js";
+import { TERMINAL_STATUSES } from "../protocol/wire.js";
 import type { StoredApproval, TaskRecord } from "../tasks/taskRecord.js";
 import type { TaskRecords } from "../tasks/taskRecords.js";
+import { LIST_LIMIT_MAX, type TaskStore } from "../tasks/taskStore.js";
 import { CallStopped } from "../upstream/upstreamFailure.js";
 import { compileRole } from "./roles.js";
 
 export type Decision = NonNullable<StoredApproval["decision"]>;
 
-export const newApprovalId = () => randomBytes(20).toString("base64url");
+/** The task it belongs to, and 256 random bits: unguessable, and found with one read. */
+export const newApprovalId = (taskId: string) => `${taskId}.${randomBytes(32).toString("base64url")}`;
+
+const taskIdOf = (approvalId: string) => approvalId.slice(0, Math.max(0, approvalId.indexOf(".")));
+
+/** Pages of working tasks a listing reads at most. */
+const LIST_PAGES = 10;
 
 export type DecideResult =
   | { ok: true; record: TaskRecord; approval: StoredApproval }
@@ -33,6 +42,7 @@ export class Approvals {
   constructor(
     private readonly records: TaskRecords,
     private readonly bus: TaskBus<TaskRecord>,
+    private readonly store: Pick<TaskStore, "listAll">,
   ) {}
 
   /** Stores `approval` on task `taskId` and waits for its decision (or its expiry, or `signal`). */
@@ -69,7 +79,14 @@ export class Approvals {
 
   /** The approvals `identity` may decide now, oldest first. */
   async pendingFor(identity: Identity): Promise<TaskRecord[]> {
-    const records = await this.records.listUnfinished();
+    const records: TaskRecord[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < LIST_PAGES; page++) {
+      const listed = await this.store.listAll({ statuses: ["working"], limit: LIST_LIMIT_MAX, cursor });
+      records.push(...listed.records);
+      cursor = listed.nextCursor;
+      if (!cursor) break;
+    }
     return records
       .filter((record) => record.approval !== undefined && mayDecide(identity, record.approval))
       .sort((a, b) => (a.approval as StoredApproval).requestedAt.localeCompare((b.approval as StoredApproval).requestedAt));
@@ -77,13 +94,16 @@ export class Approvals {
 
   /** Records `identity`'s decision on approval `approvalId`. */
   async decide(identity: Identity, by: string, approvalId: string, decision: "approve" | "deny", reason?: string): Promise<DecideResult> {
-    const records = await this.records.listUnfinished();
-    const found = records.find((record) => record.approval?.approvalId === approvalId);
+    const taskId = taskIdOf(approvalId);
+    const found = taskId === "" ? undefined : await this.records.get(taskId);
     // Someone who may not decide it learns nothing of it: the same answer as for an id that never existed.
-    if (!found?.approval || !inRole(identity, found.approval)) {
+    if (!found?.approval || found.approval.approvalId !== approvalId || !inRole(identity, found.approval)) {
       return { ok: false, status: 404, code: "not_found", message: `no approval ${approvalId} waits for you` };
     }
     if (found.approval.decision) return conflict(found.approval);
+    if (TERMINAL_STATUSES.has(found.status)) {
+      return { ok: false, status: 409, code: "approval_decided", message: `approval ${approvalId} is over: its task is ${found.status}` };
+    }
     if (Date.parse(found.approval.expiresAt) <= Date.now())
       return conflict({ ...found.approval, decision: { decision: "expired", at: now() } });
     const given: Decision = { decision, by, at: now(), ...(reason !== undefined ? { reason } : {}) };

@@ -97,7 +97,7 @@ export function guardCall(call: GuardedCall, need: ApprovalNeed | undefined, dep
     const id = await Promise.race([task, stopped(run.signal)]);
     const requestedAt = new Date();
     const stored: StoredApproval = {
-      approvalId: newApprovalId(),
+      approvalId: newApprovalId(id),
       caller: deps.caller,
       callerHash: ownerHashOf(call.identity),
       ...(deps.backend !== undefined ? { backend: deps.backend } : {}),

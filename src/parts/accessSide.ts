@@ -23,7 +23,7 @@ export interface AccessSide {
 
 export function openAccessSide(config: Pick<Config, "audit" | "auth">, cluster: ClusterSide, log: Logger): AccessSide {
   const audit = new AuditTrail(config.audit, log);
-  const approvals = new Approvals(new TaskRecords(cluster.store, cluster.cluster.bus), cluster.cluster.bus);
+  const approvals = new Approvals(new TaskRecords(cluster.store, cluster.cluster.bus), cluster.cluster.bus, cluster.store);
   const shown = (identity: Identity) => loggableSubject(identity, config.auth.mode);
   const auditAllCalls = config.audit.file !== undefined;
   return {

@@ -42,7 +42,7 @@ export interface TaskRecord {
 
 /** An approval a role must give before the task's call is sent upstream, bound to that exact call. */
 export interface StoredApproval {
-  /** 160 random bits, base64url: what approvers name in POST /approvals/{approvalId}. */
+  /** `<taskId>.<256 random bits>`: what approvers name in POST /approvals/{approvalId}. */
   approvalId: string;
   /** The caller as approvers are shown it (its subject; in demo mode a hash). */
   caller: string;

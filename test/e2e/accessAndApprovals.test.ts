@@ -182,6 +182,8 @@ describe("access rules and approvals on the single upstream", () => {
     assert.equal(typeof pending.argumentsDigest, "string");
     assert.equal("arguments" in pending, false, "no argument values unless configured");
 
+    const forged = await approvalsApi(base, "carol", `/approvals/${task.taskId}.forged`, { decision: "approve" });
+    assert.equal(forged.status, 404, "an id that is not the approval's own decides nothing");
     const byBob = await approvalsApi(base, "bob", `/approvals/${pending.approvalId}`, { decision: "approve" });
     assert.equal(byBob.status, 404, "someone outside the role learns nothing of it");
     const byCarol = await approvalsApi(base, "carol", `/approvals/${pending.approvalId}`, { decision: "approve" });
@@ -192,7 +194,7 @@ describe("access rules and approvals on the single upstream", () => {
     assert.deepEqual(upstream.deployed.at(-1), { service: "api", version: "v7-secret" });
 
     const again = await approvalsApi(base, "dave", `/approvals/${pending.approvalId}`, { decision: "approve" });
-    assert.equal(again.status, 404, "a used approval cannot be replayed (its task is over)");
+    assert.equal(again.status, 409, "a used approval cannot be replayed");
   });
 
   test("a denial fails the task with the approver's reason; nothing reaches the upstream", async () => {
@@ -206,7 +208,7 @@ describe("access rules and approvals on the single upstream", () => {
     const denied = await approvalsApi(base, "dave", `/approvals/${pending.approvalId}`, { decision: "deny", reason: "not on a Friday" });
     assert.equal(denied.status, 200, JSON.stringify(denied.body));
     const late = await approvalsApi(base, "carol", `/approvals/${pending.approvalId}`, { decision: "approve" });
-    assert.ok(late.status === 409 || late.status === 404, `the first decision wins (${late.status})`);
+    assert.equal(late.status, 409, "the first decision wins");
     const failed = await pollTask(stack.url, task.taskId as string, (t) => t.status !== "working");
     assert.equal(failed.status, "failed", JSON.stringify(failed));
     const error = failed.error as { data?: JsonObject; message: string };

@@ -1,0 +1,55 @@
+// Pending approvals live where tasks live: two taskgate instances sharing one real Redis (and one
+// real PostgreSQL database, when one runs) in front of the real example legacy server. A call that
+// needs carol's approval is held on instance a; carol lists it on instance b and approves it there;
+// the call then runs on a (the upstream's own events say when it received it).
+// Run: node --import tsx --test test/e2e/approvalsAcrossInstances.test.ts
+
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import type { JsonObject } from "../../src/protocol/wire.js";
+import { freshDatabase, POSTGRES_SKIP } from "../unit/postgresKit.js";
+import { pollTask } from "./kit.js";
+import { type SharedRedisStack, startSharedRedisStack } from "./sharedRedisStack.js";
+import { createTask } from "./taskFlow.js";
+
+for (const backend of ["Redis", "PostgreSQL"] as const) {
+  const skip = backend === "PostgreSQL" ? POSTGRES_SKIP : undefined;
+  describe(`approvals across instances sharing ${backend}`, skip === undefined ? {} : { skip }, () => suite(backend));
+}
+
+function suite(backend: "Redis" | "PostgreSQL"): void {
+  let stack: SharedRedisStack;
+  const deployed: string[] = [];
+
+  before(async () => {
+    stack = await startSharedRedisStack({
+      speed: 20,
+      leaseMs: 3_000,
+      config: { approvals: [{ tools: ["deploy"], approver: { subjects: ["carol"] }, expiresAfterMs: 60_000 }] },
+      ...(backend === "PostgreSQL" ? { postgresUrl: await freshDatabase() } : {}),
+    });
+    stack.legacy.events.on("deployed", (event: { version: string }) => deployed.push(event.version));
+  });
+  after(() => stack?.close());
+
+  test("held on a, listed and approved on b, run on a", async () => {
+    const { a, b } = stack;
+    const task = await createTask(a.url, "deploy", { service: "api", version: "42" });
+    await pollTask(b.url, task.taskId as string, (t) => /waiting for approval/.test(String(t.statusMessage)));
+    assert.deepEqual(deployed, []);
+    const root = b.url.slice(0, -"/mcp".length);
+    const listed = await fetch(`${root}/approvals`, { headers: { Authorization: "Bearer carol" } });
+    const { approvals } = (await listed.json()) as { approvals: Array<JsonObject & { approvalId: string }> };
+    const pending = approvals.find((item) => item.taskId === task.taskId);
+    assert.ok(pending, JSON.stringify(approvals));
+    const decided = await fetch(`${root}/approvals/${pending.approvalId}`, {
+      method: "POST",
+      headers: { Authorization: "Bearer carol", "Content-Type": "application/json" },
+      body: JSON.stringify({ decision: "approve" }),
+    });
+    assert.equal(decided.status, 200);
+    const done = await pollTask(a.url, task.taskId as string, (t) => t.status !== "working", { timeoutMs: 10_000 });
+    assert.equal(done.status, "completed", JSON.stringify(done));
+    assert.deepEqual(deployed, ["42"]);
+  });
+}
