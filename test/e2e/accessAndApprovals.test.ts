@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { JsonObject } from "../../src/protocol/wire.js";
 import { errorOf, pollTask, resultOf, rpc, type Stack, startStack } from "./kit.js";
-import { callTool, createTask } from "./taskFlow.js";
+import { callTool, createTask, updateTask } from "./taskFlow.js";
 
 const FORMS = { elicitation: {} };
 
@@ -64,6 +64,8 @@ describe("access rules and approvals on the single upstream", () => {
     stack = await startStack({
       config: {
         auth: { mode: "tokens", tokens: TOKENS },
+        // A deploy whose request declares tasks is a task at once (one that does not is answered inline).
+        tasks: { tools: { deploy: "always" } },
         access: { default: "allow", rules: [{ subjects: ["bob"], deny: { tools: ["slow_*", "two_rounds"] } }] },
         approvals: [
           { tools: ["deploy"], arguments: { service: "web" }, approver: "caller", expiresAfterMs: 60_000 },
@@ -143,6 +145,17 @@ describe("access rules and approvals on the single upstream", () => {
     assert.deepEqual(upstream.deployed, [{ service: "web", version: "1" }]);
   });
 
+  test("a caller-approved task asks in its inputRequests; the call goes upstream after tasks/update accepts", async () => {
+    const task = await createTask(stack.url, "deploy", { service: "web", version: "5" });
+    const asking = await pollTask(stack.url, task.taskId as string, (t) => t.status === "input_required");
+    const [key, question] = Object.entries(asking.inputRequests as Record<string, { params: { message: string } }>)[0]!;
+    assert.match(question.params.message, /tool 'deploy' with arguments \{"service":"web","version":"5"\}/);
+    assert.ok(!upstream.deployed.some((d) => d.version === "5"), "nothing sent before the answer");
+    await updateTask(stack.url, task.taskId as string, { [key]: { action: "accept", content: {} } });
+    const done = await pollTask(stack.url, task.taskId as string, (t) => t.status === "completed" || t.status === "failed");
+    assert.match(JSON.stringify(done.result), /deployed web 5/);
+  });
+
   test("a caller who declines: the call fails with approval_declined and never reaches the upstream", async () => {
     const round = resultOf(await callTool(stack.url, "deploy", { service: "web", version: "3" }, { capabilities: FORMS }));
     const key = Object.keys(round.inputRequests as JsonObject)[0]!;
@@ -166,11 +179,12 @@ describe("access rules and approvals on the single upstream", () => {
     const refusedInline = await callTool(stack.url, "deploy", { service: "api", version: "6" }, { capabilities: FORMS });
     assert.equal(errorOf(refusedInline)?.code, -32021, "someone else's approval needs a task");
 
+    const deploysBefore = upstream.deployed.length;
     const task = await createTask(stack.url, "deploy", { service: "api", version: "v7-secret" });
     const waiting = await pollTask(stack.url, task.taskId as string, (t) => /waiting for approval/.test(String(t.statusMessage)));
     assert.equal(waiting.status, "working");
     assert.match(String(waiting.statusMessage), /waiting for approval by scopes deployers/);
-    assert.equal(upstream.deployed.length, 1, "only the earlier caller-approved deploy reached the upstream");
+    assert.equal(upstream.deployed.length, deploysBefore, "nothing reached the upstream while it waits");
 
     assert.deepEqual(await pendingOf(base, "bob"), [], "bob is no approver");
     assert.deepEqual(await pendingOf(base, "alice"), [], "the caller cannot approve its own call");
