@@ -14,8 +14,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { errorOf, pollTask, resultOf, rpc, type Stack, startStack } from "./kit.js";
-import { callTool, createTask, updateTask } from "./taskFlow.js";
+import { errorOf, resultOf, rpc } from "../support/mcpClient.js";
+import { type Stack, startStack } from "../support/stack.js";
+import { callTool, createTask, pollTask, updateTask } from "../support/tasks.js";
 
 const FORMS = { elicitation: {} };
 

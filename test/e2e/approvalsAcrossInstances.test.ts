@@ -1,19 +1,20 @@
-// Pending approvals live where tasks live: two taskgate instances sharing one real Redis (and one
-// real PostgreSQL database, when one runs) in front of the real example legacy server. A call that
-// needs carol's approval is held on instance a; carol lists it on instance b and approves it there;
-// the call then runs on a (the upstream's own events say when it received it).
+// Pending approvals live where tasks live: two taskgate instances sharing one real Redis (a
+// redis-server of the test's own) or one real PostgreSQL database (each skipped, saying why, when
+// it cannot run), in front of the real example legacy server. A call that needs carol's approval
+// is held on instance a; carol lists it on instance b and approves it there; the call then runs
+// on a (the upstream's own events say when it received it).
 // Run: node --import tsx --test test/e2e/approvalsAcrossInstances.test.ts
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { freshDatabase, POSTGRES_SKIP } from "../unit/postgresKit.js";
-import { pollTask } from "./kit.js";
-import { type SharedRedisStack, startSharedRedisStack } from "./sharedRedisStack.js";
-import { createTask } from "./taskFlow.js";
+import { freshDatabase, POSTGRES_SKIP } from "../support/postgres.js";
+import { REDIS_SKIP } from "../support/redisServer.js";
+import { type SharedRedisStack, startSharedRedisStack } from "../support/sharedRedisStack.js";
+import { createTask, pollTask } from "../support/tasks.js";
 
 for (const backend of ["Redis", "PostgreSQL"] as const) {
-  const skip = backend === "PostgreSQL" ? POSTGRES_SKIP : undefined;
+  const skip = backend === "PostgreSQL" ? POSTGRES_SKIP : REDIS_SKIP;
   describe(`approvals across instances sharing ${backend}`, skip === undefined ? {} : { skip }, () => suite(backend));
 }
 

@@ -16,8 +16,8 @@ import { loadConfig } from "../../src/config/loadConfig.js";
 import { type Gateway, startGateway } from "../../src/gateway.js";
 import { createLogger } from "../../src/observability/logger.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { errorOf, pollTask, resultOf, rpc } from "./kit.js";
-import { callTool, createTask } from "./taskFlow.js";
+import { errorOf, resultOf, rpc } from "../support/mcpClient.js";
+import { callTool, createTask, pollTask } from "../support/tasks.js";
 
 describe("access rules in a fleet, on the backend's path and the federated endpoint, and on reload", () => {
   let legacy: LegacyServer;
