@@ -1,6 +1,7 @@
 // Access rules and approvals, over real HTTP in front of the real example legacy server (whose
 // events say what it received). The single upstream: bob's tools/list lacks the tools denied to
-// him and calling one answers exactly like an unknown tool; a caller-approved call reaches the
+// him and calling one answers exactly like an unknown tool (hidden prompts and resources: like
+// missing ones); old clients are refused; the approvals API authenticates; a caller-approved call reaches the
 // upstream only after the caller's accept (and a retry with other arguments is refused); a
 // role-approved call waits in `working`, is approved by another identity through the approvals
 // API and runs; a denial and an expiry each fail the task with their reason; the audit file has a
@@ -67,7 +68,12 @@ describe("access rules and approvals on the single upstream", () => {
         auth: { mode: "tokens", tokens: TOKENS },
         // A deploy whose request declares tasks is a task at once (one that does not is answered inline).
         tasks: { tools: { deploy: "always" } },
-        access: { default: "allow", rules: [{ subjects: ["bob"], deny: { tools: ["slow_*", "two_rounds"] } }] },
+        access: {
+          default: "allow",
+          rules: [
+            { subjects: ["bob"], deny: { tools: ["slow_*", "two_rounds"], prompts: ["summarize"], resources: ["example://counter"] } },
+          ],
+        },
         approvals: [
           { tools: ["deploy"], arguments: { service: "web" }, approver: "caller", expiresAfterMs: 60_000 },
           { tools: ["greet"], arguments: { name: "expire*" }, approver: { subjects: ["carol"] }, expiresAfterMs: 300 },
@@ -98,6 +104,35 @@ describe("access rules and approvals on the single upstream", () => {
     assert.deepEqual(errorOf(hidden), { ...errorOf(unknown), message: errorOf(unknown).message.replace("no_such_tool", "slow_echo") });
     assert.ok(!upstream.started.includes("slow_echo"), "the upstream never saw bob's call");
     assert.match(JSON.stringify(resultOf(await callTool(stack.url, "slow_echo", { text: "hi", ms: 0 }))), /hi/, "alice may");
+  });
+
+  test("bob's prompt and resource lists lack what is denied to him; reading one answers as for a missing one", async () => {
+    const listed = async (method: string, field: string, key: string, token: string) =>
+      ((resultOf(await rpc(stack.url, method, {}, { token }))[field] as JsonObject[]) ?? []).map((entry) => entry[key]);
+    assert.ok((await listed("prompts/list", "prompts", "name", "alice")).includes("summarize"));
+    assert.ok(!(await listed("prompts/list", "prompts", "name", "bob")).includes("summarize"));
+    assert.ok((await listed("resources/list", "resources", "uri", "alice")).includes("example://counter"));
+    const bobs = await listed("resources/list", "resources", "uri", "bob");
+    assert.ok(!bobs.includes("example://counter") && bobs.includes("example://readme"), JSON.stringify(bobs));
+    const hiddenPrompt = await rpc(stack.url, "prompts/get", { name: "summarize", arguments: { topic: "x" } }, { token: "bob" });
+    const missingPrompt = await rpc(stack.url, "prompts/get", { name: "nothing", arguments: { topic: "x" } }, { token: "bob" });
+    assert.deepEqual(errorOf(hiddenPrompt), {
+      ...errorOf(missingPrompt),
+      message: errorOf(missingPrompt).message.replace("nothing", "summarize"),
+    });
+    const hidden = await rpc(stack.url, "resources/read", { uri: "example://counter" }, { token: "bob" });
+    const missing = await rpc(stack.url, "resources/read", { uri: "example://nothing" }, { token: "bob" });
+    assert.deepEqual(errorOf(hidden), {
+      ...errorOf(missing),
+      message: errorOf(missing).message.replace("example://nothing", "example://counter"),
+    });
+  });
+
+  test("the approvals API needs a token like the MCP endpoint", async () => {
+    const response = await fetch(`${base}/approvals`);
+    assert.equal(response.status, 401);
+    assert.match(response.headers.get("www-authenticate") ?? "", /^Bearer/);
+    assert.equal(response.headers.get("cache-control"), "no-store");
   });
 
   test("old clients are refused here: a pass-through could neither hide tools nor ask for approvals", async () => {
