@@ -927,6 +927,16 @@ describe("example configs", () => {
     );
   });
 
+  it("config/access.example.yaml parses: bob denied deploy, deploy approved by the deployers scope, the caller confirms delete_*", () => {
+    const config = loadConfig({ file: join(configDir, "access.example.yaml") });
+    assert.deepEqual(config.access.rules, [{ subjects: ["bob"], deny: { tools: ["deploy"] } }]);
+    assert.deepEqual(
+      config.approvals.map((rule) => rule.approver),
+      [{ scopes: ["deployers"] }, "caller"],
+    );
+    assert.equal(config.audit.file, ".taskgate/audit.jsonl");
+  });
+
   it("config/jwt.example.yaml parses in jwt mode with every jwt option", () => {
     const config = loadConfig({ file: join(configDir, "jwt.example.yaml") });
     assert.equal(config.auth.mode, "jwt");
