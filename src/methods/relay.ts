@@ -5,11 +5,13 @@
 import type { EntryKind } from "../access/accessRules.js";
 import type { UpstreamAccess } from "../access/upstreamAccess.js";
 import { ownerHashOf } from "../auth/identity.js";
+import { invalidParams } from "../protocol/errors.js";
 import { type Reply, resultReply } from "../protocol/reply.js";
 import type { JsonObject } from "../protocol/wire.js";
 import { profileOf } from "../upstream/capabilityProfile.js";
 import type { UpstreamPool } from "../upstream/upstreamPool.js";
 import { modernResult } from "../upstream/upstreamResult.js";
+import { isObject } from "../util/json.js";
 import type { MethodRequest } from "./handler.js";
 
 const CACHEABLE = new Set(["tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read"]);
@@ -32,9 +34,22 @@ const LISTED: Record<string, { field: string; key: string; kind: EntryKind }> = 
   "resources/templates/list": { field: "resourceTemplates", key: "uriTemplate", kind: "resources" },
 };
 
+/** completion/complete of a prompt or resource template hidden from the caller: refused in the words
+ *  an SDK server uses for a reference it does not have. */
+function refuseHiddenReference(request: MethodRequest, policy: UpstreamAccess): void {
+  const ref = isObject(request.params.ref) ? request.params.ref : {};
+  if (ref.type === "ref/prompt" && typeof ref.name === "string" && !policy.allows(request.identity, "prompts", ref.name)) {
+    throw invalidParams(`Prompt ${ref.name} not found`);
+  }
+  if (ref.type === "ref/resource" && typeof ref.uri === "string" && !policy.allows(request.identity, "resources", ref.uri)) {
+    throw invalidParams(`Resource template ${ref.uri} not found`);
+  }
+}
+
 export function relayHandler(pool: UpstreamPool, cache: CacheHints, policy: UpstreamAccess) {
   return async (request: MethodRequest): Promise<Reply> => {
     const { _meta: _modernMeta, ...params } = request.params;
+    if (request.method === "completion/complete") refuseHiddenReference(request, policy);
     if (typeof params.name === "string") request.note.name = params.name;
     if (typeof params.uri === "string") request.note.uri = params.uri;
     const result = await pool.request(ownerHashOf(request.identity), profileOf(request.capabilities), request.method, params);

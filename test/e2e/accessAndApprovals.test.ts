@@ -120,6 +120,16 @@ describe("access rules and approvals on the single upstream", () => {
       ...errorOf(missingPrompt),
       message: errorOf(missingPrompt).message.replace("nothing", "summarize"),
     });
+    const complete = (name: string) =>
+      rpc(
+        stack.url,
+        "completion/complete",
+        { ref: { type: "ref/prompt", name }, argument: { name: "topic", value: "b" } },
+        { token: "bob" },
+      );
+    const hiddenRef = errorOf(await complete("summarize"));
+    const missingRef = errorOf(await complete("nothing"));
+    assert.deepEqual(hiddenRef, { ...missingRef, message: missingRef.message.replace("nothing", "summarize") });
     const hidden = await rpc(stack.url, "resources/read", { uri: "example://counter" }, { token: "bob" });
     const missing = await rpc(stack.url, "resources/read", { uri: "example://nothing" }, { token: "bob" });
     assert.deepEqual(errorOf(hidden), {
