@@ -19,11 +19,10 @@
 // notifications of the upstream task are not relayed; its statusMessage is.
 
 import { setTimeout as sleep } from "node:timers/promises";
-import type { EventLog } from "../observability/requestLog.js";
 import { ErrorCode } from "../protocol/errors.js";
 import { type JsonObject, type TaskStatus, TERMINAL_STATUSES } from "../protocol/wire.js";
 import { isObject } from "../util/json.js";
-import { type CallRun, type CallRunner, type RunningCall, UpstreamCall, type UpstreamCallTarget } from "./upstreamCall.js";
+import type { CallRun, CallRunner, UpstreamCallTarget } from "./upstreamCall.js";
 import { CallStopped, UpstreamFailure, UpstreamRpcError } from "./upstreamFailure.js";
 import type { UpstreamSession } from "./upstreamSession.js";
 
@@ -54,10 +53,6 @@ export function runsAsUpstreamTask(taskSupport: string | undefined, callerWantsT
 }
 
 /** Starts `params` (a tools/call's name and arguments) as a 2025-11-25 task upstream, asking for `ttlMs`. */
-export function upstreamTaskCall(target: UpstreamCallTarget, params: JsonObject, log: EventLog, ttlMs: number): RunningCall {
-  return new UpstreamCall(target, "tools/call", params, log, upstreamTaskRunner(target, params, ttlMs));
-}
-
 /** How a tools/call runs as a 2025-11-25 task upstream (a CallRunner: another step may run before it). */
 export function upstreamTaskRunner(target: UpstreamCallTarget, params: JsonObject, ttlMs: number): CallRunner {
   return (run) =>
