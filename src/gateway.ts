@@ -20,6 +20,7 @@ import { closeQuietly } from "./parts/closeQuietly.js";
 import { openClusterSide } from "./parts/clusterSide.js";
 import type { Endpoints } from "./parts/endpoints.js";
 import { listenHttp, openCallers, openDoors, openFrontSide } from "./parts/frontSide.js";
+import { openInventorySide } from "./parts/inventorySide.js";
 import { serveTaskCommands } from "./parts/taskSide.js";
 
 export interface Gateway {
@@ -66,13 +67,17 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   await serveTaskCommands(cluster, () => endpoints.parts().map((part) => part.tasks), log);
   for (const part of endpoints.parts())
     if (part.name === undefined) part.upstream.closeLeftovers((id) => cluster.cluster.leases.isAlive(id));
+  const inventory = openInventorySide(config, { cluster, callers, parts: () => endpoints.parts(), instanceId, log });
   const front = openFrontSide({
     doors,
     endpointAt: (path) => endpoints.doorAt(path),
     metrics: endpoints.metrics,
     health: endpoints.health,
     log,
-    ...(endpoints.mount ? { mount: (app) => endpoints.mount?.(app) } : {}),
+    mount: (app) => {
+      endpoints.mount?.(app);
+      inventory.mount(app);
+    },
   });
   const { server, port, url } = await listenHttp(config, front);
   log.info(
@@ -102,6 +107,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       server.closeAllConnections();
       await closed;
       await endpoints.close();
+      inventory.close();
       await cluster.close();
       await closeQuietly(log, "tracing", () => tracing.shutdown()); // the last spans are flushed
     },

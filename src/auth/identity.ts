@@ -10,6 +10,8 @@ export interface Identity {
   subject: string;
   /** Scopes granted to the token, when the mode knows them (JWT `scope`/`scp`, configured tokens). */
   scopes?: string[];
+  /** The verified token's claims (auth.mode jwt only): read by the operator check (inventory.operators.claims). */
+  claims?: Readonly<Record<string, unknown>>;
 }
 
 export type ResolveResult =

@@ -67,7 +67,7 @@ function identityFrom(payload: JWTPayload, subjectClaim: string): ResolveResult 
           (claim === "scope" ? "a space-separated string" : "an array of strings or a space-separated string"),
       );
   }
-  return accepted({ subject, scopes: [...scopes] });
+  return accepted({ subject, scopes: [...scopes], claims: payload });
 }
 
 /** A claim value as shown in a description: quoted, truncated (it is the caller's input). */

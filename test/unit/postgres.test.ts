@@ -144,6 +144,7 @@ describe("postgres cluster parts", skip, () => {
       return {
         publish: (record) => parts.bus.publish(record),
         subscribe: (taskId, listener) => parts.bus.subscribe(taskId, listener),
+        subscribeAll: (listener) => parts.bus.subscribeAll(listener),
         listenerCount: (taskId) => parts.bus.listenerCount(taskId),
         close: () => parts.close(),
       };
