@@ -11,6 +11,8 @@ import type { Logger } from "pino";
 import { tracedHolderLink } from "./cluster/tracedHolderLink.js";
 import type { Config } from "./config/schema.js";
 import { openFleet } from "./fleet/fleet.js";
+import { pushRoutes } from "./inventory/pushRoutes.js";
+import { Notifier } from "./notify/notifier.js";
 import { createLogger } from "./observability/logger.js";
 import { GatewayMetrics } from "./observability/metrics.js";
 import { tracingOn } from "./observability/tracing.js";
@@ -53,6 +55,9 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const cluster = await openClusterSide(config.store, { instanceId, log });
   // While tracing is on, each hop to another instance is a span and carries its trace context.
   if (tracingOn()) cluster.cluster.link = tracedHolderLink(cluster.cluster.link);
+  let ownUrl = "http://127.0.0.1";
+  const notifier = new Notifier(config.notify, () => config.inventory.publicUrl ?? ownUrl, log);
+  cluster.transitions.push(notifier.transition);
   const callers = openCallers(config, log);
   const doors = openDoors(
     { ...config, requestsPerMinute: config.quotas.requestsPerMinute, keepAliveMs: config.subscriptions.keepAliveMs },
@@ -67,11 +72,21 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   await serveTaskCommands(cluster, () => endpoints.parts().map((part) => part.tasks), log);
   for (const part of endpoints.parts())
     if (part.name === undefined) part.upstream.closeLeftovers((id) => cluster.cluster.leases.isAlive(id));
-  const inventory = openInventorySide(config, { cluster, callers, parts: () => endpoints.parts(), instanceId, log });
+  const inventory = openInventorySide(config, {
+    cluster,
+    callers,
+    parts: () => endpoints.parts(),
+    instanceId,
+    log,
+    more: pushRoutes(notifier),
+  });
   const front = openFrontSide({
     doors,
     endpointAt: (path) => endpoints.doorAt(path),
-    metrics: endpoints.metrics,
+    metrics: {
+      contentType: endpoints.metrics.contentType,
+      text: async () => `${await endpoints.metrics.text()}\n${await notifier.metrics.registry.metrics()}`,
+    },
     health: endpoints.health,
     log,
     mount: (app) => {
@@ -80,6 +95,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     },
   });
   const { server, port, url } = await listenHttp(config, front);
+  ownUrl = new URL(url).origin;
   log.info(
     { event: "gateway.started", url, ...endpoints.describe(), store: config.store.kind, instanceId, auth: callers.resolver.mode },
     "taskgate listening",
@@ -108,6 +124,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       await closed;
       await endpoints.close();
       inventory.close();
+      notifier.close();
       await cluster.close();
       await closeQuietly(log, "tracing", () => tracing.shutdown()); // the last spans are flushed
     },
