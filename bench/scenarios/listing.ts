@@ -101,9 +101,9 @@ async function viaHttp(prefix: string, n: number): Promise<number> {
 export function listingScenario(): Scenario {
   const sizes = positiveIntList("BENCH_LISTING_SIZES", [1_000, 100_000]);
   const n = positiveInt("BENCH_LISTING_N", 50);
-  const backends = (process.env.BENCH_LISTING_BACKENDS ?? "memory,redis").split(",").filter((b): b is "memory" | "redis" =>
-    ["memory", "redis"].includes(b),
-  );
+  const backends = (process.env.BENCH_LISTING_BACKENDS ?? "memory,redis")
+    .split(",")
+    .filter((b): b is "memory" | "redis" => ["memory", "redis"].includes(b));
   return {
     name: "listing",
     title: "one page of 50 of a user's tasks among few vs many tasks in the store (the ratio should stay ~1.0x)",

@@ -129,8 +129,7 @@ export class DeliveryQueue {
         this.retrying.delete(timer);
         this.ready.push({ delivery, attempt: attempt + 1 });
         this.pump();
-      }, waitMs);
-      timer.unref();
+      }, waitMs); // not unref'd: a retry keeps the process up until close() clears it
       this.retrying.add(timer);
     }
   }
