@@ -10,9 +10,10 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { api, baseOf, nextMatching, openEvents } from "./inventoryKit.js";
-import { nextEvent, type Stack, startStack } from "./kit.js";
-import { createTask, hasStatus, waitForTask } from "./taskFlow.js";
+import { api, baseOf, nextMatching, openEvents } from "../support/inventory.js";
+import { type Stack, startStack } from "../support/stack.js";
+import { createTask, hasStatus, waitForTask } from "../support/tasks.js";
+import { nextEvent } from "../support/waiting.js";
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("hex");
 const ALICE = "alice-token-0123456789";

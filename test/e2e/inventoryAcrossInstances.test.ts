@@ -9,10 +9,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { api, baseOf, nextMatching, openEvents } from "./inventoryKit.js";
-import { type Receiver, startReceiver } from "./notifyReceivers.js";
-import { type SharedRedisStack, startSharedRedisStack } from "./sharedRedisStack.js";
-import { createTask, hasStatus, waitForTask } from "./taskFlow.js";
+import { api, baseOf, nextMatching, openEvents } from "../support/inventory.js";
+import { type Receiver, startReceiver } from "../support/servers/notifyReceivers.js";
+import { type SharedRedisStack, startSharedRedisStack } from "../support/sharedRedisStack.js";
+import { createTask, hasStatus, waitForTask } from "../support/tasks.js";
 
 const SECRET = "webhook-secret-0123456789abcdef";
 

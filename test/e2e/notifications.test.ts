@@ -14,10 +14,10 @@ import { after, before, describe, test } from "node:test";
 import { importJWK, jwtVerify } from "jose";
 import webpush from "web-push";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { api, baseOf } from "./inventoryKit.js";
-import { type Stack, startStack } from "./kit.js";
-import { type Receiver, startReceiver, subscriptionKeys } from "./notifyReceivers.js";
-import { createTask, hasStatus, waitForTask } from "./taskFlow.js";
+import { api, baseOf } from "../support/inventory.js";
+import { type Receiver, startReceiver, subscriptionKeys } from "../support/servers/notifyReceivers.js";
+import { type Stack, startStack } from "../support/stack.js";
+import { createTask, hasStatus, waitForTask } from "../support/tasks.js";
 
 const ece = createRequire(import.meta.url)("http_ece") as {
   decrypt(buffer: Buffer, params: { version: "aes128gcm"; privateKey: unknown; authSecret: string }): Buffer;

@@ -1,8 +1,8 @@
 // Talking to the task inventory over real HTTP: JSON calls with a bearer token, and its SSE event
-// streams read with eventsource-parser (each `event: task` frame handed over as it arrives).
+// streams read with the tests' one SSE reader (each `event: task` frame handed over as it arrives).
 
-import { createParser } from "eventsource-parser";
 import type { JsonObject } from "../../src/protocol/wire.js";
+import { readSse } from "./sse.js";
 
 export interface ApiReply {
   status: number;
@@ -40,20 +40,15 @@ export async function openEvents(base: string, path: string, token: string): Pro
   const response = await fetch(`${base}${path}`, { headers: { Authorization: `Bearer ${token}` }, signal: abort.signal });
   const frames: JsonObject[] = [];
   const waiting: Array<(frame: JsonObject) => void> = [];
-  const parser = createParser({
-    onEvent: (event) => {
-      if (event.event !== "task") return;
-      const frame = JSON.parse(event.data) as JsonObject;
-      const taker = waiting.shift();
-      if (taker) taker(frame);
-      else frames.push(frame);
-    },
-  });
+  const take = (frame: JsonObject) => {
+    const taker = waiting.shift();
+    if (taker) taker(frame);
+    else frames.push(frame);
+  };
   const ended = (async () => {
     if (!response.body || response.status !== 200) return;
-    const decoder = new TextDecoder();
     try {
-      for await (const chunk of response.body) parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
+      await readSse(response, { onFrame: take });
     } catch {
       // closed by us
     }
