@@ -204,6 +204,10 @@ describe("postgres cluster parts", skip, () => {
       while (!out.includes("serving")) await once(child.stdout, "data");
       assert.equal((await sender.link.send("doomed", { kind: "cancel", taskId: "t", ownerHash: "o" }))?.ok, true);
       assert.equal(await sender.leases.isAlive("doomed"), true);
+      assert.ok(
+        (await sender.leases.alive()).some((instance) => instance.id === "doomed"),
+        "alive() lists the instances holding a lease",
+      );
 
       const exited = once(child, "exit");
       child.kill("SIGKILL");
