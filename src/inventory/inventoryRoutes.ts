@@ -97,7 +97,11 @@ export function mountInventory(app: express.Express, deps: InventoryDeps): void 
   for (const extra of deps.more ?? []) app[extra.method](extra.path, json, route(extra.handle));
   // A body that is not JSON (express.json's error) is the caller's mistake.
   app.use(["/tasks", "/admin", "/notify"], (error: unknown, _req: express.Request, res: express.Response, next: express.NextFunction) => {
-    if ((error as { type?: unknown }).type === undefined) return next(error);
+    const type = (error as { type?: unknown }).type;
+    if (type === undefined) return next(error);
+    if (type === "entity.too.large") {
+      return sendInventoryError(res, inventoryError("body_too_large", `the body is larger than bodyLimitBytes (${deps.bodyLimitBytes})`));
+    }
     sendInventoryError(res, inventoryError("bad_request", `the body must be JSON: ${(error as Error).message}`));
   });
 }

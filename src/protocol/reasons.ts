@@ -98,6 +98,7 @@ export function reasonMessage(reason: Reason, values: Record<string, string | nu
 export const INVENTORY_ERRORS = {
   bad_request: 400,
   invalid_cursor: 400,
+  body_too_large: 413,
   unauthenticated: 401,
   forbidden: 403,
   not_operator: 403,

@@ -142,6 +142,10 @@ describe("task inventory", () => {
     assert.equal((await api(base, "GET", `/tasks/${id}`, ALICE)).body.status, "input_required", "the question stays open");
     const unknownKey = await api(base, "POST", `/tasks/${id}/input`, ALICE, { inputResponses: { nope: { action: "cancel" } } });
     assert.equal(unknownKey.status, 409);
+    const notJson = await fetch(`${base}/tasks/${id}/input`, { method: "POST", headers: { Authorization: `Bearer ${ALICE}` }, body: "{" });
+    assert.equal(notJson.status, 400);
+    const huge = { inputResponses: { charts: { action: "accept", content: { charts: true, pad: "x".repeat(2_000_000) } } } };
+    assert.equal((await api(base, "POST", `/tasks/${id}/input`, ALICE, huge)).status, 413);
 
     const answered = nextEvent(s.legacy.events, "elicitation-answered", (e: { tool: string }) => e.tool === "build_report");
     const right = await api(base, "POST", `/tasks/${id}/input`, ALICE, {
