@@ -11,6 +11,7 @@
 //   tasks      the task machinery per request: call→task and tasks/get vs server/discover
 //   stdio      a stdio upstream (upstream.command): process start-up, RSS per process, 50 identities at once
 //   fleet      1 vs 50 backends (HTTP and stdio): start-up, idle memory per backend, routing overhead of a call
+//   listing    a page of 50 of a user's tasks among 1,000 vs 100,000 in the store (memory, redis; on redis also GET /tasks)
 //
 // Select scenarios by argument (npm run bench -- inline scale) or BENCH_SCENARIOS=inline,scale;
 // default: all, in the order above. Knobs: see docs/benchmarks.md.
@@ -25,6 +26,7 @@ import { describeError } from "./lib/modernClient.js";
 import { armWatchdog, currentPhase, disarmWatchdog, setPhase } from "./lib/watchdog.js";
 import { fleetScenario } from "./scenarios/fleet.js";
 import { inlineScenario } from "./scenarios/inline.js";
+import { listingScenario } from "./scenarios/listing.js";
 import { scaleScenario } from "./scenarios/scale.js";
 import { out, type Scenario } from "./scenarios/scenario.js";
 import { stdioScenario } from "./scenarios/stdio.js";
@@ -38,6 +40,7 @@ const ALL: Record<string, () => Scenario> = {
   tasks: tasksScenario,
   stdio: stdioScenario,
   fleet: fleetScenario,
+  listing: listingScenario,
 };
 
 /** The scenarios named by the arguments or BENCH_SCENARIOS (default all), with their knobs read. */

@@ -12,6 +12,8 @@ import { tracedHolderLink } from "./cluster/tracedHolderLink.js";
 import type { Config } from "./config/schema.js";
 import { openFleet } from "./fleet/fleet.js";
 import { mountApprovals } from "./http/approvalsRoutes.js";
+import { pushRoutes } from "./inventory/pushRoutes.js";
+import { Notifier } from "./notify/notifier.js";
 import { createLogger } from "./observability/logger.js";
 import { GatewayMetrics } from "./observability/metrics.js";
 import { tracingOn } from "./observability/tracing.js";
@@ -22,6 +24,7 @@ import { closeQuietly } from "./parts/closeQuietly.js";
 import { openClusterSide } from "./parts/clusterSide.js";
 import type { Endpoints } from "./parts/endpoints.js";
 import { listenHttp, openCallers, openDoors, openFrontSide } from "./parts/frontSide.js";
+import { openInventorySide } from "./parts/inventorySide.js";
 import { serveTaskCommands } from "./parts/taskSide.js";
 
 export interface Gateway {
@@ -54,6 +57,9 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const cluster = await openClusterSide(config.store, { instanceId, log });
   // While tracing is on, each hop to another instance is a span and carries its trace context.
   if (tracingOn()) cluster.cluster.link = tracedHolderLink(cluster.cluster.link);
+  let ownUrl = "http://127.0.0.1";
+  const notifier = new Notifier(config.notify, () => config.inventory.publicUrl ?? ownUrl, log);
+  cluster.transitions.push(notifier.transition);
   const callers = openCallers(config, log);
   const doors = openDoors(
     { ...config, requestsPerMinute: config.quotas.requestsPerMinute, keepAliveMs: config.subscriptions.keepAliveMs },
@@ -69,10 +75,21 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   await serveTaskCommands(cluster, () => endpoints.parts().map((part) => part.tasks), log);
   for (const part of endpoints.parts())
     if (part.name === undefined) part.upstream.closeLeftovers((id) => cluster.cluster.leases.isAlive(id));
+  const inventory = openInventorySide(config, {
+    cluster,
+    callers,
+    parts: () => endpoints.parts(),
+    instanceId,
+    log,
+    more: pushRoutes(notifier),
+  });
   const front = openFrontSide({
     doors,
     endpointAt: (path) => endpoints.doorAt(path),
-    metrics: endpoints.metrics,
+    metrics: {
+      contentType: endpoints.metrics.contentType,
+      text: async () => `${await endpoints.metrics.text()}\n${await notifier.metrics.registry.metrics()}`,
+    },
     health: endpoints.health,
     log,
     mount: (app) => {
@@ -84,9 +101,11 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
         log,
       });
       endpoints.mount?.(app);
+      inventory.mount(app);
     },
   });
   const { server, port, url } = await listenHttp(config, front);
+  ownUrl = new URL(url).origin;
   log.info(
     { event: "gateway.started", url, ...endpoints.describe(), store: config.store.kind, instanceId, auth: callers.resolver.mode },
     "taskgate listening",
@@ -114,6 +133,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       server.closeAllConnections();
       await closed;
       await endpoints.close();
+      inventory.close();
+      notifier.close();
       await cluster.close();
       await closeQuietly(log, "tracing", () => tracing.shutdown()); // the last spans are flushed
     },

@@ -10,8 +10,8 @@ export interface Identity {
   subject: string;
   /** Scopes granted to the token, when the mode knows them (JWT `scope`/`scp`, configured tokens). */
   scopes?: string[];
-  /** The token's claims, when the mode has them (JWT): access rules and approvers may name one (e.g. `groups`). */
-  claims?: Record<string, unknown>;
+  /** The verified token's claims (auth.mode jwt only): access rules, approvers and the operator role may name one (e.g. `groups`). */
+  claims?: Readonly<Record<string, unknown>>;
 }
 
 export type ResolveResult =

@@ -242,7 +242,7 @@ export class CallDesk {
   ): Promise<Reply> {
     let record: Awaited<ReturnType<TaskRunner["start"]>>;
     try {
-      record = await this.options.runner.start(call, owner, tool, request.log, request.endpoint);
+      record = await this.options.runner.start(call, owner, tool, request.log, request.endpoint, request.note.subject);
     } catch (error) {
       call.abort("the task could not be stored");
       throw error;

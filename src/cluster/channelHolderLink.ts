@@ -48,6 +48,8 @@ function isHolderCommand(value: unknown): value is HolderCommand {
   switch (value.kind) {
     case "cancel":
       return typeof value.taskId === "string";
+    case "fail":
+      return typeof value.taskId === "string" && typeof value.reason === "string";
     case "update":
       return typeof value.taskId === "string" && isObject(value.responses);
     case "resume":

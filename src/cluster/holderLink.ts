@@ -12,7 +12,9 @@ import type { JsonObject, JsonRpcErrorObject } from "../protocol/wire.js";
 
 export type TaskCommand =
   | { kind: "update"; taskId: string; ownerHash: string; responses: JsonObject }
-  | { kind: "cancel"; taskId: string; ownerHash: string };
+  | { kind: "cancel"; taskId: string; ownerHash: string }
+  /** An operator fails a stuck task (its upstream call is cancelled); the reason becomes its statusMessage. */
+  | { kind: "fail"; taskId: string; ownerHash: string; reason: string };
 
 /** An MRTR retry for a parked inline call; the sender already checked the requestState, the holder checks it again. */
 export interface ResumeCommand {
@@ -52,7 +54,8 @@ export interface HolderLink {
   close(): Promise<void>;
 }
 
-export const isTaskCommand = (command: HolderCommand): command is TaskCommand => command.kind === "update" || command.kind === "cancel";
+export const isTaskCommand = (command: HolderCommand): command is TaskCommand =>
+  command.kind === "update" || command.kind === "cancel" || command.kind === "fail";
 
 export class LocalHolderLink implements HolderLink {
   async serve(): Promise<void> {}

@@ -2,6 +2,7 @@
 // lease is a row of taskgate_leases whose expires_at is set from the database's clock (now() +
 // leaseMs), so instances with skewed clocks agree; isAlive(id) = that row exists and has not expired.
 
+import { LIVE_INSTANCES_MAX, type LiveInstance } from "./instanceLeases.js";
 import type { PostgresPool } from "./postgresConnection.js";
 import { RenewingLeases } from "./renewingLeases.js";
 
@@ -18,6 +19,13 @@ export class PostgresLeases extends RenewingLeases {
   async isAlive(instanceId: string): Promise<boolean> {
     const found = await this.db.run("SELECT 1 FROM taskgate_leases WHERE instance_id = $1 AND expires_at > now()", [instanceId]);
     return found.rowCount === 1;
+  }
+
+  async alive(): Promise<LiveInstance[]> {
+    const rows = await this.db.run("SELECT instance_id FROM taskgate_leases WHERE expires_at > now() ORDER BY instance_id LIMIT $1", [
+      LIVE_INSTANCES_MAX,
+    ]);
+    return (rows.rows as Array<{ instance_id: string }>).map((row) => ({ id: row.instance_id }));
   }
 
   protected async renew(): Promise<void> {

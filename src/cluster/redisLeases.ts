@@ -1,6 +1,7 @@
 // RedisLeases: instance liveness over Redis (see RenewingLeases for start/renew/close). The lease is
 // `<prefix>:lease:<instanceId>`, SET with PX leaseMs; isAlive(id) = EXISTS on that id's key.
 
+import { LIVE_INSTANCES_MAX, type LiveInstance } from "./instanceLeases.js";
 import { closeRedis, connectRedis, type RedisConnection } from "./redisConnection.js";
 import { RenewingLeases } from "./renewingLeases.js";
 
@@ -38,6 +39,21 @@ export class RedisLeases extends RenewingLeases {
 
   async isAlive(instanceId: string): Promise<boolean> {
     return (await this.client.exists(this.key(instanceId))) === 1;
+  }
+
+  /** SCAN over the lease keys (bounded), then their values: the renewal times. */
+  async alive(): Promise<LiveInstance[]> {
+    const keys: string[] = [];
+    for await (const batch of this.client.scanIterator({ MATCH: this.key("*"), COUNT: 100 })) {
+      keys.push(...batch);
+      if (keys.length >= LIVE_INSTANCES_MAX) break;
+    }
+    const chosen = keys.slice(0, LIVE_INSTANCES_MAX);
+    const renewed = chosen.length === 0 ? [] : await this.client.mGet(chosen);
+    return chosen.map((key, index) => {
+      const at = Number(renewed[index]);
+      return { id: key.slice(this.key("").length), ...(Number.isFinite(at) && at > 0 ? { renewedAt: new Date(at).toISOString() } : {}) };
+    });
   }
 
   protected async renew(): Promise<void> {

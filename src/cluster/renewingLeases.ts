@@ -4,7 +4,7 @@
 // close() stops renewing, frees its own lease (a clean shutdown frees at once) and lets go of the
 // connection.
 
-import type { InstanceLeases } from "./instanceLeases.js";
+import type { InstanceLeases, LiveInstance } from "./instanceLeases.js";
 
 export abstract class RenewingLeases implements InstanceLeases {
   private timer: NodeJS.Timeout | undefined;
@@ -27,6 +27,7 @@ export abstract class RenewingLeases implements InstanceLeases {
   /** Closes the connection; never throws. */
   protected abstract release(): Promise<void>;
   abstract isAlive(instanceId: string): Promise<boolean>;
+  abstract alive(): Promise<LiveInstance[]>;
 
   async start(): Promise<void> {
     if (this.closed) throw new Error(`${this.constructor.name} is closed`);

@@ -1,7 +1,8 @@
 // TaskBus: announces every change of a task record to whoever follows it (subscriptions/listen
 // streams). In-process by default; RedisTaskBus carries the same events across instances.
 // Contract (test/unit/taskBus.contract.ts): a published record reaches every subscriber of its
-// task id, in publish order, and nobody else; unsubscribing stops delivery. The bus does not know
+// task id, in publish order, and nobody else; a subscriber of all tasks (subscribeAll: the
+// inventory's event streams, which filter by owner) gets every record; unsubscribing stops delivery. The bus does not know
 // what a task record holds beyond its id (records are JSON values).
 
 import { EventEmitter } from "node:events";
@@ -15,9 +16,14 @@ export interface Announced {
 export interface TaskBus<R extends Announced = Announced> {
   publish(record: R): void;
   subscribe(taskId: string, listener: (record: R) => void): () => void;
+  /** Every record published, of any task. */
+  subscribeAll(listener: (record: R) => void): () => void;
   listenerCount(taskId: string): number;
   close(): Promise<void>;
 }
+
+/** The emitter event of subscribeAll's listeners (a symbol: no task id can be it). */
+const ANY_TASK = Symbol("any task");
 
 export class InProcessTaskBus<R extends Announced = Announced> implements TaskBus<R> {
   private readonly emitter = new EventEmitter().setMaxListeners(0);
@@ -27,7 +33,8 @@ export class InProcessTaskBus<R extends Announced = Announced> implements TaskBu
 
   publish(record: R): void {
     // Each listener on its own: one that throws must neither starve the others nor the publisher.
-    for (const listener of this.emitter.listeners(record.taskId) as Array<(r: R) => void>) {
+    const listeners = [...this.emitter.listeners(record.taskId), ...this.emitter.listeners(ANY_TASK)] as Array<(r: R) => void>;
+    for (const listener of listeners) {
       try {
         listener(record);
       } catch (error) {
@@ -39,6 +46,11 @@ export class InProcessTaskBus<R extends Announced = Announced> implements TaskBu
   subscribe(taskId: string, listener: (record: R) => void): () => void {
     this.emitter.on(taskId, listener);
     return () => this.emitter.off(taskId, listener);
+  }
+
+  subscribeAll(listener: (record: R) => void): () => void {
+    this.emitter.on(ANY_TASK, listener);
+    return () => this.emitter.off(ANY_TASK, listener);
   }
 
   listenerCount(taskId: string): number {
@@ -90,6 +102,10 @@ export abstract class RemoteTaskBus<R extends Announced> implements TaskBus<R> {
 
   subscribe(taskId: string, listener: (record: R) => void): () => void {
     return this.local.subscribe(taskId, listener);
+  }
+
+  subscribeAll(listener: (record: R) => void): () => void {
+    return this.local.subscribeAll(listener);
   }
 
   listenerCount(taskId: string): number {

@@ -9,6 +9,7 @@ import { AccessSchema, ApprovalsOption, AuditSchema } from "./accessOptions.js";
 import { AuthSchema } from "./authOptions.js";
 import { option, section } from "./declaration.js";
 import { BackendsOption, checkFleet, FederationSchema, ReloadSchema } from "./fleetOptions.js";
+import { InventorySchema, NotifySchema } from "./inventoryOptions.js";
 import { UpstreamSchema } from "./upstreamOptions.js";
 import { positiveMs, scopeToken, TaskPolicy, timerMs } from "./values.js";
 
@@ -255,6 +256,8 @@ export const ConfigSchema = z
     federation: FederationSchema,
     reload: ReloadSchema,
     tracing: section(TracingSchema.prefault({}), { help: "OpenTelemetry traces of requests, upstream calls, store operations and tasks." }),
+    inventory: section(InventorySchema.prefault({}), { help: "The task inventory: owners' and operators' HTTP view of tasks." }),
+    notify: section(NotifySchema.prefault({}), { help: "Telling a task's owner when it needs input, completes or fails." }),
   })
   .strict()
   .superRefine((config, ctx) => checkFleet(config, ctx));

@@ -85,6 +85,7 @@ export class Fleet implements Endpoints {
   private readonly holder: TaskHolder = {
     answer: (taskId, responses, requestLog) => this.runnerOf(taskId)?.answer(taskId, responses, requestLog) ?? Promise.resolve(),
     cancel: (taskId, requestLog) => this.runnerOf(taskId)?.cancel(taskId, requestLog) ?? Promise.resolve(),
+    fail: (taskId, reason, requestLog) => this.runnerOf(taskId)?.fail(taskId, reason, requestLog) ?? Promise.resolve(),
   };
   private readonly federationMetrics = new GatewayMetrics({ backend: FEDERATION_LABEL });
   private readonly records: TaskRecords;
@@ -99,7 +100,7 @@ export class Fleet implements Endpoints {
     options: FleetOptions,
   ) {
     for (const [name, backend] of Object.entries(config.backends ?? {})) this.active.set(name, this.open(name, backend));
-    this.records = new TaskRecords(shared.cluster.store, shared.cluster.cluster.bus, this.federationMetrics);
+    this.records = new TaskRecords(shared.cluster.store, shared.cluster.cluster.bus, this.federationMetrics, shared.cluster.transitions);
     this.federation = this.openFederation();
     this.metrics = mergedMetrics(() => [...this.all().map((running) => running.part.metrics), this.federationMetrics]);
     this.health = this.healthOptions();

@@ -33,6 +33,11 @@ export class SseWriter {
     this.write(`data: ${JSON.stringify(message)}\n\n`);
   }
 
+  /** A named event (`event: <name>`), for streams read by EventSource rather than by MCP clients. */
+  sendEvent(name: string, message: unknown): void {
+    this.write(`event: ${name}\ndata: ${JSON.stringify(message)}\n\n`);
+  }
+
   comment(text: string): void {
     this.write(`: ${text}\n\n`);
   }

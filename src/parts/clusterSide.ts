@@ -12,6 +12,7 @@ import type { Config } from "../config/schema.js";
 import { createTaskStore } from "../tasks/stores/createTaskStore.js";
 import { keyvAdapterFor } from "../tasks/stores/keyvAdapter.js";
 import type { TaskRecord } from "../tasks/taskRecord.js";
+import type { TaskTransition } from "../tasks/taskRecords.js";
 import type { TaskStore } from "../tasks/taskStore.js";
 import { FileSessionLedger } from "../upstream/fileSessionLedger.js";
 import { RedisSessionLedger } from "../upstream/redisSessionLedger.js";
@@ -23,6 +24,8 @@ export interface ClusterSide {
   store: TaskStore;
   cluster: Cluster<TaskRecord>;
   ledger: SessionLedger;
+  /** Told of every task change this instance writes (filled by the gateway before it serves: notifications). */
+  transitions: TaskTransition[];
   close(): Promise<void>;
 }
 
@@ -35,6 +38,7 @@ export async function openClusterSide(options: Config["store"], deps: { instance
     store,
     cluster,
     ledger,
+    transitions: [],
     async close() {
       await closeQuietly(log, "cluster", () => cluster.close()); // this instance's lease goes at once: others see its tasks are gone
       await closeQuietly(log, "session ledger", () => ledger.close());
@@ -43,7 +47,7 @@ export async function openClusterSide(options: Config["store"], deps: { instance
   };
 }
 
-type Opened = Omit<ClusterSide, "close">;
+type Opened = Omit<ClusterSide, "close" | "transitions">;
 
 function openByKind(options: Config["store"], instanceId: string, onError: (error: Error) => void, log: Logger): Promise<Opened> {
   switch (options.kind) {

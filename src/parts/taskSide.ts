@@ -49,7 +49,7 @@ export function openTaskSide(options: TaskSideOptions, deps: TaskSideDeps): Task
   const { store, cluster } = deps.cluster;
   const { leases, link } = cluster;
   const { instanceId, log, backend } = deps;
-  const records = new TaskRecords(store, cluster.bus, deps.metrics);
+  const records = new TaskRecords(store, cluster.bus, deps.metrics, deps.cluster.transitions);
   const runner = new TaskRunner({ records, instanceId, settings: options.tasks, log, backend: backend?.name });
   const access = new TaskAccess({ records, runner: deps.holder ?? runner, instanceId, leases, link, log, endpoint: backend?.endpoint });
   const desk = new CallDesk({

@@ -4,7 +4,7 @@
 // Error objects are made by the factories below only; `JsonRpcErrorObject` is their wire form.
 
 import { ErrorCode, LEGACY_RESOURCE_NOT_FOUND } from "./errorCodes.js";
-import { REASONS, type Reason, reasonMessage, type UpstreamReason } from "./reasons.js";
+import { INVENTORY_ERRORS, type InventoryErrorCode, REASONS, type Reason, reasonMessage, type UpstreamReason } from "./reasons.js";
 import { type JsonRpcErrorObject, PROTOCOL_VERSION } from "./wire.js";
 
 export { ErrorCode, LEGACY_RESOURCE_NOT_FOUND };
@@ -127,3 +127,29 @@ export const upstreamFailureError = (reason: UpstreamReason, message: string, da
 /** The upstream's own JSON-RPC error, in its words; legacy "resource not found" becomes InvalidParams. */
 export const upstreamOwnError = (error: JsonRpcErrorObject) =>
   new RpcError(error.code === LEGACY_RESOURCE_NOT_FOUND ? ErrorCode.InvalidParams : error.code, error.message, error.data);
+
+/** An error of the task inventory's HTTP API: `{"error":{"code","message",...extra}}` with the code's HTTP status. */
+export class InventoryError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly code: InventoryErrorCode,
+    message: string,
+    /** More fields of the error object (`field` of an answer that does not fit). */
+    readonly extra: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = "InventoryError";
+    this.status = INVENTORY_ERRORS[code];
+  }
+
+  toJSON(): { error: Record<string, string> } {
+    return { error: { code: this.code, message: this.message, ...this.extra } };
+  }
+}
+
+export const inventoryError = (code: InventoryErrorCode, message: string, extra?: Record<string, string>) =>
+  new InventoryError(code, message, extra);
+
+/** A task that is unknown, expired or someone else's: the same answer for all three. */
+export const inventoryTaskNotFound = () => inventoryError("task_not_found", "Task not found (unknown, expired, or not yours)");

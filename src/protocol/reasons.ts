@@ -103,6 +103,23 @@ export function reasonMessage(reason: Reason, values: Record<string, string | nu
   return REASONS[reason].message.replace(/<(\w+)>/g, (place, name: string) => (Object.hasOwn(values, name) ? String(values[name]) : place));
 }
 
+/** The error codes of the task inventory's HTTP API (`{"error":{"code","message"}}`), with their HTTP status. */
+export const INVENTORY_ERRORS = {
+  bad_request: 400,
+  invalid_cursor: 400,
+  body_too_large: 413,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_operator: 403,
+  task_not_found: 404,
+  not_found: 404,
+  wrong_state: 409,
+  unknown_input_key: 409,
+  invalid_answer: 422,
+  unavailable: 503,
+} as const satisfies Record<string, number>;
+export type InventoryErrorCode = keyof typeof INVENTORY_ERRORS;
+
 /** Words of a shutdown: what a client, a task record and an upstream call are told. */
 export const SHUTDOWN = {
   /** Why an upstream call is stopped at shutdown (logged, and the cancelled call's reason). */

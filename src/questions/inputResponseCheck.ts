@@ -12,16 +12,27 @@
 import { CreateMessageResultSchema, CreateMessageResultWithToolsSchema, ListRootsResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { InputRequest } from "../protocol/wire.js";
 import { isObject } from "../util/json.js";
-import { checkRequestedSchema } from "./requestedSchemaCheck.js";
+import { requestedSchemaProblem } from "./requestedSchemaCheck.js";
 
-function checkElicitation(request: InputRequest, answer: Record<string, unknown>): string | undefined {
+/** What is wrong with an answer, and where: `field` is `action`, `content` or a property of the form. */
+export interface AnswerProblem {
+  message: string;
+  field?: string;
+}
+
+function checkElicitation(request: InputRequest, answer: Record<string, unknown>): AnswerProblem | undefined {
   if (!["accept", "decline", "cancel"].includes(answer.action as string)) {
-    return "action must be 'accept', 'decline' or 'cancel'";
+    return { message: "action must be 'accept', 'decline' or 'cancel'", field: "action" };
   }
   const params = request.params as { mode?: string; requestedSchema?: unknown };
   if (answer.action !== "accept" || params.mode === "url") return undefined;
-  if (!isObject(answer.content)) return "an accepted form answer needs a 'content' object";
-  return isObject(params.requestedSchema) ? checkRequestedSchema(params.requestedSchema, answer.content) : undefined;
+  if (!isObject(answer.content)) return { message: "an accepted form answer needs a 'content' object", field: "content" };
+  if (!isObject(params.requestedSchema)) return undefined;
+  const problem = requestedSchemaProblem(params.requestedSchema, answer.content);
+  if (!problem) return undefined;
+  return problem.property === undefined
+    ? { message: problem.message, field: "content" }
+    : { message: problem.message, field: problem.property };
 }
 
 interface ShapeIssue {
@@ -66,15 +77,21 @@ function checkShape(schema: Shape, what: string, answer: unknown): string | unde
 }
 
 export function checkInputResponse(request: InputRequest, answer: unknown): string | undefined {
-  if (!isObject(answer)) return "each answer must be a JSON object";
+  return answerProblem(request, answer)?.message;
+}
+
+/** The same check, saying which part of the answer is wrong (the inventory's 422 names it). */
+export function answerProblem(request: InputRequest, answer: unknown): AnswerProblem | undefined {
+  if (!isObject(answer)) return { message: "each answer must be a JSON object" };
+  const shaped = (message: string | undefined) => (message === undefined ? undefined : { message });
   switch (request.method) {
     case "elicitation/create":
       return checkElicitation(request, answer);
     case "sampling/createMessage": {
       const withTools = Array.isArray((request.params as { tools?: unknown }).tools);
-      return checkShape(withTools ? CreateMessageResultWithToolsSchema : CreateMessageResultSchema, "a sampling answer", answer);
+      return shaped(checkShape(withTools ? CreateMessageResultWithToolsSchema : CreateMessageResultSchema, "a sampling answer", answer));
     }
     case "roots/list":
-      return checkShape(ListRootsResultSchema, "a roots answer", answer);
+      return shaped(checkShape(ListRootsResultSchema, "a roots answer", answer));
   }
 }

@@ -57,13 +57,32 @@ export function compiledRequestedSchema(schema: Record<string, unknown>): Compil
 
 /** undefined when `content` fits `schema` (or the schema cannot be compiled); otherwise the problem. */
 export function checkRequestedSchema(schema: Record<string, unknown>, content: Record<string, unknown>): string | undefined {
+  return requestedSchemaProblem(schema, content)?.message;
+}
+
+/** The problem and the top-level property of `content` it is about (a form's field), when there is one. */
+export function requestedSchemaProblem(
+  schema: Record<string, unknown>,
+  content: Record<string, unknown>,
+): { message: string; property?: string } | undefined {
   const validate = compiledRequestedSchema(schema);
   if (validate === "uncheckable" || validate(content)) return undefined;
   const errors = validate.errors ?? [];
   // Errors inside a oneOf/anyOf branch are details of the oneOf/anyOf error: report the outermost.
   const outermost = errors.filter((e) => !errors.some((other) => other !== e && e.schemaPath.startsWith(`${other.schemaPath}/`)));
   const error = outermost[0] ?? errors[0];
-  return error ? describe(error) : "content does not fit the question's schema";
+  if (!error) return { message: "content does not fit the question's schema" };
+  const property = propertyOf(error);
+  return property === undefined ? { message: describe(error) } : { message: describe(error), property };
+}
+
+function propertyOf(error: ErrorObject): string | undefined {
+  const [first] = error.instancePath.slice(1).split("/");
+  if (first) return first.replace(/~1/g, "/").replace(/~0/g, "~");
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === "required") return String(params.missingProperty);
+  if (error.keyword === "additionalProperties") return String(params.additionalProperty);
+  return undefined;
 }
 
 function subjectOf(instancePath: string): string {

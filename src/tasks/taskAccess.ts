@@ -18,13 +18,15 @@ import { failedRecord, type TaskRecords } from "./taskRecords.js";
 import type { TaskRunner } from "./taskRunner.js";
 
 /** What access needs of the tasks held here: a runner, or (a federated endpoint) whichever backend's runner holds the task. */
-export type TaskHolder = Pick<TaskRunner, "answer" | "cancel">;
+export type TaskHolder = Pick<TaskRunner, "answer" | "cancel" | "fail">;
 
 export interface TaskAccessOptions {
   records: TaskRecords;
   runner: TaskHolder;
   /** The endpoint this access serves, in a fleet; unset: the single upstream's (records without an endpoint). */
   endpoint?: string | undefined;
+  /** Serves tasks of every endpoint (the inventory, at the root of a fleet): `endpoint` is not checked. */
+  anyEndpoint?: boolean | undefined;
   instanceId: string;
   leases: InstanceLeases;
   link: HolderLink;
@@ -59,6 +61,14 @@ export class TaskAccess {
     await this.options.runner.cancel(taskId, log);
   }
 
+  /** An operator fails the task with `reason` (the caller checked the role; ownerHash is the task's owner). */
+  async fail(ownerHash: string, taskId: string, reason: string, log?: EventLog): Promise<void> {
+    const record = await this.owned(ownerHash, taskId);
+    if (TERMINAL_STATUSES.has(record.status)) return;
+    if (record.holder !== this.options.instanceId) return this.viaHolder(record, { kind: "fail", taskId, ownerHash, reason });
+    await this.options.runner.fail(taskId, reason, log);
+  }
+
   /** For followers (listen streams): fails the task now if its holder instance is gone. */
   async checkHolder(taskId: string): Promise<void> {
     const record = await this.options.records.get(taskId);
@@ -69,7 +79,7 @@ export class TaskAccess {
   private async owned(ownerHash: string, taskId: string, anyEndpoint = false): Promise<TaskRecord> {
     const record = await this.options.records.get(taskId);
     if (!record || record.ownerHash !== ownerHash) throw notFound();
-    if (!anyEndpoint && record.endpoint !== this.options.endpoint) throw notFound();
+    if (!anyEndpoint && !this.options.anyEndpoint && record.endpoint !== this.options.endpoint) throw notFound();
     return record;
   }
 
@@ -96,6 +106,7 @@ export class TaskAccess {
       const record = await this.owned(command.ownerHash, command.taskId, true);
       if (record.holder !== this.options.instanceId) throw notFound();
       if (command.kind === "update") await this.options.runner.answer(command.taskId, command.responses);
+      else if (command.kind === "fail") await this.options.runner.fail(command.taskId, command.reason);
       else await this.options.runner.cancel(command.taskId);
       return { ok: true };
     } catch (error) {

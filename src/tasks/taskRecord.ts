@@ -4,6 +4,13 @@
 import type { Role } from "../config/accessOptions.js";
 import type { InputRequests, JsonObject, JsonRpcErrorObject, TaskStatus } from "../protocol/wire.js";
 
+/** One state a task went through (the inventory's timeline). */
+export interface TaskHistoryEntry {
+  status: TaskStatus;
+  statusMessage?: string;
+  at: string;
+}
+
 export interface TaskRecord {
   taskId: string;
   status: TaskStatus;
@@ -20,6 +27,10 @@ export interface TaskRecord {
 
   /** sha256 of the owning subject; never the subject or token itself. */
   ownerHash: string;
+  /** How operators see the owner (the subject; in auth mode demo, where the subject is the token, a hash of it). */
+  ownerName?: string | undefined;
+  /** The states the task went through, oldest first, bounded (tasks/taskHistory.ts). */
+  history?: TaskHistoryEntry[] | undefined;
   tool: string;
   /** The backend that ran the task (a listing filter); absent for the single upstream. */
   backend?: string | undefined;

@@ -12,8 +12,12 @@ import { linkToTask, recordTaskPhase, type TaskPhase, taskOriginHere } from "../
 import { inSpan } from "../observability/tracing.js";
 import { internalError, RpcError, storeUnavailable } from "../protocol/errors.js";
 import { type JsonRpcErrorObject, TERMINAL_STATUSES } from "../protocol/wire.js";
+import { startHistory, withHistory } from "./taskHistory.js";
 import type { TaskRecord } from "./taskRecord.js";
 import type { TaskStore } from "./taskStore.js";
+
+/** Told of every change this instance wrote (not of those coming from others): notifications go out once, from here. */
+export type TaskTransition = (record: TaskRecord, before: TaskRecord["status"]) => void;
 
 export type StoreOperation = "create" | "get" | "update" | "list_unfinished";
 
@@ -31,11 +35,12 @@ export class TaskRecords {
     private readonly store: TaskStore,
     private readonly bus: TaskBus<TaskRecord>,
     private readonly observer: TaskRecordsObserver = unobserved,
+    private readonly transitions: readonly TaskTransition[] = [],
   ) {}
 
   async create(record: TaskRecord): Promise<void> {
     const origin = taskOriginHere();
-    const traced = origin ? { ...record, trace: origin } : record;
+    const traced = startHistory(origin ? { ...record, trace: origin } : record);
     await this.guard("create", () => this.store.create(traced));
     this.observer.taskCreated();
     recordTaskPhase(origin, "created", record.taskId, record.tool);
@@ -57,7 +62,8 @@ export class TaskRecords {
     let before: TaskRecord["status"] | undefined;
     const updated = await this.guard("update", () =>
       this.store.update(taskId, (current) => {
-        const next = TERMINAL_STATUSES.has(current.status) ? undefined : mutate(current);
+        const mutated = TERMINAL_STATUSES.has(current.status) ? undefined : mutate(current);
+        const next = mutated === undefined ? undefined : withHistory(current, mutated);
         changed = next !== undefined;
         before = current.status;
         return next;
@@ -67,6 +73,7 @@ export class TaskRecords {
     if (TERMINAL_STATUSES.has(updated.status)) this.observer.taskFinished(updated.status);
     if (updated.trace && updated.status !== before) recordTaskPhase(updated.trace, phaseOf(updated.status), taskId, updated.tool);
     this.bus.publish(updated);
+    if (before !== undefined) for (const told of this.transitions) told(updated, before);
     return updated;
   }
 

@@ -67,6 +67,7 @@ export class TaskRunner {
    * Creates the task record (durably, before returning) and binds the running call to it.
    * `requestLog`: the log of the request that creates the task; the task's own lines carry its taskId.
    * `endpoint`: the MCP path of a fleet the request came to (the task answers only there).
+   * `ownerName`: how operators see the owner (the request's loggable subject).
    */
   async start(
     call: RunningCall,
@@ -74,6 +75,7 @@ export class TaskRunner {
     tool: string,
     requestLog: EventLog = this.options.log,
     endpoint?: string,
+    ownerName?: string,
   ): Promise<TaskRecord> {
     const { records, settings, log } = this.options;
     const created = now();
@@ -85,6 +87,7 @@ export class TaskRunner {
       ttlMs: settings.ttlMs,
       pollIntervalMs: settings.pollIntervalMs,
       ownerHash,
+      ...(ownerName !== undefined ? { ownerName } : {}),
       tool,
       ...(this.options.backend !== undefined ? { backend: this.options.backend } : {}),
       ...(endpoint !== undefined ? { endpoint } : {}),
@@ -172,6 +175,13 @@ export class TaskRunner {
     const updated = await this.options.records.write(taskId, (current) => cancelledRecord(current, "Cancelled by the client"));
     this.release(taskId)?.call.abort("task cancelled by the client");
     if (updated) requestLog.info({ event: "task.cancelled", taskId }, "task cancelled");
+  }
+
+  /** An operator's verdict: the task fails with `reason` and its upstream call is stopped. */
+  async fail(taskId: string, reason: string, requestLog: EventLog = this.options.log): Promise<void> {
+    const updated = await this.options.records.write(taskId, (current) => failedRecord(current, reason));
+    this.release(taskId)?.call.abort("task failed by an operator");
+    if (updated) requestLog.info({ event: "task.failed_by_operator", taskId }, "task failed by an operator");
   }
 
   /** Tasks left unfinished in a persistent store by a previous process can never finish: fail them. */

@@ -94,6 +94,8 @@ describe("loadConfig: layering", () => {
       cache: { ttlMs: 60_000, cacheScope: "private" },
       log: { level: "info", format: "auto" },
       tracing: { enabled: false, serviceName: "taskgate" },
+      inventory: { operators: { subjects: [], scopes: [], claims: {} } },
+      notify: { webhooks: [], timeoutMs: 5_000, attempts: 5, backoffMs: 1_000, maxBackoffMs: 60_000, queueSize: 1_000 },
     });
   });
 
@@ -209,6 +211,12 @@ describe("loadConfig: layering", () => {
         TASKGATE_TRACING_SERVICE_NAME: "gateway-eu",
         TASKGATE_AUDIT_FILE: "/var/log/taskgate/audit.jsonl",
         TASKGATE_AUDIT_ARGUMENTS: "true",
+        TASKGATE_INVENTORY_PUBLIC_URL: "https://gw.example.com/",
+        TASKGATE_NOTIFY_TIMEOUT_MS: "26",
+        TASKGATE_NOTIFY_ATTEMPTS: "3",
+        TASKGATE_NOTIFY_BACKOFF_MS: "27",
+        TASKGATE_NOTIFY_MAX_BACKOFF_MS: "28",
+        TASKGATE_NOTIFY_QUEUE_SIZE: "29",
       },
     });
     assert.deepEqual(config, {
@@ -257,9 +265,11 @@ describe("loadConfig: layering", () => {
       cache: { ttlMs: 8, cacheScope: "public" },
       log: { level: "silent", format: "json" },
       tracing: { enabled: true, serviceName: "gateway-eu" },
+      inventory: { operators: { subjects: [], scopes: [], claims: {} }, publicUrl: "https://gw.example.com/" },
+      notify: { webhooks: [], timeoutMs: 26, attempts: 3, backoffMs: 27, maxBackoffMs: 28, queueSize: 29 },
     });
     // These, the 2 upstream.command ones and the 13 auth.jwt / resource metadata variables in the next tests.
-    assert.equal(ENV_VARS.length, 69);
+    assert.equal(ENV_VARS.length, 75);
   });
 
   it("maps the stdio upstream's variables: the command line is split like a shell does, without one", () => {

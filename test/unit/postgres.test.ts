@@ -144,6 +144,7 @@ describe("postgres cluster parts", skip, () => {
       return {
         publish: (record) => parts.bus.publish(record),
         subscribe: (taskId, listener) => parts.bus.subscribe(taskId, listener),
+        subscribeAll: (listener) => parts.bus.subscribeAll(listener),
         listenerCount: (taskId) => parts.bus.listenerCount(taskId),
         close: () => parts.close(),
       };
@@ -203,6 +204,10 @@ describe("postgres cluster parts", skip, () => {
       while (!out.includes("serving")) await once(child.stdout, "data");
       assert.equal((await sender.link.send("doomed", { kind: "cancel", taskId: "t", ownerHash: "o" }))?.ok, true);
       assert.equal(await sender.leases.isAlive("doomed"), true);
+      assert.ok(
+        (await sender.leases.alive()).some((instance) => instance.id === "doomed"),
+        "alive() lists the instances holding a lease",
+      );
 
       const exited = once(child, "exit");
       child.kill("SIGKILL");

@@ -52,6 +52,12 @@ describe("RedisLeases", needsRedis, () => {
       assert.equal(await b.isAlive("a"), true);
       assert.equal(await b.isAlive("b"), false, "b never started");
       assert.equal(await b.isAlive("nobody"), false);
+      assert.deepEqual(
+        (await b.alive()).map((instance) => instance.id),
+        ["a"],
+        "alive() lists the started instances only",
+      );
+      assert.ok(Date.parse((await b.alive())[0]?.renewedAt ?? "") <= Date.now());
       const ttl = await redis.pTTL(`${prefix}:lease:a`);
       assert.ok(ttl > 0 && ttl <= 1_000, `lease key carries the lease expiry, got ${ttl}`);
     } finally {

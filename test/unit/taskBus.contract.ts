@@ -57,6 +57,31 @@ export function taskBusContract(name: string, open: OpenTaskBus, skip?: string):
       assert.deepEqual(await second.until(10), sent);
     });
 
+    it("a subscriber of all tasks gets the records of every id, until it unsubscribes", async () => {
+      const [one, two] = [makeRecord(), makeRecord()];
+      const seen: TaskRecord[] = [];
+      let told: () => void = () => undefined;
+      const both = new Promise<void>((resolve) => {
+        told = resolve;
+      });
+      const stop = bus.subscribeAll((record) => {
+        seen.push(record);
+        if (seen.length === 2) told();
+      });
+      bus.publish(one);
+      bus.publish(two);
+      await both;
+      assert.deepEqual(
+        seen.map((record) => record.taskId),
+        [one.taskId, two.taskId],
+      );
+      stop();
+      const after = follow(bus, one.taskId);
+      bus.publish({ ...one, version: 2 });
+      await after.until(1);
+      assert.equal(seen.length, 2);
+    });
+
     it("a record does not reach subscribers of another id", async () => {
       const mine = makeRecord();
       const other = follow(bus, makeRecord().taskId);
