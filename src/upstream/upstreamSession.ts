@@ -178,7 +178,6 @@ export class UpstreamSession {
       return result;
     } finally {
       if (context) this.calls.delete(id);
-      this.watchLiveness();
     }
   }
 
@@ -302,13 +301,16 @@ export class UpstreamSession {
     );
   }
 
-  /** Pings the upstream while calls are in flight; an unanswered ping ends the session, unless the upstream sent anything meanwhile. */
+  /** Pings the upstream while calls are in flight; an unanswered ping ends the session, unless the upstream sent anything meanwhile.
+   *  The pinger starts with the first call and stops itself at a tick with none left (not at every call's end: one
+   *  call after another would make and clear a timer each). */
   private watchLiveness(): void {
     if (this.calls.size > 0 && !this.pinger && !this.ended) {
-      this.pinger = setInterval(() => void this.ping(), this.options.timeouts.pingIntervalMs);
+      this.pinger = setInterval(() => {
+        if (this.calls.size === 0) this.stopPinging();
+        else void this.ping();
+      }, this.options.timeouts.pingIntervalMs);
       this.pinger.unref();
-    } else if (this.calls.size === 0) {
-      this.stopPinging();
     }
   }
 
