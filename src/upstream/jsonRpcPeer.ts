@@ -143,7 +143,7 @@ export class JsonRpcPeer {
           this.cancel(id, new UpstreamFailure("upstream_timeout", why));
         }, timeout.ms);
       }
-      this.transport.sendRequest(message, exchange.signal, options.long).catch((error: unknown) => {
+      this.transport.sendRequest(message, exchange, options.long).catch((error: unknown) => {
         this.settle(id, (p) => p.reject(error instanceof Error ? error : new Error(String(error))));
       });
     });
