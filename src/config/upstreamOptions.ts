@@ -91,7 +91,7 @@ export const UpstreamFields = z
       help: "calls (and other requests) one upstream session carries at once; beyond, the identity gets another session",
       details:
         "So one session that ends (its upstream stopped answering) fails at most this many calls. The extra sessions count " +
-        "against upstream.maxSessions and are closed when idle; the upstream sees the identity as several clients.",
+        "against upstream.maxSessions and are closed 5 s after they fell idle; the upstream sees the identity as several clients.",
     }),
     headers: option(z.record(z.string(), headerValue).default({}), {
       help: "with upstream.url: static headers on every request to the upstream (both doors)",

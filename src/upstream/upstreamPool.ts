@@ -13,7 +13,7 @@
 //   never hears of a capability the caller lacks, but one user's state is split between sessions.
 // - A call goes to a session of its owner+profile carrying fewer than maxCallsPerSession requests;
 //   when all are that full, the owner gets one more session (so one session that ends fails a
-//   bounded number of calls). Short requests use the first session.
+//   bounded number of calls), closed 5 s after it fell idle. Short requests use the first session.
 // - At most maxSessions sessions (open or opening). Past that, the least recently used idle one
 //   is closed; with none idle the request fails with upstream_sessions_exhausted (HTTP 503).
 // - A request the upstream refused because it forgot the session (session_gone: it never ran) is
@@ -79,7 +79,12 @@ interface Slot {
   lastUsed: number;
   idleTimer?: NodeJS.Timeout | undefined;
   closing: boolean;
+  /** Opened because the owner's other sessions were full (maxCallsPerSession): closed soon once idle. */
+  overflow?: boolean;
 }
+
+/** An overflow session (the owner's others were full) is closed this soon once idle: the burst that needed it is over. */
+const OVERFLOW_IDLE_MS = 5_000;
 
 export class UpstreamPool {
   private readonly slots = new Map<string, Slot[]>();
@@ -271,8 +276,12 @@ export class UpstreamPool {
     const max = this.options.maxCallsPerSession ?? Number.POSITIVE_INFINITY;
     const declared = this.sessionProfile(profile);
     const key = profileKey(declared);
-    const roomy = this.slots.get(`${owner}|${key}`)?.find((slot) => !slot.closing && slot.users < max);
-    return roomy ?? this.newSlot(owner, key, declared);
+    const list = this.slots.get(`${owner}|${key}`);
+    const roomy = list?.find((slot) => !slot.closing && slot.users < max);
+    if (roomy) return roomy;
+    const slot = this.newSlot(owner, key, declared);
+    if (list?.some((other) => other !== slot && !other.closing)) slot.overflow = true;
+    return slot;
   }
 
   private forAsker(owner: string, profile: LegacyClientCapabilities, context: CallContext): Slot {
@@ -392,12 +401,13 @@ export class UpstreamPool {
     slot.lastUsed = Date.now();
     if (asker && slot.asker === asker) slot.asker = undefined;
     if (slot.users === 0 && !slot.closing) {
+      const idleMs = slot.overflow ? Math.min(OVERFLOW_IDLE_MS, this.options.sessionIdleMs) : this.options.sessionIdleMs;
       slot.idleTimer = setTimeout(() => {
         if (slot.users > 0 || slot.closing) return;
         this.options.log.debug({ event: "upstream.session.idle", profile: slot.key }, "idle upstream session closed");
         this.remove(slot);
         void this.closeSlot(slot);
-      }, this.options.sessionIdleMs);
+      }, idleMs);
       slot.idleTimer.unref();
     }
   }

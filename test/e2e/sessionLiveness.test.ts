@@ -4,7 +4,7 @@
 // - a call whose stream keeps bringing progress finishes with its result although every ping went
 //   unanswered (each late ping is logged, the session is kept);
 // - with upstream.maxCallsPerSession 2, a third call of the same identity at once runs on a second
-//   upstream session, and all three finish.
+//   upstream session, and all three finish; that extra session is closed soon after it fell idle.
 // (A session that really stops — nothing at all from the upstream — still ends with
 // upstream_unresponsive: upstreamTimeLimits.test.ts, with a SIGSTOPped real server.)
 // Run: node --import tsx --test test/e2e/sessionLiveness.test.ts
@@ -18,6 +18,7 @@ import { type FaultGateway, startFaultGateway } from "../support/inProcessGatewa
 import { ANSWER_WITHIN_MS, UPSTREAM_LIMITS } from "../support/limits.js";
 import { resultOf } from "../support/mcpClient.js";
 import { type LatePingServer, startLatePingServer } from "../support/servers/latePingServer.js";
+import { within } from "../support/waiting.js";
 
 failIfStillRunning();
 
@@ -51,10 +52,13 @@ describe("a busy upstream that answers no ping but keeps streaming (fake)", () =
 
   test("beyond upstream.maxCallsPerSession, the identity's next call runs on another session", async () => {
     const sessionsBefore = fake.sessions;
+    const closed = fake.nextDelete();
     const calls = await Promise.all(
       [1, 2, 3].map(() => rpcWithin(ANSWER_WITHIN_MS, gw.url, "tools/call", { name: "ticker", arguments: { ms: 600, everyMs: 100 } })),
     );
     for (const reply of calls) assert.ok(reply.message.result, JSON.stringify(reply.message));
     assert.equal(fake.sessions - sessionsBefore, 1, "one more upstream session was opened for the third call");
+    // The extra session closes about 5 s after it fell idle (the identity's first one stays for upstream.sessionIdleMs).
+    await within(ANSWER_WITHIN_MS, "the extra session to be closed", closed);
   });
 });

@@ -2,7 +2,8 @@
 // such in the tests that use it): it never answers ping, while its one tool, `ticker`, streams a
 // progress notification every `everyMs` (SSE on the call's own POST) and its result after `ms`.
 // Plain JSON for everything else, no standalone stream (GET 405). `sessions` counts the
-// initializes (one per upstream session taskgate opened); `pings` the pings it left unanswered.
+// initializes (one per upstream session taskgate opened); `pings` the pings it left unanswered;
+// nextDelete() resolves when taskgate next closes a session (DELETE).
 
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -12,6 +13,8 @@ export interface LatePingServer {
   url: string;
   sessions: number;
   pings: number;
+  /** Resolves at the next DELETE (a session taskgate closed). */
+  nextDelete(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -27,6 +30,7 @@ export async function startLatePingServer(): Promise<LatePingServer> {
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   const state = { sessions: 0, pings: 0 };
+  const deleteWaiters: Array<() => void> = [];
   const json = (res: ServerResponse, body: unknown, headers: Record<string, string> = {}) =>
     res.writeHead(200, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
 
@@ -70,7 +74,11 @@ export async function startLatePingServer(): Promise<LatePingServer> {
   };
 
   const server = createServer((req, res) => {
-    if (req.method !== "POST") return res.writeHead(req.method === "DELETE" ? 200 : 405).end();
+    if (req.method === "DELETE") {
+      for (const wake of deleteWaiters.splice(0)) wake();
+      return res.writeHead(200).end();
+    }
+    if (req.method !== "POST") return res.writeHead(405).end();
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => answer(req, res, JSON.parse(Buffer.concat(chunks).toString("utf8")) as Message));
@@ -89,6 +97,7 @@ export async function startLatePingServer(): Promise<LatePingServer> {
     get pings() {
       return state.pings;
     },
+    nextDelete: () => new Promise<void>((resolve) => deleteWaiters.push(resolve)),
     close: async () => {
       for (const timer of timers) clearTimeout(timer);
       for (const socket of sockets) socket.destroy();
