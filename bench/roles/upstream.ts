@@ -26,6 +26,7 @@ await serveRole("upstream", async () => {
     info: { url: server.url, port: server.port },
     handlers: {
       calls,
+      accepted: () => server.acceptedConnections(),
       waitStarted: (args) => {
         const { count, ms } = args as { count: number; ms: number };
         return new Promise((resolve, reject) => {

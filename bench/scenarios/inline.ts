@@ -1,41 +1,75 @@
-// Scenario "inline": what taskgate adds to a quick tools/call. Three cases, interleaved per round
-// (the order rotates), each as a block of sequential calls and a block with BENCH_CONCURRENCY in
-// flight:
-//   direct    tools/call greet straight to the example server over a warm SDK 1.x client session
-//             (Client + StreamableHTTPClientTransport in the bench process): the floor
-//   inline    tools/call greet through taskgate (no tasks extension declared ⇒ answered inline)
-//   discover  server/discover through taskgate (answered from the cached initialize): what any
-//             request through taskgate costs without an upstream round trip
-//   traced    tools/call greet through a second taskgate, the same but with tracing on, every
-//             request sampled (OTEL_TRACES_SAMPLER=always_on), its spans exported over OTLP/HTTP
-//             (protobuf) to a sink in the bench process: what tracing costs when it is on
-// Upstream and taskgate run in their own processes; their CPU per call comes from
-// process.cpuUsage() of each, read before and after every block.
+// Scenario "inline": what taskgate adds to a quick tools/call, against floors measured in the same
+// run. Every case is driven by the same lean client (bench/lib/leanClient.ts: raw undici keep-alive
+// POSTs, no SDK client) and the cases are interleaved per round (the order rotates), each as a
+// block of sequential calls and a block with BENCH_CONCURRENCY in flight. The upstream is the
+// example legacy server's instant `greet` (SDK 1.x, SSE answers), in its own process.
+//   direct      legacy POSTs straight to the upstream on one session: the bottom line
+//   proxy       the same legacy POSTs through a plain node:http keep-alive reverse proxy
+//               (bench/floors/proxy.ts): the floor the goals are read against
+//   translate   2026-07-28 POSTs to a minimal hand-written 2026→legacy gateway (floors/translate.ts)
+//   inline      2026-07-28 tools/call through taskgate (no tasks extension declared ⇒ inline)
+//   legacy      legacy POSTs through taskgate's legacy door, on a session opened through it
+//   discover    server/discover through taskgate (no upstream round trip)
+//   traced      inline through a second taskgate with tracing on, every request sampled, spans
+//               exported over OTLP/HTTP to a sink in the bench process
+//   stdio-floor 2026-07-28 POSTs to a minimal HTTP→stdio bridge (floors/stdioBridge.ts) in front of
+//               an SDK 1.x stdio server with the same greet (floors/stdioGreet.ts)
+//   stdio       2026-07-28 tools/call through a taskgate running that stdio server (upstream.command)
+// CPU per call comes from process.cpuUsage() of the process in the middle (the proxy, the floor,
+// taskgate), read before and after every block; the upstream's too (stdio servers: /proc).
 
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
-import { cpuMs } from "../lib/children.js";
-import { positiveInt } from "../lib/knobs.js";
+import { join } from "node:path";
+import { type Child, cpuMs, spawnRole } from "../lib/children.js";
+import { gatewayLogLevel, gatewayNodeFlags, positiveInt } from "../lib/knobs.js";
+import { legacyGreet, modernDiscover, modernGreet, openLegacySession } from "../lib/leanClient.js";
 import { type Block, rotate, runBlock } from "../lib/load.js";
-import { discover, greet } from "../lib/modernClient.js";
 import { startOtlpSink } from "../lib/otlpSink.js";
+import { cpuMsOf } from "../lib/processMemory.js";
 import { startStack } from "../lib/stack.js";
 import { fixed, goalLine, median, ratio, summarise, table } from "../lib/stats.js";
 import { setPhase } from "../lib/watchdog.js";
 import { out, type Scenario } from "./scenario.js";
 
-type CaseName = "direct" | "inline" | "discover" | "traced";
+const CASES = ["direct", "proxy", "translate", "inline", "legacy", "discover", "traced", "stdio-floor", "stdio"] as const;
+type CaseName = (typeof CASES)[number];
 type Mode = "sequential" | "concurrent";
+
+const LABEL: Record<CaseName, string> = {
+  direct: "direct to the upstream",
+  proxy: "node:http proxy (floor)",
+  translate: "minimal 2026→legacy floor",
+  inline: "taskgate inline tools/call",
+  legacy: "taskgate legacy door",
+  discover: "taskgate server/discover",
+  traced: "taskgate inline, tracing on",
+  "stdio-floor": "HTTP→stdio bridge floor",
+  stdio: "taskgate stdio upstream",
+};
+
+const STDIO_GREET = [process.execPath, "--import", "tsx", join(process.cwd(), "bench", "floors", "stdioGreet.ts")];
 
 interface Tally {
   latencies: number[];
   /** calls/s of each block. */
   rates: number[];
   calls: number;
-  gatewayCpuMs: number;
+  middleCpuMs: number;
   upstreamCpuMs: number;
 }
+
+/** How a case's CPU is read: the process in the middle (none for direct) and the upstream's. */
+interface CpuProbe {
+  middle?: () => Promise<number>;
+  upstream: () => Promise<number>;
+}
+
+/** A running process has used some CPU: 0 means /proc could not be read (not Linux, or another pid namespace). */
+const readable = (ms: number) => (ms > 0 ? ms : Number.NaN);
+
+const childCpu = (child: Child) => async () => {
+  const usage = await child.cpu();
+  return cpuMs({ user: 0, system: 0 }, usage);
+};
 
 export function inlineScenario(): Scenario {
   const rounds = positiveInt("BENCH_ROUNDS", 8);
@@ -45,151 +79,171 @@ export function inlineScenario(): Scenario {
   const warmup = positiveInt("BENCH_WARMUP", 100);
   return {
     name: "inline",
-    title: "inline tools/call overhead: greet through taskgate vs direct on the same upstream",
-    sizes: () => `${rounds} rounds × (${seqCalls} sequential + ${concCalls} at ${concurrency} in flight) per case, ${warmup} warm-up`,
-    budgetMs: () => 60_000 + rounds * 4 * (seqCalls + concCalls) * 25,
+    title: "a quick tools/call through taskgate (modern, legacy door, stdio) vs direct and vs floors, one lean client",
+    sizes: () =>
+      `${rounds} rounds × (${seqCalls} sequential + ${concCalls} at ${concurrency} in flight) per case, ${CASES.length} cases, ${warmup} warm-up`,
+    budgetMs: () => 120_000 + rounds * CASES.length * (seqCalls + concCalls) * 10,
     async run() {
-      setPhase("starting upstream and taskgate");
+      setPhase("starting upstream, taskgates and floors");
       const sink = await startOtlpSink();
       const stack = await startStack({ tracedTo: sink.endpoint });
       const traced = stack.traced!;
-      const client = new Client({ name: "taskgate-bench-direct", version: "1.0.0" });
-      // The SDK 1.x transport gives every POST one session-wide abort signal, which piles up a
-      // listener per call (MaxListenersExceededWarning in this process); the floor never aborts,
-      // so its requests go without it.
-      const transport = new StreamableHTTPClientTransport(new URL(stack.upstreamUrl), {
-        fetch: (url, init) => fetch(url, { ...init, signal: null }),
-      });
-      await client.connect(transport);
-      try {
-        const calls: Record<CaseName, () => Promise<unknown>> = {
-          direct: async () => {
-            const result = await client.request(
-              { method: "tools/call", params: { name: "greet", arguments: { name: "bench" } } },
-              CallToolResultSchema,
-            );
-            const first = result.content[0];
-            if (first?.type !== "text" || first.text !== "Hello, bench!")
-              throw new Error(`direct greet: unexpected ${JSON.stringify(result)}`);
+      const upstream = { upstream: stack.upstreamUrl };
+      const [proxy, translate, bridge, stdioGateway] = await Promise.all([
+        spawnRole("proxy-floor", "../floors/proxy.ts", { args: upstream }),
+        spawnRole("translate-floor", "../floors/translate.ts", { args: upstream }),
+        spawnRole("stdio-floor", "../floors/stdioBridge.ts", { args: { command: STDIO_GREET } }),
+        spawnRole("taskgate-stdio", "gateway.ts", {
+          nodeFlags: gatewayNodeFlags(),
+          args: {
+            config: { upstream: { command: STDIO_GREET, initializeTimeoutMs: 60_000 }, host: "127.0.0.1", port: 0, auth: { mode: "demo" } },
+            logLevel: gatewayLogLevel(),
           },
-          inline: () => greet(stack.url),
-          discover: () => discover(stack.url),
-          traced: () => greet(traced.url),
-        };
-        const gatewayOf = (name: CaseName) => (name === "traced" ? traced.gateway : stack.gateway);
-        const cases = Object.keys(calls) as CaseName[];
+        }),
+      ]);
+      const url = (child: Child) => child.info.url as string;
+      const calls: Record<CaseName, () => Promise<void>> = {
+        direct: legacyGreet(stack.upstreamUrl, await openLegacySession(stack.upstreamUrl)),
+        proxy: legacyGreet(url(proxy), await openLegacySession(url(proxy))),
+        translate: modernGreet(url(translate)),
+        inline: modernGreet(stack.url),
+        legacy: legacyGreet(stack.url, await openLegacySession(stack.url)),
+        discover: modernDiscover(stack.url),
+        traced: modernGreet(traced.url),
+        "stdio-floor": modernGreet(url(bridge)),
+        stdio: modernGreet(url(stdioGateway)),
+      };
+      await calls.stdio(); // starts the identity's stdio server process
+      const [stdioPid] = await stdioGateway.ask<number[]>("upstreamProcesses");
+      const bridgePid = bridge.info.serverPid as number;
+      const upstreamCpu = childCpu(stack.upstream);
+      const probes: Record<CaseName, CpuProbe> = {
+        direct: { upstream: upstreamCpu },
+        proxy: { middle: childCpu(proxy), upstream: upstreamCpu },
+        translate: { middle: childCpu(translate), upstream: upstreamCpu },
+        inline: { middle: childCpu(stack.gateway), upstream: upstreamCpu },
+        legacy: { middle: childCpu(stack.gateway), upstream: upstreamCpu },
+        discover: { middle: childCpu(stack.gateway), upstream: upstreamCpu },
+        traced: { middle: childCpu(traced.gateway), upstream: upstreamCpu },
+        "stdio-floor": { middle: childCpu(bridge), upstream: async () => readable(cpuMsOf(bridgePid)) },
+        stdio: { middle: childCpu(stdioGateway), upstream: async () => (stdioPid ? readable(cpuMsOf(stdioPid)) : Number.NaN) },
+      };
 
-        setPhase("warming up");
-        for (const name of cases) {
-          await runBlock(warmup, 1, calls[name]);
-          await runBlock(warmup, concurrency, calls[name]);
-        }
+      setPhase("warming up");
+      for (const name of CASES) {
+        await runBlock(warmup, 1, calls[name]);
+        await runBlock(warmup, concurrency, calls[name]);
+      }
 
-        const tallies = new Map<string, Tally>();
-        const tally = (name: CaseName, mode: Mode) => {
-          const key = `${name}/${mode}`;
-          if (!tallies.has(key)) tallies.set(key, { latencies: [], rates: [], calls: 0, gatewayCpuMs: 0, upstreamCpuMs: 0 });
-          return tallies.get(key)!;
-        };
-        const measure = async (into: Tally, gateway: typeof stack.gateway, block: () => Promise<Block>) => {
-          const [g0, u0] = await Promise.all([gateway.cpu(), stack.upstream.cpu()]);
-          const { latencies, elapsedMs } = await block();
-          const [g1, u1] = await Promise.all([gateway.cpu(), stack.upstream.cpu()]);
-          into.latencies.push(...latencies);
-          into.rates.push((latencies.length / elapsedMs) * 1000);
-          into.calls += latencies.length;
-          into.gatewayCpuMs += cpuMs(g0, g1);
-          into.upstreamCpuMs += cpuMs(u0, u1);
-        };
-        for (let round = 0; round < rounds; round++) {
-          for (const name of rotate(cases, round)) {
-            setPhase(`round ${round + 1}/${rounds}, ${name}`);
-            await measure(tally(name, "sequential"), gatewayOf(name), () => runBlock(seqCalls, 1, calls[name]));
-            await measure(tally(name, "concurrent"), gatewayOf(name), () => runBlock(concCalls, concurrency, calls[name]));
+      const tallies = new Map<string, Tally>();
+      const tally = (name: CaseName, mode: Mode) => {
+        const key = `${name}/${mode}`;
+        if (!tallies.has(key)) tallies.set(key, { latencies: [], rates: [], calls: 0, middleCpuMs: 0, upstreamCpuMs: 0 });
+        return tallies.get(key)!;
+      };
+      const measure = async (into: Tally, probe: CpuProbe, block: () => Promise<Block>) => {
+        const [m0, u0] = await Promise.all([probe.middle?.() ?? 0, probe.upstream()]);
+        const { latencies, elapsedMs } = await block();
+        const [m1, u1] = await Promise.all([probe.middle?.() ?? 0, probe.upstream()]);
+        into.latencies.push(...latencies);
+        into.rates.push((latencies.length / elapsedMs) * 1000);
+        into.calls += latencies.length;
+        into.middleCpuMs += m1 - m0;
+        into.upstreamCpuMs += u1 - u0;
+      };
+      const acceptedBefore = await stack.upstream.ask<number>("accepted");
+      let legacyCalls = 0;
+      let legacyAccepted = 0;
+      for (let round = 0; round < rounds; round++) {
+        for (const name of rotate(CASES, round)) {
+          setPhase(`round ${round + 1}/${rounds}, ${name}`);
+          const a0 = name === "legacy" ? await stack.upstream.ask<number>("accepted") : 0;
+          await measure(tally(name, "sequential"), probes[name], () => runBlock(seqCalls, 1, calls[name]));
+          await measure(tally(name, "concurrent"), probes[name], () => runBlock(concCalls, concurrency, calls[name]));
+          if (name === "legacy") {
+            legacyAccepted += (await stack.upstream.ask<number>("accepted")) - a0;
+            legacyCalls += seqCalls + concCalls;
           }
         }
-        report(tally, cases, concurrency);
-        reportTracing(tally);
-        out(`the OTLP sink received ${sink.exports} exports, ${(sink.bytes / 1024).toFixed(0)} KiB of spans from the traced taskgate`);
-      } finally {
-        await transport.terminateSession().catch(() => undefined);
-        await client.close();
       }
+      const acceptedAll = (await stack.upstream.ask<number>("accepted")) - acceptedBefore;
+      report(tally, concurrency);
+      out(
+        `upstream connections accepted: ${legacyAccepted} during the legacy-door blocks (${legacyCalls} calls), ` +
+          `${acceptedAll} during all blocks`,
+      );
+      goals(tally, { accepted: legacyAccepted, calls: legacyCalls, allowed: (concurrency + 1) * rounds });
+      out(`the OTLP sink received ${sink.exports} exports, ${(sink.bytes / 1024).toFixed(0)} KiB of spans from the traced taskgate`);
     },
   };
 }
 
-function report(tally: (name: CaseName, mode: Mode) => Tally, cases: CaseName[], concurrency: number): void {
-  const label: Record<CaseName, string> = {
-    direct: "direct (floor)",
-    inline: "inline via taskgate",
-    discover: "discover via taskgate",
-    traced: "inline, tracing on",
-  };
-  for (const mode of ["sequential", "concurrent"] as const) {
-    const floor = tally("direct", mode);
-    const floorP50 = summarise(floor.latencies).p50;
-    const floorRate = median(floor.rates);
-    const rows = cases.map((name) => {
-      const t = tally(name, mode);
-      const s = summarise(t.latencies);
-      const rate = median(t.rates);
-      return [
-        label[name],
-        fixed(s.p50),
-        fixed(s.p95),
-        fixed(s.mean),
-        rate.toFixed(0),
-        ratio(s.p50 / floorP50),
-        ratio(floorRate / rate),
-        name === "direct" ? "-" : fixed(t.gatewayCpuMs / t.calls),
-        fixed(t.upstreamCpuMs / t.calls),
-      ];
-    });
-    out(mode === "sequential" ? "sequential (one call at a time)" : `${concurrency} calls in flight`);
-    out(
-      table(
-        [
-          "case",
-          "p50 ms",
-          "p95 ms",
-          "mean ms",
-          "calls/s",
-          "p50/direct",
-          "direct calls/s ÷ this",
-          "taskgate CPU ms/call",
-          "upstream CPU ms/call",
-        ],
-        rows,
-      ),
-    );
-    out();
-  }
-  const inline = tally("inline", "sequential");
-  const inlineConc = tally("inline", "concurrent");
-  const direct = tally("direct", "sequential");
-  const directConc = tally("direct", "concurrent");
-  const gatewayPerCall = (inline.gatewayCpuMs + inlineConc.gatewayCpuMs) / (inline.calls + inlineConc.calls);
-  const upstreamPerCall = (direct.upstreamCpuMs + directConc.upstreamCpuMs) / (direct.calls + directConc.calls);
-  out(
-    `taskgate CPU per inline call ${fixed(gatewayPerCall)} ms = ${ratio(gatewayPerCall / upstreamPerCall)} ` +
-      `the upstream's own CPU per direct call (${fixed(upstreamPerCall)} ms)`,
-  );
-  const p50Ratio = summarise(inline.latencies).p50 / summarise(direct.latencies).p50;
-  out(goalLine("inline p50 / direct p50 (sequential)", p50Ratio, ratio(p50Ratio), { kind: "atMost", limit: 1.5 }));
+/** CPU ms per call of the middle process over both modes. */
+function cpuPerCall(tally: (name: CaseName, mode: Mode) => Tally, name: CaseName, of: "middleCpuMs" | "upstreamCpuMs"): number {
+  const [seq, conc] = [tally(name, "sequential"), tally(name, "concurrent")];
+  return (seq[of] + conc[of]) / (seq.calls + conc.calls);
 }
 
-/** What tracing on (every request sampled and exported) adds to an inline call, against the same call with tracing off. */
-function reportTracing(tally: (name: CaseName, mode: Mode) => Tally): void {
-  const perCall = (name: CaseName) => {
-    const [seq, conc] = [tally(name, "sequential"), tally(name, "concurrent")];
-    return (seq.gatewayCpuMs + conc.gatewayCpuMs) / (seq.calls + conc.calls);
-  };
-  const p50 = (name: CaseName) => summarise(tally(name, "sequential").latencies).p50;
-  const direct = p50("direct");
-  out(`inline p50 / direct p50 (sequential): tracing off ${ratio(p50("inline") / direct)}, tracing on ${ratio(p50("traced") / direct)}`);
+function report(tally: (name: CaseName, mode: Mode) => Tally, concurrency: number): void {
+  const seqP50 = (name: CaseName) => summarise(tally(name, "sequential").latencies).p50;
+  const rate = (name: CaseName) => median(tally(name, "concurrent").rates);
+  const rows = CASES.map((name) => {
+    const s = summarise(tally(name, "sequential").latencies);
+    const middle = cpuPerCall(tally, name, "middleCpuMs");
+    return [
+      LABEL[name],
+      fixed(s.p50),
+      fixed(s.p99),
+      ratio(s.p50 / seqP50("direct")),
+      ratio(s.p50 / seqP50("proxy")),
+      rate(name).toFixed(0),
+      ratio(rate("direct") / rate(name)),
+      ratio(rate("proxy") / rate(name)),
+      name === "direct" ? "-" : fixed(middle),
+      name === "direct" ? "-" : ratio(middle / cpuPerCall(tally, "proxy", "middleCpuMs")),
+      fixed(cpuPerCall(tally, name, "upstreamCpuMs")),
+    ];
+  });
+  out(`latency: one call at a time; calls/s: ${concurrency} in flight; CPU: both blocks, ms per call`);
   out(
-    `taskgate CPU per inline call: tracing off ${fixed(perCall("inline"))} ms, tracing on ${fixed(perCall("traced"))} ms ` +
-      `(${ratio(perCall("traced") / perCall("inline"))})`,
+    table(
+      [
+        "case",
+        "p50 ms",
+        "p99 ms",
+        "p50/direct",
+        "p50/proxy",
+        "calls/s",
+        "slower than direct",
+        "than proxy",
+        "CPU ms",
+        "CPU/proxy's",
+        "upstream CPU ms",
+      ],
+      rows,
+    ),
   );
+  out();
+  out(
+    `stdio: taskgate p50 ${ratio(seqP50("stdio") / seqP50("stdio-floor"))} the bridge floor's, ` +
+      `CPU ${ratio(cpuPerCall(tally, "stdio", "middleCpuMs") / cpuPerCall(tally, "stdio-floor", "middleCpuMs"))}; ` +
+      `tracing on: p50 ${ratio(seqP50("traced") / seqP50("inline"))} and CPU ` +
+      `${ratio(cpuPerCall(tally, "traced", "middleCpuMs") / cpuPerCall(tally, "inline", "middleCpuMs"))} of tracing off`,
+  );
+}
+
+/** `legacy`: upstream connections accepted during the legacy-door blocks, their calls, and the most that means "kept alive"
+ *  (one per call in flight per round: idle ones close after 4 s, while the other cases run). */
+function goals(tally: (name: CaseName, mode: Mode) => Tally, legacy: { accepted: number; calls: number; allowed: number }): void {
+  const seqP50 = (name: CaseName) => summarise(tally(name, "sequential").latencies).p50;
+  const vsProxy = (name: CaseName) => seqP50(name) / seqP50("proxy");
+  const inlineCpu = cpuPerCall(tally, "inline", "middleCpuMs");
+  const stdio = seqP50("stdio") / seqP50("stdio-floor");
+  out(goalLine("inline p50 / proxy floor p50", vsProxy("inline"), ratio(vsProxy("inline")), { kind: "atMost", limit: 1.1 }));
+  out(goalLine("taskgate CPU per inline call", inlineCpu, `${fixed(inlineCpu)} ms`, { kind: "atMost", limit: 0.35, unit: " ms" }));
+  out(goalLine("legacy door p50 / proxy floor p50", vsProxy("legacy"), ratio(vsProxy("legacy")), { kind: "atMost", limit: 1.1 }));
+  const perCall = legacy.accepted / Math.max(1, legacy.calls);
+  const limit = Number((legacy.allowed / Math.max(1, legacy.calls)).toFixed(3));
+  out(goalLine("legacy door: upstream connections per call", perCall, perCall.toFixed(3), { kind: "atMost", limit, unit: "" }));
+  out(goalLine("stdio p50 / HTTP→stdio bridge floor p50", stdio, ratio(stdio), { kind: "atMost", limit: 1.2 }));
 }

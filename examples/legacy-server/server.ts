@@ -48,6 +48,8 @@ export interface LegacyServer {
   sessionCount(): number;
   /** TCP connections open to the server right now (clients' keep-alive and streaming ones). */
   connectionCount(): Promise<number>;
+  /** TCP connections the server accepted since it started (a client that does not keep its connections alive opens one per request). */
+  acceptedConnections(): number;
   /** Forgets every session at once (their next request gets 404) and closes them (open streams end,
    *  running tools abort with outcome "closed"). The returned promise settles when all are closed. */
   expireAllSessions(): Promise<void>;
@@ -113,6 +115,8 @@ export async function startLegacyServer(opts: LegacyServerOptions = {}): Promise
   });
 
   const httpServer = createServer(app);
+  let accepted = 0;
+  httpServer.on("connection", () => accepted++);
   await listen(httpServer, opts.port ?? 0, host);
   const port = (httpServer.address() as AddressInfo).port;
 
@@ -127,6 +131,7 @@ export async function startLegacyServer(opts: LegacyServerOptions = {}): Promise
     sessionCount: () => state.sessions.size,
     connectionCount: () =>
       new Promise<number>((resolve, reject) => httpServer.getConnections((error, count) => (error ? reject(error) : resolve(count)))),
+    acceptedConnections: () => accepted,
     expireAllSessions: async () => {
       const expired = [...state.sessions.values()];
       state.sessions.clear();

@@ -125,11 +125,16 @@ export class CallDesk {
   /** Opens the call: a fresh one, or the retry of a parked one (wherever it is held). */
   async open(request: CallRequest, order: CallOrder): Promise<Reply> {
     const configuredKey = order.method === "tools/call" ? this.options.settings.inputKeys[order.name] : undefined;
+    // The digest binds a requestState to the arguments: computed only once a round or a retry needs it.
+    let digest: string | undefined;
     const binding: CallBinding = {
       owner: order.owner,
       method: order.method,
       name: order.name,
-      args: argumentsDigest(order.args),
+      get args() {
+        digest ??= argumentsDigest(order.args);
+        return digest;
+      },
       ...(configuredKey ? { configuredKey } : {}),
     };
     const life = lifeOf(order.policy, declaresTasks(request.capabilities));

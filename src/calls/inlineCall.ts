@@ -65,12 +65,13 @@ const GATHER_MS = 30;
 export class InlineCall implements Drainable {
   private mode: "undecided" | "json" | "streaming" = "undecided";
   private readonly early: Outgoing[] = [];
-  private readonly stream = new AsyncQueue<Outgoing>();
+  /** Made when the reply turns into a stream (a quick JSON answer never needs one). */
+  private stream?: AsyncQueue<Outgoing>;
   private firstOut: () => void = () => undefined;
   private readonly firstOutPromise = new Promise<void>((resolve) => (this.firstOut = resolve));
   private finished = false;
-  private markFinal: () => void = () => undefined;
-  private readonly finalPromise = new Promise<void>((resolve) => (this.markFinal = resolve));
+  /** Who waits for the final message (policy auto only): made on demand. */
+  private finalWaiters?: Array<() => void>;
   private detached = false;
   private parkedCall?: ParkedCall | undefined;
   private readonly asked: Question[] = [];
@@ -113,11 +114,11 @@ export class InlineCall implements Drainable {
    */
   async finishesWithin(ms: number): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.finalPromise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+    await Promise.race([this.whenFinal(), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
     clearTimeout(timer);
     if (this.finished) return true;
     if (this.asked.length > 0) {
-      await this.finalPromise; // the round being gathered
+      await this.whenFinal(); // the round being gathered
       return true;
     }
     this.detached = true;
@@ -142,14 +143,24 @@ export class InlineCall implements Drainable {
       return first.reply;
     }
     this.mode = "streaming";
-    for (const item of this.early.splice(0)) this.stream.push(item);
-    if (this.finished) this.stream.end();
-    return { kind: "stream", messages: this.messages(), onClientGone: () => this.clientGone() };
+    const stream = new AsyncQueue<Outgoing>();
+    this.stream = stream;
+    for (const item of this.early.splice(0)) stream.push(item);
+    if (this.finished) stream.end();
+    return { kind: "stream", messages: this.messages(stream), onClientGone: () => this.clientGone() };
   }
 
-  private async *messages(): AsyncGenerator<JsonObject> {
+  private whenFinal(): Promise<void> {
+    if (this.finished) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.finalWaiters ??= [];
+      this.finalWaiters.push(resolve);
+    });
+  }
+
+  private async *messages(stream: AsyncQueue<Outgoing>): AsyncGenerator<JsonObject> {
     const { id } = this.request;
-    for await (const item of this.stream) {
+    for await (const item of stream) {
       if (item.kind === "notification") yield item.message;
       else yield item.reply.kind === "result" ? resultMessage(id, item.reply.result) : errorMessage(id, item.reply.error);
     }
@@ -160,7 +171,7 @@ export class InlineCall implements Drainable {
       this.early.push(item);
       this.firstOut();
     } else if (this.mode === "streaming") {
-      this.stream.push(item);
+      this.stream?.push(item);
     }
   }
 
@@ -169,7 +180,7 @@ export class InlineCall implements Drainable {
     if (this.finished) return;
     this.call.abort(SHUTDOWN.abortReason);
     this.finish(errorReply(shuttingDown()));
-    if (this.mode === "streaming") {
+    if (this.stream) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([this.stream.drained, new Promise((resolve) => (timer = setTimeout(resolve, 1_000)))]);
       clearTimeout(timer);
@@ -188,8 +199,8 @@ export class InlineCall implements Drainable {
     this.finished = true;
     this.stopWatching();
     clearTimeout(this.gather);
-    this.stream.end();
-    this.markFinal();
+    this.stream?.end();
+    for (const wake of this.finalWaiters?.splice(0) ?? []) wake();
     this.options.live.delete(this);
   }
 

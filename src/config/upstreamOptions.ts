@@ -77,6 +77,22 @@ export const UpstreamFields = z
     pingTimeoutMs: option(timerMs.positive().default(10_000), {
       help: "a ping unanswered this long: the upstream stopped answering; the session's calls fail (upstream_unresponsive)",
     }),
+    cancelAttempts: option(z.number().int().positive().default(4), {
+      help: "a notifications/cancelled the upstream does not accept is sent up to this many times in all",
+      details:
+        "Each attempt is bounded by upstream.requestTimeoutMs. Still undelivered, taskgate ends the session the call ran on " +
+        "(DELETE attempted, its connections closed; that session's other calls fail with upstream_unresponsive), logs " +
+        '`upstream.cancel.undelivered` and counts it in taskgate_upstream_cancels_total{outcome="undelivered"}.',
+    }),
+    cancelRetryMs: option(timerMs.positive().default(500), {
+      help: "the pause before a notifications/cancelled is sent again; it doubles with each further attempt",
+    }),
+    maxCallsPerSession: option(z.number().int().positive().default(500), {
+      help: "calls (and other requests) one upstream session carries at once; beyond, the identity gets another session",
+      details:
+        "So one session that ends (its upstream stopped answering) fails at most this many calls. The extra sessions count " +
+        "against upstream.maxSessions and are closed 5 s after they fell idle; the upstream sees the identity as several clients.",
+    }),
     headers: option(z.record(z.string(), headerValue).default({}), {
       help: "with upstream.url: static headers on every request to the upstream (both doors)",
       details:

@@ -42,8 +42,23 @@ function isOctet(part: string): boolean {
   return /^\d{1,3}$/.test(part) && Number(part) <= 255;
 }
 
+/** Host values already judged, per allowedHosts list: clients send the same Host on every request. Bounded. */
+const judgedHosts = new WeakMap<string[], Map<string, boolean>>();
+const JUDGED_HOSTS_MAX = 256;
+
 function isAllowedHost(host: string | string[], allowedHosts: string[]): boolean {
   if (Array.isArray(host)) return false;
+  let judged = judgedHosts.get(allowedHosts);
+  const known = judged?.get(host);
+  if (known !== undefined) return known;
+  const allowed = judgeHost(host, allowedHosts);
+  if (!judged) judgedHosts.set(allowedHosts, (judged = new Map()));
+  if (judged.size >= JUDGED_HOSTS_MAX) judged.clear();
+  judged.set(host, allowed);
+  return allowed;
+}
+
+function judgeHost(host: string, allowedHosts: string[]): boolean {
   const full = host.trim().toLowerCase();
   const hostname = hostnameOf(full);
   if (hostname === undefined) return false;

@@ -7,8 +7,14 @@
 // opened it: another identity, or a session this process did not see opened (e.g. before a
 // restart, so its owner is unknown), gets 404 "session not found", as if it did not exist, and
 // starts a session of its own. Its log lines carry the request id the front door gave the request.
+// Connections to the upstream are kept alive (http-proxy's default, no agent, sends `Connection:
+// close` and opens a TCP connection per request): idle ones are kept up to LEGACY_IDLE_SOCKETS and
+// closed after LEGACY_IDLE_MS, under the 5 s keep-alive timeout of Node-based servers, so a request
+// is never written to a socket the upstream is closing. Busy ones are not capped: a capped agent
+// queues requests without a limit behind long-lived GET streams.
 
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { Agent as HttpAgent, type IncomingMessage, type ServerResponse } from "node:http";
+import { Agent as HttpsAgent } from "node:https";
 import { createProxyMiddleware } from "http-proxy-middleware";
 import type { Logger } from "pino";
 import { internalError, invalidRequest } from "../protocol/errors.js";
@@ -37,6 +43,10 @@ export interface PassThroughOptions {
   bindSessions: boolean;
 }
 
+/** Idle keep-alive connections kept to the upstream, and how long each is kept. */
+const LEGACY_IDLE_SOCKETS = 64;
+const LEGACY_IDLE_MS = 4_000;
+
 /** A session nobody used for this long is forgotten (the upstream will have expired it too). */
 const SESSION_IDLE_MS = 24 * 60 * 60 * 1000;
 
@@ -52,8 +62,12 @@ export function createPassThrough(upstreamUrl: string, log: Logger, options: Pas
   /** What the front door already knows of each request: the body it read, the request id, the caller. */
   const known = new WeakMap<IncomingMessage, { body: Buffer | undefined; requestId: string; caller: LegacyCaller | undefined }>();
 
+  // `timeout` closes idle sockets only: on a busy one it is an event nobody acts on (no proxyTimeout).
+  const agentOptions = { keepAlive: true, maxFreeSockets: LEGACY_IDLE_SOCKETS, timeout: LEGACY_IDLE_MS, scheduling: "lifo" as const };
+  const agent = target.protocol === "https:" ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
   const proxy = createProxyMiddleware<IncomingMessage, ServerResponse>({
     target: target.origin,
+    agent,
     changeOrigin: true,
     pathRewrite: (path) => target.pathname + (path.includes("?") ? path.slice(path.indexOf("?")) : ""),
     on: {
@@ -121,7 +135,8 @@ export function createPassThrough(upstreamUrl: string, log: Logger, options: Pas
       return true;
     },
     async close() {
-      // Nothing held: proxied requests end with the server's connections.
+      // Proxied requests end with the server's connections; the idle ones to the upstream end here.
+      agent.destroy();
     },
   };
 }

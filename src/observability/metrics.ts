@@ -63,6 +63,7 @@ export class GatewayMetrics {
   private readonly upstreamErrors: Counter<"reason">;
   private readonly errorReplies: Counter<"reason">;
   private readonly upstreamNotifications: Counter<"method">;
+  private readonly upstreamCancels: Counter<"outcome">;
   private readonly federationCollisions: Counter<"kind">;
   private readonly federationMissing: Counter;
   private readonly storeErrors: Counter<"operation">;
@@ -103,6 +104,14 @@ export class GatewayMetrics {
       labelNames: ["reason"],
       registers,
     });
+    this.upstreamCancels = new Counter({
+      name: `${PREFIX}upstream_cancels_total`,
+      help:
+        "notifications/cancelled sent upstream, by outcome: delivered, retried (an attempt failed, another followed), " +
+        "undelivered (given up after upstream.cancelAttempts; the call's session was ended)",
+      labelNames: ["outcome"],
+      registers,
+    });
     this.upstreamNotifications = new Counter({
       name: `${PREFIX}upstream_notifications_total`,
       help: "Notifications the upstream sent outside any call (all sessions, before merging copies), by method",
@@ -141,6 +150,7 @@ export class GatewayMetrics {
     });
     // Each series exists (at 0) before its first failure.
     for (const reason of UPSTREAM_REASONS) this.upstreamErrors.labels(reason).inc(0);
+    for (const outcome of ["delivered", "retried", "undelivered"]) this.upstreamCancels.labels(outcome).inc(0);
     for (const reason of ALL_REASONS) this.errorReplies.labels(reason).inc(0);
     for (const operation of STORE_OPERATIONS) this.storeErrors.labels(operation).inc(0);
     for (const status of FINISHED_STATUSES) this.tasksFinished.labels(status).inc(0);
@@ -241,6 +251,11 @@ export class GatewayMetrics {
 
   upstreamFailed(reason: UpstreamReason): void {
     this.upstreamErrors.labels(reason).inc();
+  }
+
+  /** How one notifications/cancelled fared (the outcomes of upstream/jsonRpcPeer.ts). */
+  upstreamCancel(outcome: "delivered" | "retried" | "undelivered"): void {
+    this.upstreamCancels.labels(outcome).inc();
   }
 
   upstreamNotification(method: string): void {

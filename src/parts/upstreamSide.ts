@@ -11,6 +11,7 @@ import { createPassThrough } from "../http/passThrough.js";
 import { createStdioBridge } from "../http/stdioBridge.js";
 import type { UpstreamReason } from "../protocol/reasons.js";
 import { UpstreamEvents } from "../subscriptions/upstreamEvents.js";
+import type { CancelOutcome } from "../upstream/jsonRpcPeer.js";
 import type { SessionLedger } from "../upstream/sessionLedger.js";
 import { UpstreamCatalog } from "../upstream/upstreamCatalog.js";
 import { UpstreamCredentials } from "../upstream/upstreamCredentials.js";
@@ -45,7 +46,11 @@ export interface UpstreamSide {
 export interface UpstreamSideDeps {
   log: Logger;
   /** Told of every upstream failure and notification. */
-  metrics: { upstreamFailed(reason: UpstreamReason): void; upstreamNotification(method: string): void };
+  metrics: {
+    upstreamFailed(reason: UpstreamReason): void;
+    upstreamNotification(method: string): void;
+    upstreamCancel(outcome: CancelOutcome): void;
+  };
   /** Where the upstream session ids this instance holds are kept. */
   ledger: SessionLedger;
   /** Legacy sessions are bound to the identity that opened them (the legacy door authenticates). */
@@ -75,7 +80,11 @@ export function openUpstreamSide(options: UpstreamOptions, deps: UpstreamSideDep
       initializeTimeoutMs: options.initializeTimeoutMs,
       pingIntervalMs: options.pingIntervalMs,
       pingTimeoutMs: options.pingTimeoutMs,
+      cancelAttempts: options.cancelAttempts,
+      cancelRetryMs: options.cancelRetryMs,
     },
+    maxCallsPerSession: options.maxCallsPerSession,
+    onCancel: (outcome) => metrics.upstreamCancel(outcome),
     onNotification: (owner, profileKey, notification) => {
       metrics.upstreamNotification(notification.method);
       events.feed(owner, profileKey, notification);

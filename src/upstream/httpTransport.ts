@@ -97,13 +97,9 @@ export class HttpTransport implements UpstreamTransport {
     return this.session;
   }
 
-  async sendRequest(message: JsonRpcMessage, signal: AbortSignal, long = false): Promise<void> {
-    const exchange = new AbortController();
-    const end = () => exchange.abort(EXCHANGE_CLOSED);
-    signal.addEventListener("abort", end, { once: true });
+  async sendRequest(message: JsonRpcMessage, exchange: AbortController, long = false): Promise<void> {
     this.exchanges.add(exchange);
     const done = () => {
-      signal.removeEventListener("abort", end);
       this.exchanges.delete(exchange);
     };
     const client = long ? this.options.dispatchers.calls.acquire() : undefined;

@@ -3,7 +3,11 @@
 // a handler, and withdraws an upstream request the upstream cancels. A request ends exactly once:
 // with its result, the upstream's JSON-RPC error, its time limit, its caller's abort (then
 // notifications/cancelled goes upstream and the exchange is closed), or the session's end. Every
-// listener and timer a request takes is released when it ends.
+// listener and timer a request takes is released when it ends. A notifications/cancelled that
+// cannot be sent (the upstream refuses or does not answer the POST) is sent again, up to
+// `cancelAttempts` times with a doubling pause from `cancelRetryMs`; each outcome is told to the
+// handler (the session ends itself when a cancel stays undelivered). `lastHeardAt` is when the
+// upstream last sent anything (the session's liveness reads it).
 
 import type { Logger } from "pino";
 import { endUpstreamSpan, startUpstreamSpan } from "../observability/upstreamSpan.js";
@@ -25,7 +29,19 @@ export interface PeerHandlers {
   notification(message: JsonRpcMessage & { method: string }, via: Via): void;
   /** The transport says the session is gone; the handler ends the requests in flight (failAll). */
   closed(failure: UpstreamFailure): void;
+  /** How a notifications/cancelled fared: delivered, retried (one attempt failed, another follows), undelivered (given up). */
+  cancel?(outcome: CancelOutcome, requestId: RequestId, why?: string): void;
 }
+
+export type CancelOutcome = "delivered" | "retried" | "undelivered";
+
+/** How hard a notifications/cancelled is pushed (upstream.cancelAttempts, upstream.cancelRetryMs). */
+export interface CancelDelivery {
+  attempts: number;
+  retryMs: number;
+}
+
+const DEFAULT_CANCEL_DELIVERY: CancelDelivery = { attempts: 1, retryMs: 0 };
 
 export interface RequestOptions {
   /** Our own id for the request (default: the next number). */
@@ -57,11 +73,14 @@ export class JsonRpcPeer {
   private readonly progress = new Map<RequestId, (progress: Progress) => void>();
   private readonly incoming = new Map<RequestId, AbortController>();
   private failure?: UpstreamFailure;
+  /** performance.now() of the last message from the upstream (0: none yet). */
+  lastHeardAt = 0;
 
   constructor(
     private readonly transport: UpstreamTransport,
     private readonly handlers: PeerHandlers,
     private readonly log: Logger,
+    private readonly cancelDelivery: CancelDelivery = DEFAULT_CANCEL_DELIVERY,
   ) {
     transport.receiver = {
       message: (message, via) => this.receive(message, via),
@@ -124,7 +143,7 @@ export class JsonRpcPeer {
           this.cancel(id, new UpstreamFailure("upstream_timeout", why));
         }, timeout.ms);
       }
-      this.transport.sendRequest(message, exchange.signal, options.long).catch((error: unknown) => {
+      this.transport.sendRequest(message, exchange, options.long).catch((error: unknown) => {
         this.settle(id, (p) => p.reject(error instanceof Error ? error : new Error(String(error))));
       });
     });
@@ -153,7 +172,33 @@ export class JsonRpcPeer {
     const entry = this.pending.get(id);
     if (!entry) return;
     this.settle(id, (p) => p.reject(error));
-    if (entry.method !== "initialize") void this.notify("notifications/cancelled", { requestId: id, reason: error.message });
+    if (entry.method !== "initialize") void this.deliverCancel(id, error.message);
+  }
+
+  /** notifications/cancelled for `id`, sent again after failures within cancelDelivery; every outcome told to the handler. */
+  private async deliverCancel(id: RequestId, reason: string): Promise<void> {
+    const { attempts, retryMs } = this.cancelDelivery;
+    let why = "";
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      if (this.failure) return; // the session ended: its end closed every exchange and told the upstream (DELETE)
+      try {
+        await this.transport.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } });
+        this.handlers.cancel?.("delivered", id);
+        return;
+      } catch (error) {
+        why = error instanceof Error ? error.message : String(error);
+      }
+      if (attempt < attempts) {
+        this.handlers.cancel?.("retried", id, why);
+        await new Promise((resolve) => setTimeout(resolve, retryMs * 2 ** (attempt - 1)));
+      }
+    }
+    if (this.failure) return;
+    this.log.warn(
+      { event: "upstream.cancel.undelivered", requestId: id, attempts, err: why },
+      "notifications/cancelled could not be delivered upstream",
+    );
+    this.handlers.cancel?.("undelivered", id, why);
   }
 
   private settle(id: RequestId, how: (entry: Pending) => void): void {
@@ -174,6 +219,7 @@ export class JsonRpcPeer {
   }
 
   private receive(message: JsonRpcMessage, via: Via): void {
+    this.lastHeardAt = performance.now();
     if (message.method === undefined) return this.onResponse(message);
     if (message.id !== undefined && message.id !== null)
       return void this.onRequest(message as JsonRpcMessage & { id: RequestId; method: string }, via);

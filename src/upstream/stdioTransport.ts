@@ -35,7 +35,7 @@ export class StdioTransport implements UpstreamTransport {
     return this.options.processes.target;
   }
 
-  async sendRequest(message: JsonRpcMessage, _signal: AbortSignal): Promise<void> {
+  async sendRequest(message: JsonRpcMessage, _exchange: AbortController): Promise<void> {
     await this.send(message);
   }
 

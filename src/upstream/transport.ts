@@ -46,10 +46,13 @@ export interface UpstreamTransport {
   /**
    * Sends a request. Resolves once the upstream accepted it (HTTP: response headers came back);
    * rejects with an UpstreamFailure when it was not (session_gone: it never ran). Messages of its
-   * exchange arrive through the receiver until its response did, or `signal` ends the exchange.
-   * `long`: a call that may run for minutes (HTTP keeps such exchanges apart from short ones).
+   * exchange arrive through the receiver until its response did, or `exchange` is aborted. The
+   * caller aborts it when the request ends; the transport may abort it too (HTTP: to drop a
+   * connection whose stream does not end after the answer, or at close) — one controller per
+   * exchange, not one on each side. `long`: a call that may run for minutes (HTTP keeps such
+   * exchanges apart from short ones).
    */
-  sendRequest(message: JsonRpcMessage, signal: AbortSignal, long?: boolean): Promise<void>;
+  sendRequest(message: JsonRpcMessage, exchange: AbortController, long?: boolean): Promise<void>;
   /** Sends a notification or a response to an upstream request. */
   send(message: JsonRpcMessage): Promise<void>;
   /** After initialize: remember the negotiated version; open the standalone channel. Resolves

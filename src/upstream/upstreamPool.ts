@@ -11,6 +11,9 @@
 //   owner+profile exclusively while it runs, so a question on the standalone channel belongs to
 //   exactly that call; a second such call of the same owner gets a second session. The upstream
 //   never hears of a capability the caller lacks, but one user's state is split between sessions.
+// - A call goes to a session of its owner+profile carrying fewer than maxCallsPerSession requests;
+//   when all are that full, the owner gets one more session (so one session that ends fails a
+//   bounded number of calls), closed 5 s after it fell idle. Short requests use the first session.
 // - At most maxSessions sessions (open or opening). Past that, the least recently used idle one
 //   is closed; with none idle the request fails with upstream_sessions_exhausted (HTTP 503).
 // - A request the upstream refused because it forgot the session (session_gone: it never ran) is
@@ -21,7 +24,7 @@ import type { Logger } from "pino";
 import type { JsonObject } from "../protocol/wire.js";
 import type { CallContext } from "./callContext.js";
 import { ALL_KINDS, hasQuestions, type LegacyClientCapabilities, profileKey, type SessionsPer } from "./capabilityProfile.js";
-import type { Progress } from "./jsonRpcPeer.js";
+import type { CancelOutcome, Progress } from "./jsonRpcPeer.js";
 import type { JsonRpcMessage, UpstreamTransport } from "./transport.js";
 import { type FailureReason, UpstreamFailure } from "./upstreamFailure.js";
 import { type SessionTimeouts, type UpstreamInfo, UpstreamSession } from "./upstreamSession.js";
@@ -50,6 +53,10 @@ export interface UpstreamPoolOptions {
   onSessionClosed?(owner: string, profileKey: string, sessionId: string | undefined): void;
   /** A request (or the session it needed) failed; a request sent again after session_gone reports each failure. */
   onFailure?(reason: FailureReason): void;
+  /** How each notifications/cancelled fared. */
+  onCancel?(outcome: CancelOutcome): void;
+  /** Calls one session carries at once (upstream.maxCallsPerSession); beyond, the owner gets another session. Default unbounded. */
+  maxCallsPerSession?: number;
 }
 
 export interface CallOptions {
@@ -72,7 +79,12 @@ interface Slot {
   lastUsed: number;
   idleTimer?: NodeJS.Timeout | undefined;
   closing: boolean;
+  /** Opened because the owner's other sessions were full (maxCallsPerSession): closed soon once idle. */
+  overflow?: boolean;
 }
+
+/** An overflow session (the owner's others were full) is closed this soon once idle: the burst that needed it is over. */
+const OVERFLOW_IDLE_MS = 5_000;
 
 export class UpstreamPool {
   private readonly slots = new Map<string, Slot[]>();
@@ -162,7 +174,7 @@ export class UpstreamPool {
   ): Promise<T> {
     const alone = this.sessionsPer === "capabilities" && hasQuestions(profile);
     return this.onSession(
-      () => (alone ? this.forAsker(owner, profile, context) : this.primary(owner, profile)),
+      () => (alone ? this.forAsker(owner, profile, context) : this.forCall(owner, profile)),
       work,
       alone ? context : undefined,
     );
@@ -259,6 +271,19 @@ export class UpstreamPool {
     return live ?? this.newSlot(owner, key, declared);
   }
 
+  /** The owner's first session for `profile` with room for another call (upstream.maxCallsPerSession), else a new one. */
+  private forCall(owner: string, profile: LegacyClientCapabilities): Slot {
+    const max = this.options.maxCallsPerSession ?? Number.POSITIVE_INFINITY;
+    const declared = this.sessionProfile(profile);
+    const key = profileKey(declared);
+    const list = this.slots.get(`${owner}|${key}`);
+    const roomy = list?.find((slot) => !slot.closing && slot.users < max);
+    if (roomy) return roomy;
+    const slot = this.newSlot(owner, key, declared);
+    if (list?.some((other) => other !== slot && !other.closing)) slot.overflow = true;
+    return slot;
+  }
+
   private forAsker(owner: string, profile: LegacyClientCapabilities, context: CallContext): Slot {
     const key = profileKey(profile);
     const free = this.slots.get(`${owner}|${key}`)?.find((slot) => !slot.closing && !slot.asker);
@@ -319,6 +344,7 @@ export class UpstreamPool {
         timeouts: this.options.timeouts,
         log,
         askerOf: () => slot.asker,
+        ...(this.options.onCancel ? { onCancel: this.options.onCancel } : {}),
         onNotification: (message) => this.options.onNotification?.(slot.owner, slot.key, message),
         onClosed: (failure) => {
           // Not yet (it ended while opening: open() reports that) or no longer this slot's session.
@@ -375,12 +401,13 @@ export class UpstreamPool {
     slot.lastUsed = Date.now();
     if (asker && slot.asker === asker) slot.asker = undefined;
     if (slot.users === 0 && !slot.closing) {
+      const idleMs = slot.overflow ? Math.min(OVERFLOW_IDLE_MS, this.options.sessionIdleMs) : this.options.sessionIdleMs;
       slot.idleTimer = setTimeout(() => {
         if (slot.users > 0 || slot.closing) return;
         this.options.log.debug({ event: "upstream.session.idle", profile: slot.key }, "idle upstream session closed");
         this.remove(slot);
         void this.closeSlot(slot);
-      }, this.options.sessionIdleMs);
+      }, idleMs);
       slot.idleTimer.unref();
     }
   }

@@ -8,7 +8,11 @@
 //   otherwise (no call, or several in flight) it is refused upstream with an error and a warn log —
 //   never delivered to a guess. Log messages follow the same rule (unrouted ones are dropped). While calls are in flight the
 // session is pinged every pingIntervalMs; a ping unanswered within pingTimeoutMs ends the session
-// and fails its calls (upstream_unresponsive).
+// and fails its calls (upstream_unresponsive) — unless the upstream sent anything else meanwhile
+// (progress, results, log messages: a busy upstream answers a ping late, but it is alive). A
+// notifications/cancelled that stays undelivered after upstream.cancelAttempts ends the session
+// too (DELETE attempted, its connections closed), so no cancelled call goes on unseen; only the
+// calls of this session fail, with upstream_unresponsive naming the cancel.
 
 import type { Logger } from "pino";
 import { ErrorCode } from "../protocol/errors.js";
@@ -16,7 +20,7 @@ import { type InputRequest, type JsonObject, META, type RequestId } from "../pro
 import { isObject } from "../util/json.js";
 import type { CallContext } from "./callContext.js";
 import type { LegacyClientCapabilities } from "./capabilityProfile.js";
-import { JsonRpcPeer, type Progress } from "./jsonRpcPeer.js";
+import { type CancelOutcome, JsonRpcPeer, type Progress } from "./jsonRpcPeer.js";
 import type { JsonRpcMessage, UpstreamTransport, Via } from "./transport.js";
 import { UpstreamFailure, UpstreamRpcError } from "./upstreamFailure.js";
 
@@ -39,6 +43,9 @@ export interface SessionTimeouts {
   initializeTimeoutMs: number;
   pingIntervalMs: number;
   pingTimeoutMs: number;
+  /** Attempts to deliver one notifications/cancelled (upstream.cancelAttempts), the first pause between them (doubling). */
+  cancelAttempts?: number;
+  cancelRetryMs?: number;
 }
 
 export interface SessionOptions {
@@ -53,6 +60,8 @@ export interface SessionOptions {
   onClosed(failure: UpstreamFailure): void;
   /** The asking call holding the session alone right now, if any (the pool keeps it). */
   askerOf?: () => CallContext | undefined;
+  /** How each notifications/cancelled fared (metrics). */
+  onCancel?(outcome: CancelOutcome): void;
 }
 
 export interface SessionRequestOptions {
@@ -86,8 +95,10 @@ export class UpstreamSession {
         request: (message, via, withdrawn) => this.onServerRequest(message, via, withdrawn),
         notification: (message, via) => this.onNotification(message, via),
         closed: (failure) => this.end(failure),
+        cancel: (outcome, requestId, why) => this.onCancelOutcome(outcome, requestId, why),
       },
       options.log,
+      { attempts: options.timeouts.cancelAttempts ?? 1, retryMs: options.timeouts.cancelRetryMs ?? 0 },
     );
   }
 
@@ -167,7 +178,6 @@ export class UpstreamSession {
       return result;
     } finally {
       if (context) this.calls.delete(id);
-      this.watchLiveness();
     }
   }
 
@@ -274,13 +284,33 @@ export class UpstreamSession {
     this.options.onNotification(message);
   }
 
-  /** Pings the upstream while calls are in flight; an unanswered ping ends the session. */
+  private onCancelOutcome(outcome: CancelOutcome, requestId: RequestId, why: string | undefined): void {
+    this.options.onCancel?.(outcome);
+    if (outcome !== "undelivered") return;
+    const attempts = this.options.timeouts.cancelAttempts ?? 1;
+    this.options.log.warn(
+      { event: "upstream.session.ended.cancel", target: this.options.transport.target, requestId, calls: this.calls.size },
+      "a cancel could not reach the upstream: taskgate ends that call's session so the call does not run on unseen",
+    );
+    this.end(
+      new UpstreamFailure(
+        "upstream_unresponsive",
+        `Upstream stopped answering: notifications/cancelled for request ${String(requestId)} could not be delivered in ` +
+          `${attempts} attempt(s) (upstream.cancelAttempts)${why ? `: ${why}` : ""}; taskgate ended this upstream session`,
+      ),
+    );
+  }
+
+  /** Pings the upstream while calls are in flight; an unanswered ping ends the session, unless the upstream sent anything meanwhile.
+   *  The pinger starts with the first call and stops itself at a tick with none left (not at every call's end: one
+   *  call after another would make and clear a timer each). */
   private watchLiveness(): void {
     if (this.calls.size > 0 && !this.pinger && !this.ended) {
-      this.pinger = setInterval(() => void this.ping(), this.options.timeouts.pingIntervalMs);
+      this.pinger = setInterval(() => {
+        if (this.calls.size === 0) this.stopPinging();
+        else void this.ping();
+      }, this.options.timeouts.pingIntervalMs);
       this.pinger.unref();
-    } else if (this.calls.size === 0) {
-      this.stopPinging();
     }
   }
 
@@ -296,7 +326,19 @@ export class UpstreamSession {
     try {
       await this.peer.request("ping", {}, { timeout: { ms: pingTimeoutMs, option: "upstream.pingTimeoutMs" } });
     } catch (error) {
-      if (error instanceof UpstreamFailure && error.reason === "upstream_timeout") {
+      const heardMsAgo = performance.now() - this.peer.lastHeardAt;
+      if (error instanceof UpstreamFailure && error.reason === "upstream_timeout" && heardMsAgo < pingTimeoutMs) {
+        // Late, but the upstream is talking (progress, results): busy, not gone. The next ping asks again.
+        this.options.log.info(
+          {
+            event: "upstream.ping.late",
+            target: this.options.transport.target,
+            calls: this.calls.size,
+            heardMsAgo: Math.round(heardMsAgo),
+          },
+          "upstream answered no ping in time but is still sending: the session is kept",
+        );
+      } else if (error instanceof UpstreamFailure && error.reason === "upstream_timeout") {
         this.options.log.warn(
           { event: "upstream.unresponsive", target: this.options.transport.target, calls: this.calls.size },
           "upstream stopped answering pings",

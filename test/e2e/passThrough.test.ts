@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { type CallToolResult, type ElicitRequest, ElicitRequestSchema, type Progress } from "@modelcontextprotocol/sdk/types.js";
 import type { ElicitationAnsweredEvent, SessionEvent } from "../../examples/legacy-server/state.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
+import { legacyInitialize, legacyRequest } from "../support/legacyClient.js";
 import { type Stack, startStack } from "../support/stack.js";
 import { nextEvent } from "../support/waiting.js";
 
@@ -120,5 +121,26 @@ describe("legacy pass-through with the SDK 1.x client", () => {
     });
     await response.body?.cancel();
     assert.equal(response.status, 404);
+  });
+});
+
+describe("legacy door connections to the upstream", () => {
+  test("sequential legacy calls reuse a few kept-alive upstream connections (counted by the upstream), not one each", async () => {
+    const opened = await legacyRequest(stack.url, { body: legacyInitialize(1) });
+    const sessionId = opened.headers.get("mcp-session-id");
+    assert.ok(sessionId, "the upstream issued a session id through the door");
+    await legacyRequest(stack.url, { sessionId, body: { jsonrpc: "2.0", method: "notifications/initialized" } });
+    const before = stack.legacy.acceptedConnections();
+    const CALLS = 40;
+    for (let i = 0; i < CALLS; i++) {
+      const answer = await legacyRequest(stack.url, {
+        sessionId,
+        body: { jsonrpc: "2.0", id: 10 + i, method: "tools/call", params: { name: "greet", arguments: { name: `n${i}` } } },
+      });
+      assert.equal(textOf(answer.message.result), `Hello, n${i}!`);
+    }
+    const opened40 = stack.legacy.acceptedConnections() - before;
+    assert.ok(opened40 <= 3, `${CALLS} sequential legacy calls opened ${opened40} upstream connections (at most 3 expected)`);
+    await legacyRequest(stack.url, { sessionId, method: "DELETE" });
   });
 });

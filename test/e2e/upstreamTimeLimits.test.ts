@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { after, afterEach, before, beforeEach, describe, test } from "node:test";
-import type { ToolFinishedEvent, ToolStartedEvent } from "../../examples/legacy-server/state.js";
+import type { ToolFinishedEvent } from "../../examples/legacy-server/state.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
 import { rpcWithin } from "../support/boundedRpc.js";
 import { closeAll } from "../support/closeAll.js";
@@ -15,9 +15,10 @@ import { failIfStillRunning } from "../support/exitGuard.js";
 import { assertErrorEnding, assertErrorObject, assertErrorReply } from "../support/expectError.js";
 import { type FaultGateway, startFaultGateway } from "../support/inProcessGateway.js";
 import { ANSWER_WITHIN_MS, UPSTREAM_LIMITS } from "../support/limits.js";
-import { resultOf, TASKS_CAPS } from "../support/mcpClient.js";
+import { TASKS_CAPS } from "../support/mcpClient.js";
 import { type Blackhole, startBlackhole } from "../support/servers/blackhole.js";
 import { LegacyProcess } from "../support/servers/legacyProcess.js";
+import { startSlowTask } from "../support/slowTask.js";
 import { pollTask } from "../support/tasks.js";
 import { timed } from "../support/waiting.js";
 
@@ -105,17 +106,7 @@ describe("an upstream SIGSTOPped after taskgate opened its sessions", () => {
   });
 
   test("a running task fails with upstream_unresponsive once pings go unanswered, and is cancelled upstream when it wakes", async (t) => {
-    const started = legacy.next<ToolStartedEvent>("tool-started", (e) => e.tool === "slow_echo");
-    const created = await rpcWithin(
-      ANSWER_WITHIN_MS,
-      gw.url,
-      "tools/call",
-      { name: "slow_echo", arguments: { text: "x", ms: 60_000 } },
-      { capabilities: TASKS_CAPS },
-    );
-    const taskId = resultOf(created).taskId as string;
-    assert.equal(resultOf(created).status, "working", JSON.stringify(created.message));
-    const { requestId } = await started;
+    const { taskId, requestId } = await startSlowTask(legacy, gw.url);
 
     legacy.pause();
     const { value: task, ms } = await timed(() =>

@@ -49,11 +49,11 @@ export class ScriptedTransport implements UpstreamTransport {
     this.sessionId = sessionId;
   }
 
-  async sendRequest(message: JsonRpcMessage, signal: AbortSignal): Promise<void> {
+  async sendRequest(message: JsonRpcMessage, exchange: AbortController): Promise<void> {
     if (this.closed) throw new UpstreamFailure("session_gone", "the scripted session was closed");
     if (this.refuseWith && message.method !== "initialize") throw this.refuseWith;
     this.sent.push(message);
-    if (message.id !== undefined) this.exchanges.set(message.id, signal);
+    if (message.id !== undefined) this.exchanges.set(message.id, exchange.signal);
     queueMicrotask(() => this.script(message, this));
   }
 

@@ -63,6 +63,9 @@ describe("loadConfig: layering", () => {
         requestTimeoutMs: 30_000,
         pingIntervalMs: 15_000,
         pingTimeoutMs: 10_000,
+        cancelAttempts: 4,
+        cancelRetryMs: 500,
+        maxCallsPerSession: 500,
         headers: {},
         forwardAuthorization: false,
       },
@@ -200,6 +203,9 @@ describe("loadConfig: layering", () => {
         TASKGATE_HTTP_REQUEST_TIMEOUT_MS: "19",
         TASKGATE_HTTP_KEEP_ALIVE_TIMEOUT_MS: "20",
         TASKGATE_SHUTDOWN_GRACE_MS: "21",
+        TASKGATE_UPSTREAM_CANCEL_ATTEMPTS: "26",
+        TASKGATE_UPSTREAM_CANCEL_RETRY_MS: "27",
+        TASKGATE_UPSTREAM_MAX_CALLS_PER_SESSION: "28",
         TASKGATE_UPSTREAM_FORWARD_AUTHORIZATION: "true",
         TASKGATE_UPSTREAM_SUBJECT_HEADER: "X-User",
         TASKGATE_LEGACY_ENABLED: "FALSE",
@@ -233,6 +239,9 @@ describe("loadConfig: layering", () => {
         requestTimeoutMs: 15,
         pingIntervalMs: 16,
         pingTimeoutMs: 17,
+        cancelAttempts: 26,
+        cancelRetryMs: 27,
+        maxCallsPerSession: 28,
         headers: {},
         forwardAuthorization: true,
         subjectHeader: "X-User",
@@ -269,7 +278,7 @@ describe("loadConfig: layering", () => {
       notify: { webhooks: [], timeoutMs: 26, attempts: 3, backoffMs: 27, maxBackoffMs: 28, queueSize: 29 },
     });
     // These, the 2 upstream.command ones and the 13 auth.jwt / resource metadata variables in the next tests.
-    assert.equal(ENV_VARS.length, 75);
+    assert.equal(ENV_VARS.length, 78);
   });
 
   it("maps the stdio upstream's variables: the command line is split like a shell does, without one", () => {

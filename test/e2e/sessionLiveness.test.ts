@@ -1,0 +1,64 @@
+// Liveness that reads the signs of life, and a bound on the calls one session carries, against a
+// FAKE upstream (support/servers/latePingServer.ts: it never answers ping while its `ticker` tool streams
+// progress — busy but alive, which no real server does on demand):
+// - a call whose stream keeps bringing progress finishes with its result although every ping went
+//   unanswered (each late ping is logged, the session is kept);
+// - with upstream.maxCallsPerSession 2, a third call of the same identity at once runs on a second
+//   upstream session, and all three finish; that extra session is closed soon after it fell idle.
+// (A session that really stops — nothing at all from the upstream — still ends with
+// upstream_unresponsive: upstreamTimeLimits.test.ts, with a SIGSTOPped real server.)
+// Run: node --import tsx --test test/e2e/sessionLiveness.test.ts
+
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { rpcWithin } from "../support/boundedRpc.js";
+import { closeAll } from "../support/closeAll.js";
+import { failIfStillRunning } from "../support/exitGuard.js";
+import { type FaultGateway, startFaultGateway } from "../support/inProcessGateway.js";
+import { ANSWER_WITHIN_MS, UPSTREAM_LIMITS } from "../support/limits.js";
+import { resultOf } from "../support/mcpClient.js";
+import { type LatePingServer, startLatePingServer } from "../support/servers/latePingServer.js";
+import { within } from "../support/waiting.js";
+
+failIfStillRunning();
+
+const textOf = (result: Record<string, unknown>) => (result.content as Array<{ text: string }>)[0]?.text;
+
+describe("a busy upstream that answers no ping but keeps streaming (fake)", () => {
+  let fake: LatePingServer;
+  let gw: FaultGateway;
+  before(async () => {
+    fake = await startLatePingServer();
+    gw = await startFaultGateway(fake.url, {
+      upstream: { ...UPSTREAM_LIMITS, pingIntervalMs: 200, pingTimeoutMs: 300, maxCallsPerSession: 2 },
+    });
+  });
+  after(() =>
+    closeAll(
+      () => gw?.close(),
+      () => fake?.close(),
+    ),
+  );
+
+  test("a call whose stream brings progress is not failed by late pings; it ends with its result", async () => {
+    const pingsBefore = fake.pings;
+    const reply = await rpcWithin(ANSWER_WITHIN_MS, gw.url, "tools/call", { name: "ticker", arguments: { ms: 2_000, everyMs: 100 } });
+    assert.ok(reply.message.result, `the call failed: ${JSON.stringify(reply.message)}`);
+    assert.match(String(textOf(resultOf(reply))), /^ticked \d+$/);
+    assert.ok(fake.pings - pingsBefore >= 2, `taskgate kept pinging (${fake.pings - pingsBefore} pings left unanswered)`);
+    assert.ok(gw.logs.mentioning("upstream.ping.late").length >= 1, "each late ping is logged");
+    assert.equal(gw.logs.mentioning("upstream.unresponsive").length, 0, "the session was never called dead");
+  });
+
+  test("beyond upstream.maxCallsPerSession, the identity's next call runs on another session", async () => {
+    const sessionsBefore = fake.sessions;
+    const closed = fake.nextDelete();
+    const calls = await Promise.all(
+      [1, 2, 3].map(() => rpcWithin(ANSWER_WITHIN_MS, gw.url, "tools/call", { name: "ticker", arguments: { ms: 600, everyMs: 100 } })),
+    );
+    for (const reply of calls) assert.ok(reply.message.result, JSON.stringify(reply.message));
+    assert.equal(fake.sessions - sessionsBefore, 1, "one more upstream session was opened for the third call");
+    // The extra session closes about 5 s after it fell idle (the identity's first one stays for upstream.sessionIdleMs).
+    await within(ANSWER_WITHIN_MS, "the extra session to be closed", closed);
+  });
+});
