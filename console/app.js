@@ -24,7 +24,8 @@ async function route(api, can) {
   current = new AbortController();
   const { signal } = current;
   const hash = location.hash.replace(/^#\/?/, "");
-  for (const link of nav.querySelectorAll("a")) link.toggleAttribute("aria-current", hash.startsWith(link.dataset.view ?? "-"));
+  const view = hash === "operator" || hash === "approvals" ? hash : "tasks";
+  for (const link of nav.querySelectorAll("a")) link.toggleAttribute("aria-current", link.dataset.view === view);
   try {
     if (hash.startsWith("tasks/")) await showTask(api, main, decodeURIComponent(hash.slice("tasks/".length)), signal);
     else if (hash === "operator" && can.operator) await showOperator(api, main, signal);

@@ -133,7 +133,7 @@ export async function showTask(api, main, taskId, signal) {
   const update = (/** @type {TaskItem} */ next) => {
     view.update(next);
     const last = entries[entries.length - 1];
-    if (!last || last.status !== next.status || last.statusMessage !== next.statusMessage)
+    if (!last || last.status !== next.status)
       entries.push({ status: next.status, at: next.lastUpdatedAt, ...(next.statusMessage ? { statusMessage: next.statusMessage } : {}) });
     drawTimeline();
     cancel.hidden = TERMINAL.has(next.status);
