@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # taskgate container image. The image holds exactly the npm package (what `npm pack` ships:
-# dist/, bin/, config/, console/, README.md, LICENSE; see "files" in package.json) plus its production
+# dist/, bin/, config/, the console's files, README.md, LICENSE; see "files" in package.json) plus its production
 # dependencies from the lockfile. Two stages:
 #   build    installs everything, and `npm pack` compiles dist/ (prepack) and packs the package;
 #   runtime  unpacks it and runs `npm ci --omit=dev`: no tsx, esbuild, TypeScript or @types.
