@@ -6,6 +6,7 @@
 
 import { TERMINAL } from "./api.js";
 import { el } from "./form.js";
+import { pushButton } from "./push.js";
 import { questionsOf } from "./questions.js";
 
 /**
@@ -67,7 +68,9 @@ export async function showMyTasks(api, main, signal) {
   const waiting = el("section", { "aria-labelledby": "waiting-title" }, [el("h2", { id: "waiting-title" }, ["Waiting for you"])]);
   const others = el("section", { "aria-labelledby": "others-title" }, [el("h2", { id: "others-title" }, ["Recent"])]);
   const empty = el("p", { class: "empty" }, ["No tasks yet. Tasks you start through taskgate appear here."]);
-  main.replaceChildren(el("h1", {}, ["My tasks"]), live, waiting, others, empty);
+  const push = el("div");
+  main.replaceChildren(el("h1", {}, ["My tasks"]), live, push, waiting, others, empty);
+  pushButton(api).then((button) => button && push.replaceChildren(button));
   /** @type {Map<string, { node: HTMLElement, update: (task: TaskItem) => void, task: TaskItem }>} */
   const cards = new Map();
   const place = () => {
