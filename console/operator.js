@@ -67,7 +67,9 @@ export async function showOperator(api, main, signal) {
     counts.replaceChildren(
       ...STATES.map((state) => el("div", { class: "count" }, [badge(state), el("strong", {}, [String(summary.tasksByState[state] ?? 0)])])),
     );
-    chart.replaceChildren(chartOf(summary.history), el("figcaption", {}, ["Tasks by state, last hour"]), legend());
+    // The history is sampled once a minute: the counts of now end the line.
+    const points = [...summary.history, { at: new Date().toISOString(), byState: summary.tasksByState }];
+    chart.replaceChildren(chartOf(points), el("figcaption", {}, ["Tasks by state, last hour"]), legend());
     waiting.replaceChildren(
       summary.waiting.length === 0 ? el("p", { class: "empty" }, ["No task is waiting."]) : waitingList(summary.waiting),
     );
@@ -204,7 +206,7 @@ export function chartOf(history) {
   const scale = Object.assign(svg("text", { x: 2, y: pad - 8, class: "tick" }), { textContent: String(top) });
   const zero = Object.assign(svg("text", { x: 2, y: h - pad, class: "tick" }), { textContent: "0" });
   root.append(scale, zero, Object.assign(svg("text", { x: w - 40, y: h - 6, class: "tick" }), { textContent: "now" }));
-  const step = history.length > 1 ? (w - pad) / (history.length - 1) : 0;
+  const step = (w - pad) / Math.max(1, history.length - 1);
   for (const state of STATES) {
     const points = history.map(
       (point, i) => `${(pad + i * step).toFixed(1)},${(h - pad - ((point.byState[state] ?? 0) / top) * (h - 2 * pad)).toFixed(1)}`,

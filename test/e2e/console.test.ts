@@ -205,6 +205,8 @@ describe("web console in Chromium", () => {
       assert.equal(response.headers.get("set-cookie"), null, path);
     }
     assert.equal((await fetch(`${origin}/console/tsconfig.json`)).status, 404, "only the console's assets are served");
+    // Not jwt mode: no OAuth sign-in offered, so the page reaches no other origin.
+    assert.deepEqual(await (await fetch(`${origin}/console/settings.json`)).json(), { authMode: "demo" });
     assert.deepEqual(browser.problems, [], "no script error and no CSP refusal on any console page");
     const framing = await browser.page();
     await framing.goto(`${origin}/livez`);

@@ -4,7 +4,7 @@
 // Resource Metadata, leaves for its login and consent pages, comes back with a code, exchanges it
 // (with the PKCE verifier, for taskgate's resource) and is signed in as the person who logged in;
 // the code is gone from the address bar and only sessionStorage holds the token. The CSP names the
-// issuer in connect-src (and nothing more). Without a client id the page offers the token sign-in only.
+// issuer in connect-src (and nothing more).
 // Run: node --import tsx --test test/e2e/consoleSignIn.test.ts
 
 import assert from "node:assert/strict";
