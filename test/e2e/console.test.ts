@@ -13,9 +13,10 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Page } from "playwright-core";
 import { loggableSubject } from "../../src/auth/identity.js";
+import type { JsonObject } from "../../src/protocol/wire.js";
 import { REPO } from "../repoRoot.js";
 import { type Browser, openBrowser } from "./browser.js";
-import { type Stack, startStack } from "./kit.js";
+import { type Stack, startStack, TASKS_CAPS } from "./kit.js";
 import { createTask, hasStatus, waitForTask } from "./taskFlow.js";
 import { textOf } from "./taskShapes.js";
 
@@ -27,7 +28,7 @@ before(async () => {
   stack = await startStack({
     speed: 20,
     config: {
-      tasks: { tools: { plan_release: "always", run_suite: "always", two_rounds: "always" } },
+      tasks: { tools: { plan_release: "always", run_suite: "always", two_rounds: "always", ask_sampling: "always", list_roots: "always" } },
       inventory: { operators: { subjects: ["ops"] } },
     },
   });
@@ -40,8 +41,8 @@ after(async () => {
 });
 
 /** Starts `tool` as `who`'s task and waits until it asks its question; returns the task id. */
-async function waitingTask(tool: string, who: string): Promise<string> {
-  const created = await createTask(stack.url, tool, {}, { token: who });
+async function waitingTask(tool: string, who: string, args: JsonObject = {}, capabilities?: JsonObject): Promise<string> {
+  const created = await createTask(stack.url, tool, args, { token: who, ...(capabilities ? { capabilities } : {}) });
   const taskId = created.taskId as string;
   await waitForTask(stack.url, taskId, (task) => task.status === "input_required", { token: who });
   return taskId;
@@ -144,6 +145,43 @@ describe("web console in Chromium", () => {
     await page.close();
   });
 
+  test("a sampling question shows the conversation and takes a reply; a roots question takes folders", async () => {
+    const sampling = await waitingTask("ask_sampling", "alice", { prompt: "What is six times seven?" }, { ...TASKS_CAPS, sampling: {} });
+    const roots = await waitingTask("list_roots", "alice", {}, { ...TASKS_CAPS, roots: {} });
+    const page = await browser.page();
+    await signIn(page, "alice");
+    const asked = card(page, sampling);
+    await asked.getByText("The tool asks for a model's reply").waitFor();
+    await asked.locator(".conversation").getByText("What is six times seven?").waitFor();
+    await asked.getByLabel(/^Your reply/).fill("42");
+    await asked.getByRole("button", { name: "Send answer" }).click();
+    await page.locator(`article[data-task="${sampling}"][data-status="completed"]`).waitFor();
+    assert.equal(textOf((await waitForTask(stack.url, sampling, hasStatus("completed"), { token: "alice" })).result), "Model said: 42");
+    const folders = card(page, roots);
+    await folders.getByLabel(/^Folders/).fill("file:///work/project\nfile:///work/docs");
+    await folders.getByRole("button", { name: "Send answer" }).click();
+    await page.locator(`article[data-task="${roots}"][data-status="completed"]`).waitFor();
+    const listed = textOf((await waitForTask(stack.url, roots, hasStatus("completed"), { token: "alice" })).result);
+    assert.equal(listed, "Roots: file:///work/project, file:///work/docs");
+    await page.close();
+  });
+
+  test("a task's page: the timeline of its states, live, and cancel", async () => {
+    const taskId = await waitingTask("two_rounds", "alice");
+    const page = await browser.page();
+    await signIn(page, "alice");
+    await card(page, taskId).getByRole("link", { name: "two_rounds" }).click();
+    const timeline = page.getByRole("list", { name: "Timeline" });
+    await timeline.locator('li[data-status="input_required"]').waitFor();
+    assert.equal(await timeline.locator("li").first().getAttribute("data-status"), "working");
+    await page.getByRole("button", { name: "Cancel task" }).click();
+    await timeline.locator('li[data-status="cancelled"]').waitFor();
+    await page.getByText("Cancelled.").waitFor();
+    assert.equal(await page.getByRole("button", { name: "Cancel task" }).isVisible(), false);
+    assert.equal((await waitForTask(stack.url, taskId, () => true, { token: "alice" })).status, "cancelled");
+    await page.close();
+  });
+
   test("bob sees none of alice's tasks, not even by its link", async () => {
     const alices = await waitingTask("two_rounds", "alice");
     const bobs = await waitingTask("two_rounds", "bob");
@@ -207,6 +245,7 @@ describe("web console in Chromium", () => {
     assert.equal((await fetch(`${origin}/console/tsconfig.json`)).status, 404, "only the console's assets are served");
     // Not jwt mode: no OAuth sign-in offered, so the page reaches no other origin.
     assert.deepEqual(await (await fetch(`${origin}/console/settings.json`)).json(), { authMode: "demo" });
+    const problems: readonly string[] = browser.problems; // the same list, seen again once the frame was refused
     assert.deepEqual(browser.problems, [], "no script error and no CSP refusal on any console page");
     const framing = await browser.page();
     await framing.goto(`${origin}/livez`);
@@ -215,7 +254,7 @@ describe("web console in Chromium", () => {
     assert.ok(framed, "the iframe exists");
     assert.equal(await framed.locator("#main").count(), 0, "the console did not load in a frame");
     assert.ok(
-      browser.problems.some((problem) => problem.includes("frame-ancestors 'none'")),
+      problems.some((problem) => problem.includes("frame-ancestors 'none'")),
       "Chromium refused the frame because of frame-ancestors",
     );
     await framing.close();
