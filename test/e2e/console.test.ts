@@ -3,7 +3,8 @@
 // tasks are started by MCP clients over real HTTP, as in use. Alice signs in with her token, sees
 // her waiting task with its question, fills the generated form and sees the task complete without
 // a reload; a wrong value is refused next to its field, by the page and (for a tampered page) by
-// taskgate; Bob sees none of Alice's tasks; the operator sees both and cancels one; the page and
+// taskgate; sampling and roots questions are answered too; a task's page shows its timeline and
+// cancels it; Bob sees none of Alice's tasks; the operator sees both, cancels one and fails one; the page and
 // its assets carry the CSP and frame headers, and the page runs under that CSP without a refusal;
 // a phone-sized window shows the same task. Screenshots for docs/ are taken when SCREENSHOTS=1.
 // Run: node --import tsx --test test/e2e/console.test.ts
@@ -196,7 +197,7 @@ describe("web console in Chromium", () => {
     await page.close();
   });
 
-  test("the operator sees both owners' tasks and cancels one of them", async () => {
+  test("the operator sees both owners' tasks, cancels one and fails the other with a reason", async () => {
     const alices = await waitingTask("run_suite", "alice");
     const bobs = await waitingTask("run_suite", "bob");
     const page = await browser.page();
@@ -219,6 +220,13 @@ describe("web console in Chromium", () => {
       "input_required",
       "alice's task is untouched",
     );
+    // Fail… asks for the reason the caller will see.
+    page.once("dialog", (dialog) => dialog.accept("stuck on a deploy lock"));
+    await row(alices).getByRole("button", { name: "Fail…" }).click();
+    await row(alices).getByText("failed").waitFor();
+    const failed = await waitForTask(stack.url, alices, () => true, { token: "alice" });
+    assert.equal(failed.status, "failed");
+    assert.match(String(failed.statusMessage), /stuck on a deploy lock/);
     await page.close();
   });
 
