@@ -94,9 +94,19 @@ export async function showMyTasks(api, main, signal) {
       place();
     }
   };
-  const page = /** @type {{ tasks: TaskItem[] }} */ (await api.get("tasks?limit=50"));
-  for (const task of page.tasks) upsert(task);
-  place();
+  const more = el("button", { type: "button" }, ["Older tasks"]);
+  main.append(more);
+  /** @param {string | undefined} cursor */
+  const load = async (cursor) => {
+    const page = /** @type {{ tasks: TaskItem[], nextCursor?: string }} */ (
+      await api.get(`tasks?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`)
+    );
+    for (const task of page.tasks) upsert(task);
+    place();
+    more.hidden = page.nextCursor === undefined;
+    more.onclick = () => load(page.nextCursor).catch((error) => (live.textContent = `Older tasks not loaded: ${error.message}`));
+  };
+  await load(undefined);
   api.follow("tasks/events", upsert, signal, { onState: (state) => (live.textContent = liveText(state)) });
 }
 
