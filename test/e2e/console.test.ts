@@ -1,4 +1,4 @@
-// E2E in a real browser: Debian's Chromium headless (playwright-core, browser.ts) on the web console
+// E2E in a real browser: Debian's Chromium headless (playwright-core, test/support/browser.ts) on the web console
 // of a real taskgate in front of the real example legacy server, both in-process on loopback ports;
 // tasks are started by MCP clients over real HTTP, as in use. Alice signs in with her token, sees
 // her waiting task with its question, fills the generated form and sees the task complete without
@@ -15,11 +15,12 @@ import { after, before, describe, test } from "node:test";
 import type { Page } from "playwright-core";
 import { loggableSubject } from "../../src/auth/identity.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { REPO } from "../repoRoot.js";
-import { type Browser, openBrowser } from "./browser.js";
-import { type Stack, startStack, TASKS_CAPS } from "./kit.js";
-import { createTask, hasStatus, waitForTask } from "./taskFlow.js";
-import { textOf } from "./taskShapes.js";
+import { type Browser, openBrowser } from "../support/browser.js";
+import { TASKS_CAPS } from "../support/mcpClient.js";
+import { REPO } from "../support/repoRoot.js";
+import { type Stack, startStack } from "../support/stack.js";
+import { textOf } from "../support/taskShapes.js";
+import { createTask, hasStatus, waitForTask } from "../support/tasks.js";
 
 let stack: Stack;
 let browser: Browser;

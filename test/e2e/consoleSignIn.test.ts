@@ -1,5 +1,5 @@
 // E2E in a real browser: the console's OAuth sign-in (authorization code + PKCE) against a real
-// OpenID provider (oidc-provider, consoleIssuer.ts), taskgate in auth.mode jwt with
+// OpenID provider (oidc-provider, test/support/servers/codeIssuer.ts), taskgate in auth.mode jwt with
 // console.oauthClientId. The page discovers the authorization server from taskgate's Protected
 // Resource Metadata, leaves for its login and consent pages, comes back with a code, exchanges it
 // (with the PKCE verifier, for taskgate's resource) and is signed in as the person who logged in;
@@ -9,9 +9,9 @@
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { type Browser, openBrowser } from "./browser.js";
-import { CONSOLE_CLIENT_ID, CONSOLE_SCOPES, type CodeIssuer, startCodeIssuer } from "./consoleIssuer.js";
-import { type Stack, startStack } from "./kit.js";
+import { type Browser, openBrowser } from "../support/browser.js";
+import { CONSOLE_CLIENT_ID, CONSOLE_SCOPES, type CodeIssuer, startCodeIssuer } from "../support/servers/codeIssuer.js";
+import { type Stack, startStack } from "../support/stack.js";
 
 const RESOURCE = "https://taskgate.test/mcp";
 
