@@ -15,6 +15,34 @@ function keyBytes(base64url) {
   return Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
 }
 
+/** Subscribing waits at most this long at each step, then says which step did not finish. */
+const STEP_LIMIT_MS = 15_000;
+
+/**
+ * @template T
+ * @param {Promise<T>} promise @param {string} what @returns {Promise<T>}
+ */
+function limited(promise, what) {
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} within ${STEP_LIMIT_MS / 1000} s`)), STEP_LIMIT_MS);
+  });
+  return /** @type {Promise<T>} */ (Promise.race([promise, late]).finally(() => clearTimeout(timer)));
+}
+
+/** Resolves once the registration's worker is active (the page is outside its scope, so serviceWorker.ready never would).
+ * @param {ServiceWorkerRegistration} registration @returns {Promise<void>} */
+function activated(registration) {
+  const worker = registration.installing ?? registration.waiting ?? registration.active;
+  if (!worker || worker.state === "activated") return Promise.resolve();
+  return new Promise((resolve) => {
+    worker.addEventListener("statechange", () => {
+      if (worker.state === "activated") resolve();
+    });
+  });
+}
+
 /**
  * The button, or undefined when push is not available here.
  * @param {import("./api.js").Api} api @returns {Promise<HTMLElement | undefined>}
@@ -33,9 +61,11 @@ export async function pushButton(api) {
   button.addEventListener("click", async () => {
     try {
       if ((await Notification.requestPermission()) !== "granted") throw new Error("notifications are not allowed for this site");
+      status.textContent = "Asking the browser…";
       const registration = await navigator.serviceWorker.register("console/sw.js", { scope: "console/" });
-      await navigator.serviceWorker.ready;
-      const subscription = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(publicKey) });
+      await limited(activated(registration), "the service worker did not start");
+      const asked = registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(publicKey) });
+      const subscription = await limited(asked, "the browser's push service did not answer");
       await api.post("notify/push-subscriptions", subscription.toJSON());
       status.textContent = "This device will be told when a task needs you, completes or fails.";
     } catch (error) {
