@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # taskgate container image. The image holds exactly the npm package (what `npm pack` ships:
-# dist/, bin/, config/, README.md, LICENSE; see "files" in package.json) plus its production
+# dist/, bin/, config/, the console's files, README.md, LICENSE; see "files" in package.json) plus its production
 # dependencies from the lockfile. Two stages:
 #   build    installs everything, and `npm pack` compiles dist/ (prepack) and packs the package;
 #   runtime  unpacks it and runs `npm ci --omit=dev`: no tsx, esbuild, TypeScript or @types.
@@ -35,6 +35,7 @@ COPY src ./src
 COPY examples ./examples
 COPY bin ./bin
 COPY config ./config
+COPY console ./console
 RUN npm pack --pack-destination /tmp \
  && mkdir /package \
  && tar -xzf /tmp/taskgate-*.tgz -C /package --strip-components=1

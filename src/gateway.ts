@@ -23,7 +23,7 @@ import { type BackendPart, backendOptions, openBackendPart } from "./parts/backe
 import { closeQuietly } from "./parts/closeQuietly.js";
 import { openClusterSide } from "./parts/clusterSide.js";
 import type { Endpoints } from "./parts/endpoints.js";
-import { listenHttp, openCallers, openDoors, openFrontSide } from "./parts/frontSide.js";
+import { consoleSiteOf, listenHttp, openCallers, openDoors, openFrontSide } from "./parts/frontSide.js";
 import { openInventorySide } from "./parts/inventorySide.js";
 import { serveTaskCommands } from "./parts/taskSide.js";
 
@@ -92,6 +92,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     },
     health: endpoints.health,
     log,
+    console: consoleSiteOf(config),
     mount: (app) => {
       mountApprovals(app, {
         approvals: access.approvals,

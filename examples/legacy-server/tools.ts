@@ -7,6 +7,7 @@
 
 import { ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { registerFormTools } from "./formTools.js";
 import { registerInteractiveTools } from "./interactiveTools.js";
 import { JsonRpcError, routeRawTools } from "./rawErrorTools.js";
 import { COUNTER_URI } from "./resources.js";
@@ -111,6 +112,7 @@ export function registerTools(session: SessionContext): void {
   );
 
   registerInteractiveTools(session);
+  registerFormTools(session);
   applyBeta(session);
   routeRawTools(mcp, { broken_tool: (_request, extra) => brokenTool(extra) });
 }

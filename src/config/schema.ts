@@ -7,6 +7,7 @@
 import { z } from "zod";
 import { AccessSchema, ApprovalsOption, AuditSchema } from "./accessOptions.js";
 import { AuthSchema } from "./authOptions.js";
+import { ConsoleSchema } from "./consoleOptions.js";
 import { option, section } from "./declaration.js";
 import { BackendsOption, checkFleet, FederationSchema, ReloadSchema } from "./fleetOptions.js";
 import { InventorySchema, NotifySchema } from "./inventoryOptions.js";
@@ -258,6 +259,7 @@ export const ConfigSchema = z
     tracing: section(TracingSchema.prefault({}), { help: "OpenTelemetry traces of requests, upstream calls, store operations and tasks." }),
     inventory: section(InventorySchema.prefault({}), { help: "The task inventory: owners' and operators' HTTP view of tasks." }),
     notify: section(NotifySchema.prefault({}), { help: "Telling a task's owner when it needs input, completes or fails." }),
+    console: section(ConsoleSchema.prefault({}), { help: "The web console at /console: people's tasks and questions, in a browser." }),
   })
   .strict()
   .superRefine((config, ctx) => checkFleet(config, ctx));

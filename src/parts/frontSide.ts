@@ -1,7 +1,7 @@
 // The front side of an instance: who the callers are (the identity resolver, and whether the legacy
 // door checks them too), the one MCP endpoint (frontDoor: both doors), the side doors served by
-// express (/livez, /readyz, /healthz, /metrics, the RFC 9728 metadata document) and the HTTP server
-// they share. The endpoint, the hot path, skips express's router.
+// express (/livez, /readyz, /healthz, /metrics, the RFC 9728 metadata document, the web console's
+// files) and the HTTP server they share. The endpoint, the hot path, skips express's router.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -18,6 +18,7 @@ import {
   wellKnownMetadataPaths,
 } from "../auth/resourceMetadata.js";
 import type { Config } from "../config/schema.js";
+import { type ConsoleSettings, type ConsoleSiteOptions, mountConsole } from "../http/consoleSite.js";
 import { type FrontDoorOptions, frontDoor, type RequestObserver } from "../http/frontDoor.js";
 import { type HealthOptions, mountHealth } from "../http/health.js";
 import { type MetricsSource, mountMetrics } from "../http/metricsEndpoint.js";
@@ -142,6 +143,8 @@ export interface FrontSideDeps {
   log: Logger;
   /** More side doors (a fleet's reload status). */
   mount?: (app: express.Express) => void;
+  /** The web console's files (console.enabled). */
+  console?: ConsoleSiteOptions | undefined;
 }
 
 /** Answers every HTTP request: an MCP endpoint, or a side door. */
@@ -154,12 +157,29 @@ export function openFrontSide(deps: FrontSideDeps): FrontSide {
   mountHealth(app, deps.health);
   mountMetrics(app, deps.metrics, log);
   deps.doors.mountMetadata(app);
+  if (deps.console) mountConsole(app, deps.console);
   deps.mount?.(app);
   return (req, res) => {
     const door = deps.endpointAt(pathOf(req.url));
     if (door) door(req, res).catch((error: unknown) => failedRequest(log, res, error));
     else app(req, res);
   };
+}
+
+/** The console's site (undefined when console.enabled is false): the OAuth sign-in is offered in jwt mode
+ *  with a client id and a known authorization server, whose origins the page may then fetch from. */
+export function consoleSiteOf(config: Pick<Config, "console" | "auth" | "path">): ConsoleSiteOptions | undefined {
+  if (!config.console.enabled) return undefined;
+  const metadata = resourceMetadataOptions(config.auth);
+  const { oauthClientId } = config.console;
+  const servers = metadata?.authorizationServers ?? [];
+  const oauth = config.auth.mode === "jwt" && oauthClientId !== undefined && servers.length > 0;
+  const settings: ConsoleSettings = {
+    authMode: config.auth.mode,
+    ...(metadata ? { resourceMetadata: wellKnownMetadataPaths(config.path)[0] as string } : {}),
+    ...(oauth ? { oauth: { clientId: oauthClientId, scope: (config.console.oauthScopes ?? config.auth.requiredScopes).join(" ") } } : {}),
+  };
+  return { settings, connectOrigins: oauth ? [...new Set(servers.map((server) => new URL(server).origin))] : [] };
 }
 
 /** A request URL's path, without its query. */

@@ -134,6 +134,7 @@ describe("legacy server via the SDK client", () => {
       "list_roots",
       "log_steps",
       "ping_then_greet",
+      "plan_release",
       "run_suite",
       "slow_echo",
       "toggle_beta",

@@ -85,8 +85,9 @@ before(() => {
 });
 
 describe("the npm package", () => {
-  test("ships dist/, bin/, config/, README.md, LICENSE and package.json, nothing else", () => {
-    const allowed = /^(dist\/(src|examples)\/.+\.js|bin\/taskgate\.js|config\/[\w.-]+\.yaml|README\.md|LICENSE|package\.json)$/;
+  test("ships dist/, bin/, config/, the console's files, README.md, LICENSE and package.json, nothing else", () => {
+    const allowed =
+      /^(dist\/(src|examples)\/.+\.js|bin\/taskgate\.js|config\/[\w.-]+\.yaml|console\/[\w-]+\.(html|js|css|svg)|README\.md|LICENSE|package\.json)$/;
     assert.deepEqual(
       packedFiles.filter((file) => !allowed.test(file)),
       [],
@@ -99,6 +100,8 @@ describe("the npm package", () => {
       "dist/examples/legacy-server/main.js",
       "config/demo.yaml",
       "config/taskgate.example.yaml",
+      "console/index.html",
+      "console/app.js",
       "LICENSE",
     ]) {
       assert.ok(packedFiles.includes(file), `${file} is in the tarball`);
@@ -191,6 +194,10 @@ describe("the Docker runtime layout (unpacked package + npm ci --omit=dev)", () 
       (line) => line.includes('"taskgate listening"'),
     );
     assert.equal(await upstreamName(gateway.line), "example-legacy-server");
+    // The console is served from the package's files, its SSE parser from the production dependencies.
+    const base = new URL((JSON.parse(gateway.line) as { url: string }).url).origin;
+    for (const path of ["/console", "/console/app.js", "/console/vendor/eventsource-parser.js"])
+      assert.equal((await fetch(`${base}${path}`)).status, 200, `${path} from the runtime layout`);
     await killHard(gateway.child);
     await killHard(legacy.child);
   });

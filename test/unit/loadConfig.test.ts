@@ -99,6 +99,7 @@ describe("loadConfig: layering", () => {
       tracing: { enabled: false, serviceName: "taskgate" },
       inventory: { operators: { subjects: [], scopes: [], claims: {} } },
       notify: { webhooks: [], timeoutMs: 5_000, attempts: 5, backoffMs: 1_000, maxBackoffMs: 60_000, queueSize: 1_000 },
+      console: { enabled: true },
     });
   });
 
@@ -194,6 +195,9 @@ describe("loadConfig: layering", () => {
         TASKGATE_TASKS_POLL_INTERVAL_MS: "7",
         TASKGATE_CACHE_TTL_MS: "8",
         TASKGATE_CACHE_SCOPE: "public",
+        TASKGATE_CONSOLE_ENABLED: "false",
+        TASKGATE_CONSOLE_OAUTH_CLIENT_ID: "taskgate-console",
+        TASKGATE_CONSOLE_OAUTH_SCOPES: "tasks:read,tasks:answer",
         TASKGATE_LOG_LEVEL: "silent",
         TASKGATE_LOG_FORMAT: "json",
         TASKGATE_MRTR_SECRET: "0123456789abcdef0123456789abcdef",
@@ -276,9 +280,10 @@ describe("loadConfig: layering", () => {
       tracing: { enabled: true, serviceName: "gateway-eu" },
       inventory: { operators: { subjects: [], scopes: [], claims: {} }, publicUrl: "https://gw.example.com/" },
       notify: { webhooks: [], timeoutMs: 26, attempts: 3, backoffMs: 27, maxBackoffMs: 28, queueSize: 29 },
+      console: { enabled: false, oauthClientId: "taskgate-console", oauthScopes: ["tasks:read", "tasks:answer"] },
     });
     // These, the 2 upstream.command ones and the 13 auth.jwt / resource metadata variables in the next tests.
-    assert.equal(ENV_VARS.length, 78);
+    assert.equal(ENV_VARS.length, 81);
   });
 
   it("maps the stdio upstream's variables: the command line is split like a shell does, without one", () => {
