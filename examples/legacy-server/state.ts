@@ -62,6 +62,8 @@ export interface ElicitationAnsweredEvent {
   action: string;
   content: unknown;
   sessionId: string | undefined;
+  /** The tool call's JSON-RPC id on its session: with sessionId, which call the answer reached. */
+  requestId: string | number;
 }
 export interface SamplingAnsweredEvent {
   tool: string;

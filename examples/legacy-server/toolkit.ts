@@ -119,6 +119,7 @@ export class ToolRun {
       action: outcome.action,
       content: outcome.action === "accept" ? outcome.content : undefined,
       sessionId: this.extra.sessionId,
+      requestId: this.extra.requestId,
     });
     return outcome;
   }

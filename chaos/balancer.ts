@@ -1,0 +1,138 @@
+// The round-robin balancer in front of the taskgate instances, which is also the fault proxy. A TCP
+// proxy on a loopback port: each new client connection goes to the next instance (no stickiness;
+// the chaos clients open one connection per request, so consecutive requests of one user land on
+// different instances); a refused connection (an instance that is down) is tried on the next one,
+// as a load balancer's health check would. While a network fault is on, new connections get it:
+//   slow: every chunk, both ways, is delayed by `delayMs` (order kept);
+//   cut:  the connection is destroyed after a random number of bytes from the instance;
+//   hold: bytes from the instance are held back for `holdMs`, then released at once.
+
+import { connect, createServer, type Server, type Socket } from "node:net";
+import type { Rng } from "./rng.js";
+
+export type NetworkFault = { kind: "slow"; delayMs: number } | { kind: "cut"; share: number } | { kind: "hold"; holdMs: number };
+
+export class Balancer {
+  private server: Server | undefined;
+  private next = 0;
+  private readonly sockets = new Set<Socket>();
+  readonly faults = new Set<NetworkFault>();
+  /** Connections by instance index, and how many a fault touched. */
+  readonly counts = { connections: 0, refusedRetries: 0, cut: 0, held: 0, slowed: 0 };
+  port = 0;
+
+  openSockets(): number {
+    return this.sockets.size;
+  }
+
+  constructor(
+    private readonly instancePorts: () => number[],
+    private readonly rng: Rng,
+  ) {}
+
+  async start(): Promise<void> {
+    const server = createServer((client) => this.accept(client));
+    this.server = server;
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const address = server.address();
+    this.port = typeof address === "object" && address ? address.port : 0;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  private accept(client: Socket): void {
+    this.counts.connections++;
+    this.sockets.add(client);
+    client.once("close", () => this.sockets.delete(client));
+    client.on("error", () => client.destroy());
+    client.pause();
+    const ports = this.instancePorts();
+    const first = this.next++ % ports.length;
+    this.dial(client, ports, first, 0);
+  }
+
+  private dial(client: Socket, ports: number[], index: number, tries: number): void {
+    const upstream = connect({ host: "127.0.0.1", port: ports[(index + tries) % ports.length]! });
+    this.sockets.add(upstream);
+    upstream.once("close", () => this.sockets.delete(upstream));
+    upstream.once("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "ECONNREFUSED" && tries + 1 < ports.length && !client.destroyed) {
+        this.counts.refusedRetries++;
+        return this.dial(client, ports, index, tries + 1);
+      }
+      upstream.destroy();
+      client.destroy();
+    });
+    upstream.once("connect", () => this.splice(client, upstream));
+  }
+
+  /** Copies bytes both ways, through whatever network faults are on now. */
+  private splice(client: Socket, upstream: Socket): void {
+    const faults = [...this.faults];
+    const slow = faults.find((f) => f.kind === "slow");
+    const hold = faults.find((f) => f.kind === "hold");
+    const cut = faults.find((f) => f.kind === "cut");
+    let cutAfter = Number.POSITIVE_INFINITY;
+    if (cut && this.rng.chance(cut.share)) {
+      cutAfter = this.rng.int(0, 600);
+      this.counts.cut++;
+    }
+    if (slow) this.counts.slowed++;
+    if (hold) this.counts.held++;
+    const delay = slow?.delayMs ?? 0;
+    const releaseAt = hold ? Date.now() + hold.holdMs : 0;
+    let fromUpstream = 0;
+    const ends = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on("close", ends);
+    upstream.on("close", ends);
+    forward(client, upstream, () => delay);
+    forward(upstream, client, () => Math.max(delay, releaseAt - Date.now()), (chunk) => {
+      fromUpstream += chunk.length;
+      if (fromUpstream > cutAfter) {
+        ends();
+        return false;
+      }
+      return true;
+    });
+    client.resume();
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+}
+
+/** Writes `from`'s chunks to `to` after `wait()` ms each, in order; `admit` may stop the flow. */
+function forward(from: Socket, to: Socket, wait: () => number, admit: (chunk: Buffer) => boolean = () => true): void {
+  let chain = Promise.resolve();
+  from.on("data", (chunk: Buffer) => {
+    if (!admit(chunk)) return;
+    const ms = wait();
+    if (ms <= 0) {
+      chain = chain.then(() => {
+        if (!to.destroyed) to.write(chunk);
+      });
+      return;
+    }
+    chain = chain.then(
+      () =>
+        new Promise<void>((resolve) =>
+          setTimeout(() => {
+            if (!to.destroyed) to.write(chunk);
+            resolve();
+          }, ms),
+        ),
+    );
+  });
+  from.on("end", () => {
+    chain = chain.then(() => {
+      if (!to.destroyed) to.end();
+    });
+  });
+}

@@ -1,0 +1,237 @@
+// The referee: reads the run's history (and the state measured after it) and checks each promise
+// taskgate makes, counting what it checked and listing every violation with the evidence. Pure:
+// the same history always gives the same verdict (a saved history can be checked again).
+
+import { LIMITS } from "./cluster.js";
+import type { Entry, FaultEntry, Notification, Operation, UpstreamEvent } from "./history.js";
+import { CLIENT_LIMIT_MS, type HandedOut, TERMINAL } from "./users.js";
+
+export const PROMISES = {
+  found: "every task handed out is found by its owner afterwards, terminal (none lost, none left hanging)",
+  monotonic: "no status goes back from terminal; a result is the one its upstream produced",
+  answers: "each answer reaches the upstream at most once, only the accepted one; a refused answer leaves the question open",
+  isolation: "no identity sees another's task, answer or notification",
+  cancel: "a cancel acknowledged before completion ends cancelled or completed",
+  answered: "every request got an answer within its limits, with a named reason when it failed",
+  afterwards: "afterwards nothing is left running; memory, connections and processes are within bounds",
+} as const;
+export type PromiseName = keyof typeof PROMISES;
+
+export interface EndState {
+  /** Per instance: /healthz numbers (undefined: it did not answer) and resident memory. */
+  instances: { name: string; health: Record<string, unknown> | undefined; rss: number }[];
+  /** server-everything processes whose taskgate is gone, and the most any instance runs. */
+  orphanStdio: number[];
+  stdioPerInstance: Record<string, number>;
+  identities: number;
+  /** Connections the balancer still has open after every user stopped. */
+  balancerSockets: number;
+}
+
+export interface Verdict {
+  checked: Record<PromiseName, number>;
+  violations: Record<PromiseName, string[]>;
+}
+
+const RSS_LIMIT = 512 * 1024 * 1024;
+
+export function check(entries: Entry[], tasks: HandedOut[], end: EndState): Verdict {
+  const verdict: Verdict = {
+    checked: Object.fromEntries(Object.keys(PROMISES).map((k) => [k, 0])) as Record<PromiseName, number>,
+    violations: Object.fromEntries(Object.keys(PROMISES).map((k) => [k, []])) as unknown as Record<PromiseName, string[]>,
+  };
+  const ops = entries.filter((e): e is Operation => e.kind === "op");
+  const faults = entries.filter((e): e is FaultEntry => e.kind === "fault");
+  const notes = entries.filter((e): e is Notification => e.kind === "notification");
+  const upstream = entries.filter((e): e is UpstreamEvent => e.kind === "upstream");
+  const byTask = new Map<string, Operation[]>();
+  for (const op of ops) if (op.taskId) byTask.set(op.taskId, [...(byTask.get(op.taskId) ?? []), op]);
+  const fail = (promise: PromiseName, text: string) => verdict.violations[promise].push(text);
+  const count = (promise: PromiseName, n = 1) => (verdict.checked[promise] += n);
+
+  for (const task of tasks) {
+    const seen = byTask.get(task.taskId) ?? [];
+    checkFound(task, seen, count, fail);
+    checkMonotonic(task, seen, notes, count, fail);
+    if (task.tool === "build_report") checkAnswers(task, seen, count, fail);
+    checkCancels(task, seen, count, fail);
+  }
+  checkUpstreamDeliveries(upstream, count, fail);
+  checkIsolation(ops, notes, tasks, count, fail);
+  checkInline(ops, count, fail);
+  checkAnswered(ops, faults, count, fail);
+  checkAfterwards(end, upstream, faults, count, fail);
+  return verdict;
+}
+
+type Count = (promise: PromiseName, n?: number) => void;
+type Fail = (promise: PromiseName, text: string) => void;
+
+const statusOf = (op: Operation) => (op.outcome === "ok" ? (op.result?.status as string | undefined) : undefined);
+
+function checkFound(task: HandedOut, seen: Operation[], count: Count, fail: Fail): void {
+  count("found");
+  const final = seen.filter((o) => o.op === "final").at(-1);
+  if (!final) return fail("found", `${task.taskId} (${task.tool}): never looked up at the end`);
+  if (final.outcome === "error") return fail("found", `${task.taskId} (${task.tool}): its owner got ${final.error?.code} ${final.error?.message}`);
+  const status = statusOf(final);
+  if (!status || !TERMINAL.has(status)) fail("found", `${task.taskId} (${task.tool}): still ${status ?? final.failure} after the drain`);
+}
+
+function checkMonotonic(task: HandedOut, seen: Operation[], notes: Notification[], count: Count, fail: Fail): void {
+  const observed = seen.filter((o) => statusOf(o) !== undefined);
+  const terminal = observed.filter((o) => TERMINAL.has(statusOf(o)!));
+  if (terminal.length === 0) return;
+  count("monotonic");
+  const first = terminal.reduce((a, b) => (a.end <= b.end ? a : b));
+  const endStatus = statusOf(first)!;
+  for (const later of observed) {
+    if (later.start > first.end && statusOf(later) !== endStatus) {
+      fail("monotonic", `${task.taskId}: ${endStatus} (seen by #${first.seq} at ${first.end}) then ${statusOf(later)} (#${later.seq}, started ${later.start})`);
+    }
+  }
+  const texts = new Set(terminal.filter((o) => statusOf(o) === "completed").map((o) => String(o.result?.text ?? "")));
+  if (texts.size > 1) fail("monotonic", `${task.taskId}: completed with different results: ${[...texts].join(" | ")}`);
+  const stream = notes.filter((n) => n.taskId === task.taskId);
+  const ended = stream.findIndex((n) => TERMINAL.has(n.status));
+  if (ended >= 0 && stream.slice(ended + 1).some((n) => n.status !== stream[ended]!.status)) {
+    fail("monotonic", `${task.taskId}: a listen stream got ${stream.map((n) => n.status).join(" → ")}`);
+  }
+  if (endStatus === "completed") checkResult(task, [...texts][0] ?? "", seen, fail);
+}
+
+function checkResult(task: HandedOut, text: string, seen: Operation[], fail: Fail): void {
+  const args = seen.find((o) => o.op === "create")?.sent as { ms?: number; duration?: number } | undefined;
+  const expected =
+    task.tool === "slow_echo"
+      ? text === task.token
+      : task.tool === "build_report"
+        ? text.startsWith(`Report for ${task.token}: `)
+        : text.includes(`Duration: ${args?.duration} seconds`);
+  if (!expected) fail("monotonic", `${task.taskId} (${task.tool} ${task.token}): result "${text.slice(0, 120)}" is not what the upstream makes of it`);
+}
+
+function checkAnswers(task: HandedOut, seen: Operation[], count: Count, fail: Fail): void {
+  const updates = seen.filter((o) => o.method === "tasks/update" && o.op !== "probe-foreign");
+  count("answers", updates.length);
+  const accepted = updates.filter((o) => o.outcome === "ok");
+  if (accepted.length > 1) fail("answers", `${task.taskId}: ${accepted.length} answers to one question were accepted (#${accepted.map((o) => o.seq).join(", #")})`);
+  for (const wrong of updates.filter((o) => o.op === "answer-wrong")) {
+    if (wrong.outcome === "ok") fail("answers", `${task.taskId}: the invalid answer #${wrong.seq} was accepted`);
+    if (wrong.outcome !== "error") continue;
+    const after = seen.find((o) => o.op === "poll-after-refusal" && o.start >= wrong.end && o.outcome === "ok");
+    const status = after && statusOf(after);
+    if (status === "working") fail("answers", `${task.taskId}: after the refused answer #${wrong.seq} the question was gone (#${after!.seq} working)`);
+  }
+  const done = seen.find((o) => o.outcome === "ok" && statusOf(o) === "completed");
+  if (!done) return;
+  const text = String(done.result?.text ?? "");
+  const charts = text.includes("charts included");
+  const chartsOf = (o: Operation) => (o.sent as { content?: { charts?: unknown } }).content?.charts === true;
+  const candidates = accepted.length > 0 ? accepted : updates.filter((o) => o.outcome === "transport" || o.outcome === "timeout");
+  if (candidates.length === 0) {
+    if (!/cancelled|unavailable|no answer|default/.test(text) && charts) fail("answers", `${task.taskId}: completed "${text}" with no answer sent`);
+    return;
+  }
+  if (!candidates.some((o) => chartsOf(o) === charts)) {
+    fail("answers", `${task.taskId}: completed "${text}" but the accepted answer was ${JSON.stringify(candidates.map((o) => o.sent))}`);
+  }
+}
+
+function checkUpstreamDeliveries(upstream: UpstreamEvent[], count: Count, fail: Fail): void {
+  const perCall = new Map<string, number>();
+  for (const e of upstream.filter((u) => u.event === "elicitation-answered")) {
+    const key = `${e.payload.sessionId}/${e.payload.requestId}`;
+    perCall.set(key, (perCall.get(key) ?? 0) + 1);
+  }
+  count("answers", perCall.size);
+  for (const [key, n] of perCall) if (n > 1) fail("answers", `upstream call ${key} received ${n} answers to its one question`);
+}
+
+function checkCancels(task: HandedOut, seen: Operation[], count: Count, fail: Fail): void {
+  const final = statusOf(seen.filter((o) => o.op === "final").at(-1) ?? ({} as Operation));
+  for (const cancel of seen.filter((o) => o.method === "tasks/cancel" && o.op === "cancel" && o.outcome === "ok")) {
+    const before = seen.find((o) => o.end < cancel.start && TERMINAL.has(statusOf(o) ?? ""));
+    if (before) continue; // acknowledged after the task had ended: nothing to promise
+    count("cancel");
+    if (final !== "cancelled" && final !== "completed") fail("cancel", `${task.taskId} (${task.tool}): cancel #${cancel.seq} acknowledged, ended ${final}`);
+  }
+}
+
+function checkIsolation(ops: Operation[], notes: Notification[], tasks: HandedOut[], count: Count, fail: Fail): void {
+  const owner = new Map(tasks.map((t) => [t.taskId, t.identity]));
+  for (const op of ops) {
+    if (op.outcome !== "ok" && op.outcome !== "error") continue;
+    count("isolation");
+    if (op.op === "probe-foreign" && op.outcome === "ok") {
+      fail("isolation", `${op.identity} ${op.method} on ${owner.get(op.taskId!)}'s task ${op.taskId} succeeded (#${op.seq})`);
+    }
+    const taskId = op.result?.taskId;
+    if (typeof taskId === "string" && owner.has(taskId) && owner.get(taskId) !== op.identity) {
+      fail("isolation", `${op.identity} was shown ${owner.get(taskId)}'s task ${taskId} (#${op.seq})`);
+    }
+    for (const other of String(op.result?.text ?? "").match(/\bid\d+(?=\.)/g) ?? []) {
+      if (other !== op.identity) fail("isolation", `${op.identity} got a result made for ${other} (#${op.seq})`);
+    }
+  }
+  for (const note of notes) {
+    count("isolation");
+    if (owner.has(note.taskId) && owner.get(note.taskId) !== note.identity) fail("isolation", `${note.identity} was notified of ${note.taskId}`);
+  }
+}
+
+function checkInline(ops: Operation[], count: Count, fail: Fail): void {
+  for (const op of ops.filter((o) => o.op === "inline" && o.outcome === "ok")) {
+    count("monotonic");
+    const text = String(op.result?.text ?? "");
+    const want = op.backend === "legacy" ? `Hello, ${op.token}!` : `Echo: ${op.token}`;
+    if (text !== want) fail("monotonic", `inline call #${op.seq} answered "${text.slice(0, 120)}", the upstream makes "${want}"`);
+  }
+}
+
+function checkAnswered(ops: Operation[], faults: FaultEntry[], count: Count, fail: Fail): void {
+  for (const op of ops) {
+    count("answered");
+    const overlapping = faults.filter((f) => f.start <= op.end && f.end + 1_000 >= op.start);
+    const faultMs = overlapping.reduce((sum, f) => sum + (f.end - f.start), 0);
+    if (op.outcome === "timeout") fail("answered", `#${op.seq} ${op.method} (${op.op}): ${op.failure}`);
+    else if (op.outcome === "transport" && overlapping.length === 0) fail("answered", `#${op.seq} ${op.method}: ${op.failure}, with no fault on`);
+    else if (op.end - op.start > LIMITS.httpRequestTimeoutMs + faultMs + 2_000) {
+      fail("answered", `#${op.seq} ${op.method}: answered after ${op.end - op.start} ms (limit ${LIMITS.httpRequestTimeoutMs} ms + ${faultMs} ms of faults)`);
+    }
+    if (op.outcome !== "error" || !op.error) continue;
+    const serverSide = (op.httpStatus ?? 200) >= 500 || (op.error.code <= -32000 && op.error.code >= -32099) || op.error.code === -32603;
+    if (op.error.message === "" || (serverSide && op.error.reason === undefined)) {
+      fail("answered", `#${op.seq} ${op.method}: HTTP ${op.httpStatus} error ${op.error.code} "${op.error.message}" names no reason`);
+    }
+  }
+  void CLIENT_LIMIT_MS;
+}
+
+function checkAfterwards(end: EndState, upstream: UpstreamEvent[], faults: FaultEntry[], count: Count, fail: Fail): void {
+  for (const instance of end.instances) {
+    count("afterwards");
+    const h = instance.health;
+    if (!h) fail("afterwards", `instance ${instance.name} did not answer /healthz`);
+    else for (const key of ["heldTasks", "heldCalls", "listenStreams"]) if (h[key] !== 0) fail("afterwards", `instance ${instance.name}: ${key} ${h[key]}`);
+    if (instance.rss > RSS_LIMIT) fail("afterwards", `instance ${instance.name}: ${Math.round(instance.rss / 2 ** 20)} MB resident`);
+  }
+  count("afterwards");
+  if (end.orphanStdio.length > 0) fail("afterwards", `server-everything processes left without their taskgate: pids ${end.orphanStdio.join(", ")}`);
+  for (const [name, n] of Object.entries(end.stdioPerInstance)) {
+    count("afterwards");
+    if (n > end.identities) fail("afterwards", `instance ${name} runs ${n} server-everything processes for ${end.identities} identities`);
+  }
+  count("afterwards");
+  if (end.balancerSockets > 0) fail("afterwards", `${end.balancerSockets} connections still open through the balancer`);
+  const lastKill = Math.max(0, ...faults.filter((f) => f.fault === "upstream-restart").map((f) => f.start));
+  const open = new Map<string, UpstreamEvent>();
+  for (const e of upstream) {
+    const key = `${e.payload.sessionId}/${e.payload.requestId}`;
+    if (e.event === "tool-started") open.set(key, e);
+    if (e.event === "tool-finished") open.delete(key);
+  }
+  const running = [...open.values()].filter((e) => e.at > lastKill);
+  count("afterwards");
+  if (running.length > 0) fail("afterwards", `${running.length} upstream calls still running: ${running.slice(0, 3).map((e) => e.payload.tool).join(", ")}`);
+}

@@ -1,0 +1,87 @@
+// One taskgate instance of the chaos cluster: `taskgate serve --config <file>` as a child process
+// (the way test/e2e/childGateway.ts runs the CLI: compiled or through tsx) on a fixed loopback
+// port, so that after a kill -9 it is restarted on the same port behind the balancer. Ready once
+// its "taskgate listening" line is out; later log lines are only counted (a long run would
+// otherwise keep millions of them), and warnings/errors kept as a short tail for the report.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { cliArgs } from "../test/e2e/childGateway.js";
+import { REPO } from "../test/repoRoot.js";
+
+const START_MS = 20_000;
+
+export class Instance {
+  private child: ChildProcess | undefined;
+  lines = 0;
+  readonly problems: string[] = [];
+  starts = 0;
+
+  constructor(
+    readonly name: string,
+    readonly port: number,
+    private readonly configFile: string,
+  ) {}
+
+  get pid(): number {
+    return this.child?.pid ?? -1;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  isRunning(): boolean {
+    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  async start(): Promise<void> {
+    if (this.isRunning()) throw new Error(`${this.name} (pid ${this.pid}) is still running`);
+    const env: NodeJS.ProcessEnv = {};
+    for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("TASKGATE_")) env[k] = v;
+    const child = spawn(process.execPath, cliArgs(["serve", "--config", this.configFile]), { cwd: REPO, env, stdio: ["ignore", "pipe", "pipe"] });
+    this.child = child;
+    this.starts++;
+    let stderr = "";
+    child.stderr!.on("data", (chunk: Buffer) => {
+      if (stderr.length < 20_000) stderr += chunk.toString("utf8");
+    });
+    await new Promise<void>((resolve, reject) => {
+      let ready = false;
+      const timer = setTimeout(() => reject(new Error(`${this.name} did not start within ${START_MS} ms; stderr: ${stderr}`)), START_MS);
+      child.once("exit", (code, signal) => {
+        clearTimeout(timer);
+        if (!ready) reject(new Error(`${this.name} exited before listening (code ${code}, signal ${signal}); stderr: ${stderr}`));
+      });
+      createInterface({ input: child.stdout! }).on("line", (line) => {
+        this.lines++;
+        if (!ready && line.includes('"taskgate listening"')) {
+          ready = true;
+          clearTimeout(timer);
+          resolve();
+        }
+        if (/"level":(50|60)/.test(line)) this.keep(line);
+      });
+    });
+  }
+
+  private keep(line: string): void {
+    this.problems.push(line.slice(0, 400));
+    if (this.problems.length > 20) this.problems.shift();
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    if (this.isRunning()) this.child!.kill(signal);
+  }
+
+  /** kill -9, resolved once it is gone. */
+  kill(): Promise<void> {
+    const child = this.child;
+    if (!child || !this.isRunning()) return Promise.resolve();
+    return new Promise((resolve) => {
+      child.once("exit", () => resolve());
+      child.kill("SIGCONT");
+      child.kill("SIGKILL");
+    });
+  }
+}

@@ -1,0 +1,35 @@
+// npm run chaos [-- --seconds N --users U --seed S --report FILE --history FILE]: one chaos run
+// against a three-instance taskgate cluster (see docs/chaos.md); prints the checker's table and
+// exits 1 on any violation (2 when the run itself could not be carried out).
+
+import { Command } from "commander";
+import { violationCount, table, writeReport } from "./report.js";
+import { runChaos } from "./run.js";
+
+const program = new Command("chaos")
+  .option("--seconds <n>", "how long the users and the faults run", "60")
+  .option("--users <n>", "simulated users", "50")
+  .option("--seed <n>", "seed of the fault schedule and of every user's choices", "1")
+  .option("--history <file>", "write the history (JSON lines) here")
+  .option("--report <file>", "write the table as a Markdown report here")
+  .parse();
+const opts = program.opts<{ seconds: string; users: string; seed: string; history?: string; report?: string }>();
+
+try {
+  const options = { seconds: Number(opts.seconds), users: Number(opts.users), seed: Number(opts.seed) };
+  for (const [name, value] of Object.entries(options)) {
+    if (!Number.isInteger(value) || value < (name === "seed" ? 0 : 1)) throw new Error(`--${name} must be a positive integer`);
+  }
+  const { facts, verdict } = await runChaos({
+    ...options,
+    ...(opts.history ? { historyPath: opts.history } : {}),
+    log: (line) => process.stderr.write(`chaos: ${line}\n`),
+  });
+  const text = table(facts, verdict);
+  process.stdout.write(`${text}\n`);
+  if (opts.report) await writeReport(opts.report, facts, verdict, opts.history);
+  process.exit(violationCount(verdict) > 0 ? 1 : 0);
+} catch (error) {
+  process.stderr.write(`chaos: the run could not be carried out: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(2);
+}
