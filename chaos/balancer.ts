@@ -91,14 +91,19 @@ export class Balancer {
     client.on("close", ends);
     upstream.on("close", ends);
     forward(client, upstream, () => delay);
-    forward(upstream, client, () => Math.max(delay, releaseAt - Date.now()), (chunk) => {
-      fromUpstream += chunk.length;
-      if (fromUpstream > cutAfter) {
-        ends();
-        return false;
-      }
-      return true;
-    });
+    forward(
+      upstream,
+      client,
+      () => Math.max(delay, releaseAt - Date.now()),
+      (chunk) => {
+        fromUpstream += chunk.length;
+        if (fromUpstream > cutAfter) {
+          ends();
+          return false;
+        }
+        return true;
+      },
+    );
     client.resume();
   }
 

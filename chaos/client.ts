@@ -18,7 +18,12 @@ export type Reply =
 
 let nextId = 1;
 
-export function requestParts(method: string, params: Json, token: string, capabilities: Json): { headers: Record<string, string>; body: string } {
+export function requestParts(
+  method: string,
+  params: Json,
+  token: string,
+  capabilities: Json,
+): { headers: Record<string, string>; body: string } {
   const name = typeof params.name === "string" ? params.name : typeof params.taskId === "string" ? params.taskId : undefined;
   return {
     headers: {
@@ -68,7 +73,9 @@ export async function call(url: string, method: string, params: Json, token: str
 export function describe(error: unknown): string {
   const parts: string[] = [];
   for (let e: unknown = error; e !== undefined && parts.length < 3; e = (e as { cause?: unknown }).cause) {
-    parts.push(e instanceof Error ? `${e.message}${(e as { code?: string }).code ? ` (${(e as { code?: string }).code})` : ""}` : String(e));
+    parts.push(
+      e instanceof Error ? `${e.message}${(e as { code?: string }).code ? ` (${(e as { code?: string }).code})` : ""}` : String(e),
+    );
   }
   return parts.join(" ← ");
 }

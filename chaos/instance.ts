@@ -39,7 +39,11 @@ export class Instance {
     if (this.isRunning()) throw new Error(`${this.name} (pid ${this.pid}) is still running`);
     const env: NodeJS.ProcessEnv = {};
     for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("TASKGATE_")) env[k] = v;
-    const child = spawn(process.execPath, cliArgs(["serve", "--config", this.configFile]), { cwd: REPO, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, cliArgs(["serve", "--config", this.configFile]), {
+      cwd: REPO,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     this.child = child;
     this.starts++;
     let stderr = "";

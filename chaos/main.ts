@@ -3,7 +3,7 @@
 // exits 1 on any violation (2 when the run itself could not be carried out).
 
 import { Command } from "commander";
-import { violationCount, table, writeReport } from "./report.js";
+import { table, violationCount, writeReport } from "./report.js";
 import { runChaos } from "./run.js";
 
 const program = new Command("chaos")
@@ -30,6 +30,8 @@ try {
   if (opts.report) await writeReport(opts.report, facts, verdict, opts.history);
   process.exit(violationCount(verdict) > 0 ? 1 : 0);
 } catch (error) {
-  process.stderr.write(`chaos: the run could not be carried out: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.stderr.write(
+    `chaos: the run could not be carried out: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   process.exit(2);
 }

@@ -32,7 +32,10 @@ export function table(facts: RunFacts, verdict: Verdict): string {
     `chaos run: ${facts.seconds} s, ${facts.users} users (${facts.identities} identities), seed ${facts.seed}; took ${facts.wallSeconds} s`,
     "",
     `operations: ${facts.ops.length} (${[...outcomes].map(([k, n]) => `${k} ${n}`).join(", ")}); tasks handed out: ${facts.tasks}; task notifications: ${facts.notifications}`,
-    `  ${[...byOp].sort().map(([k, n]) => `${k}: ${n}`).join("; ")}`,
+    `  ${[...byOp]
+      .sort()
+      .map(([k, n]) => `${k}: ${n}`)
+      .join("; ")}`,
     `faults injected: ${[...facts.faults.values()].reduce((a, b) => a + b, 0)} (${faults || "none"})`,
     "",
     "| promise | checked | violations |",

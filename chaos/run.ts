@@ -38,7 +38,9 @@ export async function runChaos(options: ChaosOptions): Promise<{ facts: RunFacts
   const balancer = new Balancer(() => cluster.instances.map((i) => i.port), rng.fork("balancer"));
   try {
     await balancer.start();
-    log(`cluster up: redis :${cluster.redis.port}, legacy ${cluster.legacy.url}, instances ${cluster.instances.map((i) => i.port).join(", ")}, balancer ${balancer.url}`);
+    log(
+      `cluster up: redis :${cluster.redis.port}, legacy ${cluster.legacy.url}, instances ${cluster.instances.map((i) => i.port).join(", ")}, balancer ${balancer.url}`,
+    );
     const registry = new Registry();
     const t0 = Date.now();
     const until = t0 + options.seconds * 1_000;

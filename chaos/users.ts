@@ -20,6 +20,8 @@ export interface HandedOut {
   backend: string;
   tool: string;
   token: string;
+  /** The call's arguments. */
+  args: Json;
 }
 
 export class Registry {
@@ -102,7 +104,7 @@ export class User {
     const reply = await this.send("create", backend, "tools/call", { name: tool, arguments: args }, { token, sent: args });
     if (reply.outcome !== "ok" || typeof reply.result.taskId !== "string") return undefined;
     const taskId = reply.result.taskId;
-    this.ctx.registry.add({ taskId, identity: this.identity, backend, tool, token });
+    this.ctx.registry.add({ taskId, identity: this.identity, backend, tool, token, args });
     if (this.rng.chance(0.35)) this.follow(backend, taskId);
     return taskId;
   }

@@ -73,8 +73,14 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       ? await openFleet(config, shared, options)
       : singleEndpoint(openBackendPart(backendOptions(config, config.upstream), { ...shared, metrics: new GatewayMetrics() }), config);
   await serveTaskCommands(cluster, () => endpoints.parts().map((part) => part.tasks), log);
-  for (const part of endpoints.parts())
-    if (part.name === undefined) part.upstream.closeLeftovers((id) => cluster.cluster.leases.isAlive(id));
+  const recoverLeftovers = () => {
+    for (const part of endpoints.parts()) part.upstream.closeLeftovers((id) => cluster.cluster.leases.isAlive(id));
+  };
+  recoverLeftovers();
+  // An instance that dies later (or a predecessor killed less than a lease ago, which still looks
+  // alive now) leaves sessions no start will see: the living look again every lease.
+  const recoverAgain = setInterval(recoverLeftovers, config.store.leaseMs);
+  recoverAgain.unref();
   const inventory = openInventorySide(config, {
     cluster,
     callers,
@@ -122,6 +128,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     ...(processes || config.upstream === undefined ? { upstreamProcesses: () => endpoints.processes() } : {}),
     ...(endpoints.reload ? { reload: () => endpoints.reload?.() ?? Promise.resolve() } : {}),
     async close() {
+      clearInterval(recoverAgain);
       const held = endpoints.parts().reduce((sum, part) => sum + part.tasks.runner.count(), 0);
       const inline = endpoints.parts().reduce((sum, part) => sum + part.tasks.desk.held().inline, 0);
       log.info(

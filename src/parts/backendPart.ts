@@ -76,7 +76,7 @@ export function openBackendPart(options: BackendPartOptions, deps: BackendPartDe
   const upstream = openUpstreamSide(options.upstream, {
     log,
     metrics,
-    ledger: cluster.ledger,
+    ledger: backend ? cluster.ledger.scoped(backend.name) : cluster.ledger,
     bindLegacySessions: deps.bindLegacySessions,
   });
   const tasks = openTaskSide(options, { cluster, pool: upstream.pool, instanceId, metrics, log, backend, holder: deps.holder });

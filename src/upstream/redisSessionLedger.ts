@@ -1,5 +1,6 @@
 // RedisSessionLedger: the SessionLedger of several instances on one Redis: a SET
-// "<prefix>:upstream-sessions:<instanceId>" per instance. Leftovers are the sets of instances
+// "<prefix>:upstream-sessions:<instanceId>" per instance (a fleet backend's:
+// "<prefix>:upstream-sessions@<backend>:<instanceId>", on the same connection). Leftovers are the sets of instances
 // whose lease is gone; taking them deletes the set. Commands are best effort (a failure is logged)
 // and bounded by store.commandTimeoutMs, so a Redis that is gone never holds up a call or shutdown.
 
@@ -8,11 +9,15 @@ import type { Logger } from "pino";
 import type { SessionLedger } from "./sessionLedger.js";
 
 export class RedisSessionLedger implements SessionLedger {
+  private readonly scopes = new Map<string, RedisSessionLedger>();
+
   private constructor(
     private readonly client: RedisClientType,
     private readonly prefix: string,
     private readonly instanceId: string,
     private readonly log: Logger,
+    /** The backend whose sessions these are (a fleet); unset: the single upstream's. */
+    private readonly scope?: string,
   ) {}
 
   static async open(options: {
@@ -46,15 +51,25 @@ export class RedisSessionLedger implements SessionLedger {
     return leftovers;
   }
 
+  scoped(name: string): SessionLedger {
+    let scope = this.scopes.get(name);
+    if (!scope) this.scopes.set(name, (scope = new RedisSessionLedger(this.client, this.prefix, this.instanceId, this.log, name)));
+    return scope;
+  }
+
   async close(): Promise<void> {
-    await this.client.del(this.key(this.instanceId)).catch(() => undefined);
+    if (this.scope !== undefined) return void (await this.client.del(this.key(this.instanceId)).catch(() => undefined)); // the owner closes the connection
+    const keys = [this.key(this.instanceId), ...[...this.scopes.values()].map((scope) => scope.key(scope.instanceId))];
+    await this.client.del(keys).catch(() => undefined);
     // A connection that is not ready (Redis gone, reconnecting) would wait for Redis to close: drop it.
     if (this.client.isReady) await this.client.close().catch(() => undefined);
     else if (this.client.isOpen) this.client.destroy();
   }
 
   private key(instanceId: string): string {
-    return `${this.prefix}:upstream-sessions:${instanceId}`;
+    return this.scope === undefined
+      ? `${this.prefix}:upstream-sessions:${instanceId}`
+      : `${this.prefix}:upstream-sessions@${this.scope}:${instanceId}`;
   }
 
   private failed(error: unknown): void {

@@ -36,6 +36,9 @@ describe("FileSessionLedger", () => {
     assert.deepEqual((await next.takeLeftovers()).sort(), ["s1", "s3"]);
     assert.equal(await readFile(file, "utf8"), "", "taken leftovers are forgotten");
     assert.deepEqual(await next.takeLeftovers(), []);
+    next.add("mine");
+    assert.deepEqual(await next.takeLeftovers(), [], "a later look never takes this process's own sessions");
+    await next.close();
   });
 
   it("no file yet: no leftovers", async () => {
@@ -74,5 +77,19 @@ describe("RedisSessionLedger", needsRedis, () => {
     } finally {
       await checker.close();
     }
+  });
+
+  it("a fleet backend's sessions are its own: one backend's leftovers are never another's", async () => {
+    const dead = await open("dead-fleet");
+    const self = await open("self-fleet");
+    dead.scoped("files").add("f1");
+    dead.scoped("web").add("w1");
+    dead.add("single1");
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the commands are fire-and-forget
+    const gone = async () => false;
+    assert.deepEqual(await self.scoped("files").takeLeftovers(gone), ["f1"]);
+    assert.deepEqual(await self.scoped("web").takeLeftovers(gone), ["w1"]);
+    assert.deepEqual(await self.takeLeftovers(gone), ["single1"]);
+    await Promise.all([dead.close(), self.close()]);
   });
 });

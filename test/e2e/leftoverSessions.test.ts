@@ -1,0 +1,93 @@
+// After kill -9 of a taskgate on Redis, the upstream sessions the dead process left are closed
+// (DELETE), so the calls still running on them end upstream: by the next start — also for a fleet
+// backend (each backend keeps its own ledger of sessions) — and by an instance that was already
+// running when the other died (every instance looks again each lease). Found by the chaos run:
+// build_report calls of killed instances stayed open upstream for ever. Real child processes, a
+// real legacy server, a fresh key prefix on Redis.
+
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { afterEach, beforeEach, describe, test } from "node:test";
+import { type LegacyServer, startLegacyServer } from "../../examples/legacy-server/server.js";
+import type { SessionEvent, ToolStartedEvent } from "../../examples/legacy-server/state.js";
+import type { JsonObject } from "../../src/protocol/wire.js";
+import { rpcWithin } from "./faults/boundedRpc.js";
+import { closeAll } from "./faults/closeAll.js";
+import { failIfStillRunning } from "./faults/exitGuard.js";
+import { GatewayProcesses } from "./faults/gatewayProcess.js";
+import { ANSWER_WITHIN_MS, UPSTREAM_LIMITS } from "./faults/limits.js";
+import { nextEvent, resultOf, TASKS_CAPS } from "./kit.js";
+import { deleteKeysUnder, REDIS_URL } from "./sharedRedisStack.js";
+
+failIfStillRunning();
+
+const LEASE_MS = 1_000;
+
+describe("upstream sessions a killed instance left on Redis are closed by the next start", () => {
+  let legacy: LegacyServer;
+  let processes: GatewayProcesses;
+  let prefix: string;
+  beforeEach(async () => {
+    legacy = await startLegacyServer({ port: 0 });
+    processes = new GatewayProcesses();
+    prefix = `taskgate-test-${randomUUID()}`;
+  });
+  afterEach(() =>
+    closeAll(
+      () => processes?.close(),
+      () => legacy?.close(),
+      () => deleteKeysUnder(prefix),
+    ),
+  );
+
+  const store = () => ({ kind: "redis", url: REDIS_URL, prefix, leaseMs: LEASE_MS });
+
+  /** Starts a slow_echo task on `url`; resolves once it runs upstream, with its upstream session. */
+  async function startTask(url: string): Promise<ToolStartedEvent> {
+    const started = nextEvent<ToolStartedEvent>(legacy.events, "tool-started", (e) => e.tool === "slow_echo", ANSWER_WITHIN_MS);
+    const created = await rpcWithin(
+      ANSWER_WITHIN_MS,
+      url,
+      "tools/call",
+      { name: "slow_echo", arguments: { text: "x", ms: 120_000 } },
+      {
+        capabilities: TASKS_CAPS,
+      },
+    );
+    assert.equal(resultOf(created)?.status, "working", JSON.stringify(created.message));
+    return started;
+  }
+
+  /**
+   * kill -9 of `config`'s first process holding a task, and the dead one's session closed within
+   * `ms` by a second process: started after the kill, or (`survivor`) already running before it.
+   */
+  async function killAndRestart(config: JsonObject, taskUrl: (url: string) => string, ms: number, survivor = false): Promise<void> {
+    const first = await processes.start(config, "first");
+    if (survivor) await processes.start(config, "second");
+    const started = await startTask(taskUrl(first.url));
+    await first.stop("SIGKILL", 5_000);
+    const closed = nextEvent<SessionEvent>(legacy.events, "session-closed", (e) => e.sessionId === started.sessionId, ms);
+    if (!survivor) await processes.start(config, "second");
+    await closed.catch((error: Error) => {
+      throw new Error(`${error.message}: upstream session ${started.sessionId} of the killed process is still open`);
+    });
+  }
+
+  test("a fleet backend: its sessions are closed on that backend", async () => {
+    const other = await startLegacyServer({ port: 0 });
+    try {
+      const backend = { ...UPSTREAM_LIMITS, tasks: { tools: { slow_echo: "always" } } };
+      const config = { store: store(), backends: { other: { url: other.url, ...backend }, legacy: { url: legacy.url, ...backend } } };
+      // The first start's lease must be over before the second looks, or it waits one more lease.
+      await killAndRestart(config, (url) => `${url}/legacy`, LEASE_MS * 3 + ANSWER_WITHIN_MS);
+    } finally {
+      await other.close();
+    }
+  });
+
+  test("an instance running when the other dies closes the dead one's sessions once its lease has run out", async () => {
+    const config = { store: store(), upstream: { url: legacy.url, ...UPSTREAM_LIMITS }, tasks: { tools: { slow_echo: "always" } } };
+    await killAndRestart(config, (url) => url, LEASE_MS * 3 + ANSWER_WITHIN_MS, true);
+  });
+});
