@@ -31,6 +31,8 @@ export interface TaskSideOptions {
   tasks: Config["tasks"];
   mrtr: Config["mrtr"];
   quotas: Config["quotas"];
+  /** How often held tasks are checked for having been ended by another instance. */
+  holderCheckMs: number;
 }
 
 export interface TaskSideDeps {
@@ -50,7 +52,14 @@ export function openTaskSide(options: TaskSideOptions, deps: TaskSideDeps): Task
   const { leases, link } = cluster;
   const { instanceId, log, backend } = deps;
   const records = new TaskRecords(store, cluster.bus, deps.metrics, deps.cluster.transitions);
-  const runner = new TaskRunner({ records, instanceId, settings: options.tasks, log, backend: backend?.name });
+  const runner = new TaskRunner({
+    records,
+    instanceId,
+    settings: options.tasks,
+    log,
+    backend: backend?.name,
+    sweepMs: options.holderCheckMs,
+  });
   const access = new TaskAccess({ records, runner: deps.holder ?? runner, instanceId, leases, link, log, endpoint: backend?.endpoint });
   const desk = new CallDesk({
     startCall: upstreamCalls(deps.pool, options.tasks.ttlMs),

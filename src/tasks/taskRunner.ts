@@ -5,6 +5,8 @@
 // completed / failed / cancelled.
 // answer() and cancel() act on a live task for its holder (the owner was checked by TaskAccess).
 // A task whose ttl runs out stops its call; shutdown() and failOrphans() fail what can never finish.
+// A live task another instance ended meanwhile (it failed the task while this one looked gone:
+// frozen past its lease, or slow to answer) is let go every sweepMs, its upstream call stopped.
 
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
@@ -12,7 +14,7 @@ import type { EventLog } from "../observability/requestLog.js";
 import { invalidParams } from "../protocol/errors.js";
 import { shouldRelayLog } from "../protocol/logLevels.js";
 import { SHUTDOWN } from "../protocol/reasons.js";
-import type { InputRequests, JsonObject, JsonRpcErrorObject } from "../protocol/wire.js";
+import { type InputRequests, type JsonObject, type JsonRpcErrorObject, TERMINAL_STATUSES } from "../protocol/wire.js";
 import { OpenQuestions } from "../questions/openQuestions.js";
 import type { LogEntry } from "../upstream/callContext.js";
 import type { CallOutcome, RunningCall } from "../upstream/upstreamCall.js";
@@ -38,6 +40,8 @@ export interface TaskRunnerOptions {
   log: Logger;
   /** The backend of a fleet whose calls this runner hosts: written into every record it starts. */
   backend?: string | undefined;
+  /** How often live tasks are checked for having been ended by another instance (unset: never). */
+  sweepMs?: number | undefined;
 }
 
 /** Why live tasks end early: the upstream call's abort reason, the record's statusMessage and error. */
@@ -60,8 +64,37 @@ const now = () => new Date().toISOString();
 
 export class TaskRunner {
   private readonly live = new Map<string, LiveTask>();
+  private readonly sweeper: NodeJS.Timeout | undefined;
 
-  constructor(private readonly options: TaskRunnerOptions) {}
+  constructor(private readonly options: TaskRunnerOptions) {
+    if (options.sweepMs !== undefined) {
+      this.sweeper = setInterval(() => void this.releaseEndedElsewhere(), options.sweepMs);
+      this.sweeper.unref();
+    }
+  }
+
+  /**
+   * Lets go of the live tasks whose record is terminal although this instance still runs their
+   * call: another instance failed them while this one looked gone. Their calls are stopped
+   * upstream — else one waiting for an answer nobody can send any more would wait for ever.
+   * A store that does not answer now is asked again at the next sweep.
+   */
+  async releaseEndedElsewhere(): Promise<number> {
+    let released = 0;
+    for (const taskId of [...this.live.keys()]) {
+      const record = await this.options.records.get(taskId).catch(() => undefined);
+      if (!record || !TERMINAL_STATUSES.has(record.status)) continue;
+      const task = this.release(taskId);
+      if (!task) continue;
+      task.call.abort(`task ended elsewhere (${record.status})`);
+      released += 1;
+      this.options.log.warn(
+        { event: "task.released", taskId, status: record.status },
+        "task ended by another instance while its call ran here: the upstream call is stopped",
+      );
+    }
+    return released;
+  }
 
   /**
    * Creates the task record (durably, before returning) and binds the running call to it.
@@ -197,6 +230,7 @@ export class TaskRunner {
   /** Shutdown: live calls die with the process, so their tasks fail now, saying why. */
   /** Fails every live task, its upstream call stopped; `ending`: why (default: taskgate shuts down). */
   async shutdown(ending: TaskEnding = { abortReason: SHUTDOWN.abortReason, message: SHUTDOWN.taskFailed }): Promise<void> {
+    clearInterval(this.sweeper);
     await Promise.all(
       [...this.live.keys()].map(async (taskId) => {
         this.release(taskId)?.call.abort(ending.abortReason);
