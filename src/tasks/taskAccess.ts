@@ -14,7 +14,7 @@ import { internalError, invalidParams, RpcError } from "../protocol/errors.js";
 import { SHUTDOWN } from "../protocol/reasons.js";
 import { type JsonObject, TERMINAL_STATUSES } from "../protocol/wire.js";
 import type { TaskRecord } from "./taskRecord.js";
-import { failedRecord, type TaskRecords } from "./taskRecords.js";
+import { cancelledRecord, failedRecord, type TaskRecords } from "./taskRecords.js";
 import type { TaskRunner } from "./taskRunner.js";
 
 /** What access needs of the tasks held here: a runner, or (a federated endpoint) whichever backend's runner holds the task. */
@@ -90,9 +90,20 @@ export class TaskAccess {
     return this.failHolderGone(record.taskId);
   }
 
-  /** Another instance holds the call: it delivers the command. If it is gone, the task fails. */
+  /**
+   * Another instance holds the call: it delivers the command. If it does not answer (gone, or frozen
+   * past its limit), a cancel still ends the task cancelled — the client asked for that, and a holder
+   * that comes back lets go of a task ended meanwhile (TaskRunner's sweep) — and anything else fails it.
+   */
   private async viaHolder(record: TaskRecord, command: TaskCommand): Promise<void> {
     const reply = await this.options.link.send(record.holder, command);
+    if (!reply && command.kind === "cancel") {
+      const why = "Cancelled by the client (the taskgate instance holding it did not answer; its upstream call is stopped)";
+      const updated = await this.options.records.write(record.taskId, (current) => cancelledRecord(current, why));
+      if (updated)
+        this.options.log.warn({ event: "task.cancelled", taskId: record.taskId, why: "holder gone" }, "task cancelled without its holder");
+      return;
+    }
     if (!reply) {
       await this.failHolderGone(record.taskId);
       return;
