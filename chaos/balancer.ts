@@ -25,6 +25,11 @@ export class Balancer {
     return this.sockets.size;
   }
 
+  /** The connections still open, described (for a violation's evidence). */
+  describeOpen(): string[] {
+    return [...this.sockets].map((s) => `${s.remotePort}→${s.localPort} read ${s.bytesRead} B, written ${s.bytesWritten} B`);
+  }
+
   constructor(
     private readonly instancePorts: () => number[],
     private readonly rng: Rng,

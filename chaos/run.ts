@@ -124,6 +124,6 @@ async function endState(cluster: Cluster, balancer: Balancer, identities: number
     orphanStdio: stdio.filter((p) => !p.owner).map((p) => p.pid),
     stdioPerInstance,
     identities,
-    balancerSockets: balancer.openSockets(),
+    balancerSockets: balancer.describeOpen(),
   };
 }

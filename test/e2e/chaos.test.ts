@@ -1,0 +1,28 @@
+// The short chaos run of CI: a cluster of three taskgate instances on a Redis of its own, behind
+// the round-robin fault proxy, in front of the example legacy server (HTTP) and server-everything
+// (stdio), driven by simulated users for 60 s while a fixed-seed fault schedule kills, freezes
+// and restarts parts and disturbs the connections; the checker must find no violation of any
+// promise (docs/chaos.md). CHAOS_SECONDS / CHAOS_USERS / CHAOS_SEED change the run.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { PROMISES, type PromiseName } from "../../chaos/checker.js";
+import { table, violationCount } from "../../chaos/report.js";
+import { runChaos } from "../../chaos/run.js";
+import { failIfStillRunning } from "./faults/exitGuard.js";
+
+failIfStillRunning(10_000);
+
+const SECONDS = Number(process.env.CHAOS_SECONDS ?? 60);
+const USERS = Number(process.env.CHAOS_USERS ?? 20);
+const SEED = Number(process.env.CHAOS_SEED ?? 7);
+
+test(`chaos: ${SECONDS} s, ${USERS} users, seed ${SEED}: every promise holds`, { timeout: (SECONDS + 240) * 1_000 }, async (t) => {
+  const { facts, verdict } = await runChaos({ seconds: SECONDS, users: USERS, seed: SEED });
+  const text = table(facts, verdict);
+  t.diagnostic(text);
+  assert.ok(facts.ops.length > SECONDS * 5, `the users did work (${facts.ops.length} operations)`);
+  assert.ok([...facts.faults.values()].reduce((a, b) => a + b, 0) > SECONDS / 10, "faults were injected");
+  for (const name of Object.keys(PROMISES) as PromiseName[]) assert.ok(verdict.checked[name] > 0, `"${PROMISES[name]}" was checked`);
+  assert.equal(violationCount(verdict), 0, text);
+});
