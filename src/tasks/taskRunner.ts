@@ -7,11 +7,13 @@
 // A task whose ttl runs out stops its call; shutdown() and failOrphans() fail what can never finish.
 // A live task another instance ended meanwhile (it failed the task while this one looked gone:
 // frozen past its lease, or slow to answer) is let go every sweepMs, its upstream call stopped.
+// The writes a task cannot do without — its questions and its outcome — are retried while the
+// store is unavailable (until the task's ttl), or a restarted Redis would leave it `working` for good.
 
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import type { EventLog } from "../observability/requestLog.js";
-import { invalidParams } from "../protocol/errors.js";
+import { invalidParams, RpcError } from "../protocol/errors.js";
 import { shouldRelayLog } from "../protocol/logLevels.js";
 import { SHUTDOWN } from "../protocol/reasons.js";
 import { type InputRequests, type JsonObject, type JsonRpcErrorObject, TERMINAL_STATUSES } from "../protocol/wire.js";
@@ -65,6 +67,8 @@ const now = () => new Date().toISOString();
 export class TaskRunner {
   private readonly live = new Map<string, LiveTask>();
   private readonly sweeper: NodeJS.Timeout | undefined;
+  /** Shut down: store writes are no longer retried. */
+  private stopped = false;
 
   constructor(private readonly options: TaskRunnerOptions) {
     if (options.sweepMs !== undefined) {
@@ -153,7 +157,7 @@ export class TaskRunner {
         this.inBackground(taskId, task, async () => {
           if (question.settled) return;
           const key = task.questions.add(question);
-          await this.mirror(taskId, task.questions.inputRequests());
+          await this.stored(taskId, () => this.mirror(taskId, task.questions.inputRequests()));
           log.info({ event: "task.input_required", taskId, key, kind: question.request.method }, "task waits for input");
         }),
     });
@@ -231,6 +235,7 @@ export class TaskRunner {
   /** Fails every live task, its upstream call stopped; `ending`: why (default: taskgate shuts down). */
   async shutdown(ending: TaskEnding = { abortReason: SHUTDOWN.abortReason, message: SHUTDOWN.taskFailed }): Promise<void> {
     clearInterval(this.sweeper);
+    this.stopped = true;
     await Promise.all(
       [...this.live.keys()].map(async (taskId) => {
         this.release(taskId)?.call.abort(ending.abortReason);
@@ -285,16 +290,37 @@ export class TaskRunner {
     // Not live any more: cancelled or shut down, and already written as such.
     if (!this.release(taskId)) return;
     const { records, log } = this.options;
-    const written = await records.write(taskId, (current) =>
-      outcome.kind === "aborted"
-        ? cancelledRecord(current, `Stopped: ${outcome.reason}`)
-        : outcome.kind === "result"
-          ? withoutInputs({ ...current, status: "completed", result: modernResult(outcome.result), lastUpdatedAt: now() })
-          : failedRecord(current, outcome.error.message, outcome.error.toJSON()),
+    const written = await this.stored(taskId, () =>
+      records.write(taskId, (current) =>
+        outcome.kind === "aborted"
+          ? cancelledRecord(current, `Stopped: ${outcome.reason}`)
+          : outcome.kind === "result"
+            ? withoutInputs({ ...current, status: "completed", result: modernResult(outcome.result), lastUpdatedAt: now() })
+            : failedRecord(current, outcome.error.message, outcome.error.toJSON()),
+      ),
     );
     // Nothing written: it was already terminal; say what it is.
     const final = written ?? (await records.get(taskId));
     log.info({ event: "task.finished", taskId, status: final?.status, outcome: outcome.kind }, "task finished");
+  }
+
+  /**
+   * Runs `write` until the store takes it: while it answers store_unavailable, again after 250 ms,
+   * doubling up to 4 s, for at most the task's ttl (a record past it is gone anyway); not after shutdown.
+   */
+  private async stored<T>(taskId: string, write: () => Promise<T>): Promise<T> {
+    const giveUpAt = Date.now() + Math.min(this.options.settings.ttlMs, MAX_TIMER_MS);
+    for (let wait = 250, tries = 1; ; wait = Math.min(wait * 2, 4_000), tries += 1) {
+      try {
+        return await write();
+      } catch (error) {
+        const unavailable = error instanceof RpcError && (error.data as { reason?: string } | undefined)?.reason === "store_unavailable";
+        if (!unavailable || this.stopped || Date.now() + wait > giveUpAt) throw error;
+        if (tries === 1)
+          this.options.log.warn({ event: "task.write.retried", taskId, err: error.message }, "task write waits for the store");
+        await new Promise((resolve) => setTimeout(resolve, wait).unref());
+      }
+    }
   }
 
   private release(taskId: string): LiveTask | undefined {
