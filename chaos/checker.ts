@@ -122,8 +122,11 @@ function checkAnswers(task: HandedOut, seen: Operation[], count: Count, fail: Fa
   // Two answers sent at once are both acknowledged (the spec: a key no longer open is ignored);
   // the upstream must still get exactly one of them (checkUpstreamDeliveries), seen in the result.
   const accepted = updates.filter((o) => o.outcome === "ok");
+  const last = seen.filter((o) => o.op === "final").at(-1)?.result;
+  const endedAt = last?.lastUpdatedAt === undefined ? Number.POSITIVE_INFINITY : Date.parse(String(last.lastUpdatedAt));
   for (const wrong of updates.filter((o) => o.op === "answer-wrong")) {
-    if (wrong.outcome === "ok") fail("answers", `${task.taskId}: the invalid answer #${wrong.seq} was accepted`);
+    // Acknowledged after the task had ended (e.g. failed as its holder was gone): a key no longer open is ignored.
+    if (wrong.outcome === "ok" && endedAt > wrong.end) fail("answers", `${task.taskId}: the invalid answer #${wrong.seq} was accepted`);
     if (wrong.outcome !== "error") continue;
     const after = seen.find((o) => o.op === "poll-after-refusal" && o.start >= wrong.end && o.outcome === "ok");
     const status = after && statusOf(after);
@@ -255,7 +258,10 @@ function checkAfterwards(end: EndState, upstream: UpstreamEvent[], faults: Fault
   }
   count("afterwards");
   if (end.balancerSockets.length > 0) {
-    fail("afterwards", `${end.balancerSockets.length} connections still open through the balancer: ${end.balancerSockets.slice(0, 4).join("; ")}`);
+    fail(
+      "afterwards",
+      `${end.balancerSockets.length} connections still open through the balancer: ${end.balancerSockets.slice(0, 4).join("; ")}`,
+    );
   }
   const lastKill = Math.max(0, ...faults.filter((f) => f.fault === "upstream-restart").map((f) => f.start));
   const open = new Map<string, UpstreamEvent>();
