@@ -7,10 +7,10 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort } from "../test/e2e/faults/freePort.js";
-import { LegacyProcess } from "../test/e2e/faults/legacyProcess.js";
-import { ManagedProcess } from "../test/e2e/faults/managedProcess.js";
-import { STDIO_COMMANDS } from "../test/e2e/realServers/thirdPartyServers.js";
+import { freePort } from "../test/support/ports.js";
+import { ManagedProcess } from "../test/support/processes.js";
+import { LegacyProcess } from "../test/support/servers/legacyProcess.js";
+import { STDIO_COMMANDS } from "../test/support/servers/thirdParty.js";
 import type { History } from "./history.js";
 import { Instance } from "./instance.js";
 import { processesNaming } from "./processes.js";

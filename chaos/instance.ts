@@ -6,8 +6,8 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import { cliArgs } from "../test/e2e/childGateway.js";
-import { REPO } from "../test/repoRoot.js";
+import { cliArgs } from "../test/support/gatewayChild.js";
+import { REPO } from "../test/support/repoRoot.js";
 
 /** Start-up on a loaded machine (tsx compiles the sources first) can take long; a second try follows. */
 const START_MS = 45_000;

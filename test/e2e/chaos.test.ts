@@ -9,7 +9,8 @@ import { test } from "node:test";
 import { PROMISES, type PromiseName } from "../../chaos/checker.js";
 import { table, violationCount } from "../../chaos/report.js";
 import { runChaos } from "../../chaos/run.js";
-import { failIfStillRunning } from "./faults/exitGuard.js";
+import { failIfStillRunning } from "../support/exitGuard.js";
+import { needsRedis } from "../support/redisServer.js";
 
 failIfStillRunning(10_000);
 
@@ -17,7 +18,10 @@ const SECONDS = Number(process.env.CHAOS_SECONDS ?? 60);
 const USERS = Number(process.env.CHAOS_USERS ?? 20);
 const SEED = Number(process.env.CHAOS_SEED ?? 7);
 
-test(`chaos: ${SECONDS} s, ${USERS} users, seed ${SEED}: every promise holds`, { timeout: (SECONDS + 240) * 1_000 }, async (t) => {
+test(`chaos: ${SECONDS} s, ${USERS} users, seed ${SEED}: every promise holds`, {
+  ...needsRedis,
+  timeout: (SECONDS + 240) * 1_000,
+}, async (t) => {
   const { facts, verdict } = await runChaos({ seconds: SECONDS, users: USERS, seed: SEED });
   const text = table(facts, verdict);
   t.diagnostic(text);

@@ -10,15 +10,20 @@ import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
 import { type LegacyServer, startLegacyServer } from "../../examples/legacy-server/server.js";
 import type { ToolFinishedEvent, ToolStartedEvent } from "../../examples/legacy-server/state.js";
-import { rpcWithin } from "./faults/boundedRpc.js";
-import { closeAll } from "./faults/closeAll.js";
-import { failIfStillRunning } from "./faults/exitGuard.js";
-import { type GatewayProcess, GatewayProcesses } from "./faults/gatewayProcess.js";
-import { ANSWER_WITHIN_MS, UPSTREAM_LIMITS } from "./faults/limits.js";
-import { health, nextEvent, pollTask, resultOf, TASKS_CAPS } from "./kit.js";
-import { deleteKeysUnder, REDIS_URL } from "./sharedRedisStack.js";
+import { rpcWithin } from "../support/boundedRpc.js";
+import { closeAll } from "../support/closeAll.js";
+import { failIfStillRunning } from "../support/exitGuard.js";
+import { type GatewayProcess, GatewayProcesses } from "../support/gatewayProcess.js";
+import { ANSWER_WITHIN_MS, UPSTREAM_LIMITS } from "../support/limits.js";
+import { resultOf, TASKS_CAPS } from "../support/mcpClient.js";
+import { needsRedis, testRedisUrl } from "../support/redisServer.js";
+import { health } from "../support/stack.js";
+import { pollTask } from "../support/tasks.js";
+import { nextEvent } from "../support/waiting.js";
 
 failIfStillRunning();
+
+const redisUrl = await testRedisUrl();
 
 /** Longer than the holder link's 3 s: a holder frozen for one command's wait still holds its lease. */
 const LONG_LEASE_MS = 10_000;
@@ -34,12 +39,11 @@ after(() =>
   closeAll(
     () => processes.close(),
     () => legacy?.close(),
-    () => deleteKeysUnder(prefix),
   ),
 );
 
 const config = (leaseMs: number) => ({
-  store: { kind: "redis", url: REDIS_URL, prefix, leaseMs },
+  store: { kind: "redis", url: redisUrl, prefix, leaseMs },
   upstream: { url: legacy.url, ...UPSTREAM_LIMITS },
   tasks: { tools: { slow_echo: "always" } },
 });
@@ -71,39 +75,50 @@ const callEnds = (call: ToolStartedEvent, holder: GatewayProcess, ms: number) =>
     throw new Error(`${error.message}: A still runs the call of the task B ended; A's last lines:\n${last.join("\n")}`);
   });
 
-test("a cancel acknowledged while the holder does not answer ends the task cancelled, and the holder stops the call when it runs again", async () => {
-  // Frozen for one command's wait (3 s), well within its lease: nobody takes it for dead.
-  const a = await processes.start(config(LONG_LEASE_MS), "a2");
-  const b = await processes.start(config(LONG_LEASE_MS), "b2");
-  const { taskId, call } = await startTask(a.url);
-  const ended = callEnds(call, a, LONG_LEASE_MS + ANSWER_WITHIN_MS);
-  a.child.kill("SIGSTOP");
-  try {
-    const ack = await rpcWithin(ANSWER_WITHIN_MS, b.url, "tasks/cancel", { taskId }, { capabilities: TASKS_CAPS });
-    assert.deepEqual(resultOf(ack), { resultType: "complete" });
-    const task = resultOf(await rpcWithin(ANSWER_WITHIN_MS, b.url, "tasks/get", { taskId }, { capabilities: TASKS_CAPS }));
-    assert.equal(task.status, "cancelled", JSON.stringify(task));
-  } finally {
-    a.child.kill("SIGCONT");
-  }
-  assert.equal((await ended).outcome, "cancelled", "A stopped the call upstream");
-  assert.equal((await health(a.url)).heldTasks, 0, "A holds nothing any more");
-});
+test(
+  "a cancel acknowledged while the holder does not answer ends the task cancelled, and the holder stops the call when it runs again",
+  needsRedis,
+  async () => {
+    // Frozen for one command's wait (3 s), well within its lease: nobody takes it for dead.
+    const a = await processes.start(config(LONG_LEASE_MS), "a2");
+    const b = await processes.start(config(LONG_LEASE_MS), "b2");
+    const { taskId, call } = await startTask(a.url);
+    const ended = callEnds(call, a, LONG_LEASE_MS + ANSWER_WITHIN_MS);
+    a.child.kill("SIGSTOP");
+    try {
+      const ack = await rpcWithin(ANSWER_WITHIN_MS, b.url, "tasks/cancel", { taskId }, { capabilities: TASKS_CAPS });
+      assert.deepEqual(resultOf(ack), { resultType: "complete" });
+      const task = resultOf(await rpcWithin(ANSWER_WITHIN_MS, b.url, "tasks/get", { taskId }, { capabilities: TASKS_CAPS }));
+      assert.equal(task.status, "cancelled", JSON.stringify(task));
+    } finally {
+      a.child.kill("SIGCONT");
+    }
+    assert.equal((await ended).outcome, "cancelled", "A stopped the call upstream");
+    assert.equal((await health(a.url)).heldTasks, 0, "A holds nothing any more");
+  },
+);
 
-test("a holder frozen past its lease, whose task another instance failed, stops the upstream call when it runs again", async () => {
-  const a = await processes.start(config(SHORT_LEASE_MS), "a");
-  const b = await processes.start(config(SHORT_LEASE_MS), "b");
-  const { taskId, call } = await startTask(a.url);
-  const ended = callEnds(call, a, ANSWER_WITHIN_MS * 2);
-  a.child.kill("SIGSTOP");
-  try {
-    const failed = await pollTask(b.url, taskId, (t) => t.status === "failed", { timeoutMs: ANSWER_WITHIN_MS });
-    assert.match(JSON.stringify(failed.error), /instance holding this task is gone/);
-  } finally {
-    a.child.kill("SIGCONT");
-  }
-  // Stopped by A when it runs again ("cancelled"), or already by B, which closes the upstream sessions of an instance whose lease is gone ("closed").
-  assert.ok(["cancelled", "closed"].includes((await ended).outcome), "the call ended upstream");
-  assert.equal((await health(a.url)).heldTasks, 0, "A holds nothing any more");
-  assert.equal(resultOf(await rpcWithin(ANSWER_WITHIN_MS, a.url, "tasks/get", { taskId }, { capabilities: TASKS_CAPS })).status, "failed");
-});
+test(
+  "a holder frozen past its lease, whose task another instance failed, stops the upstream call when it runs again",
+  needsRedis,
+  async () => {
+    const a = await processes.start(config(SHORT_LEASE_MS), "a");
+    const b = await processes.start(config(SHORT_LEASE_MS), "b");
+    const { taskId, call } = await startTask(a.url);
+    const ended = callEnds(call, a, ANSWER_WITHIN_MS * 2);
+    a.child.kill("SIGSTOP");
+    try {
+      const failed = await pollTask(b.url, taskId, (t) => t.status === "failed", { timeoutMs: ANSWER_WITHIN_MS });
+      assert.match(JSON.stringify(failed.error), /instance holding this task is gone/);
+    } finally {
+      a.child.kill("SIGCONT");
+    }
+    // Stopped by A when it runs again ("cancelled"), or already by B, which closes the upstream sessions of an instance whose lease is gone ("closed").
+    assert.ok(["cancelled", "closed"].includes((await ended).outcome), "the call ended upstream");
+    assert.equal((await health(a.url)).heldTasks, 0, "A holds nothing any more");
+    assert.equal(
+      resultOf(await rpcWithin(ANSWER_WITHIN_MS, a.url, "tasks/get", { taskId }, { capabilities: TASKS_CAPS })).status,
+      "failed",
+    );
+  },
+);

@@ -11,19 +11,22 @@ import { afterEach, beforeEach, describe, test } from "node:test";
 import { type LegacyServer, startLegacyServer } from "../../examples/legacy-server/server.js";
 import type { SessionEvent, ToolStartedEvent } from "../../examples/legacy-server/state.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { rpcWithin } from "./faults/boundedRpc.js";
-import { closeAll } from "./faults/closeAll.js";
-import { failIfStillRunning } from "./faults/exitGuard.js";
-import { GatewayProcesses } from "./faults/gatewayProcess.js";
-import { ANSWER_WITHIN_MS, UPSTREAM_LIMITS } from "./faults/limits.js";
-import { nextEvent, resultOf, TASKS_CAPS } from "./kit.js";
-import { deleteKeysUnder, REDIS_URL } from "./sharedRedisStack.js";
+import { rpcWithin } from "../support/boundedRpc.js";
+import { closeAll } from "../support/closeAll.js";
+import { failIfStillRunning } from "../support/exitGuard.js";
+import { GatewayProcesses } from "../support/gatewayProcess.js";
+import { ANSWER_WITHIN_MS, UPSTREAM_LIMITS } from "../support/limits.js";
+import { resultOf, TASKS_CAPS } from "../support/mcpClient.js";
+import { needsRedis, testRedisUrl } from "../support/redisServer.js";
+import { nextEvent } from "../support/waiting.js";
 
 failIfStillRunning();
 
+const redisUrl = await testRedisUrl();
+
 const LEASE_MS = 1_000;
 
-describe("upstream sessions a killed instance left on Redis are closed by the next start", () => {
+describe("upstream sessions a killed instance left on Redis are closed by the next start", needsRedis, () => {
   let legacy: LegacyServer;
   let processes: GatewayProcesses;
   let prefix: string;
@@ -36,11 +39,10 @@ describe("upstream sessions a killed instance left on Redis are closed by the ne
     closeAll(
       () => processes?.close(),
       () => legacy?.close(),
-      () => deleteKeysUnder(prefix),
     ),
   );
 
-  const store = () => ({ kind: "redis", url: REDIS_URL, prefix, leaseMs: LEASE_MS });
+  const store = () => ({ kind: "redis", url: redisUrl, prefix, leaseMs: LEASE_MS });
 
   /** Starts a slow_echo task on `url`; resolves once it runs upstream, with its upstream session. */
   async function startTask(url: string): Promise<ToolStartedEvent> {

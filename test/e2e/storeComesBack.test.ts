@@ -8,13 +8,15 @@ import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
 import { type LegacyServer, startLegacyServer } from "../../examples/legacy-server/server.js";
 import type { ToolFinishedEvent } from "../../examples/legacy-server/state.js";
-import { rpcWithin } from "./faults/boundedRpc.js";
-import { closeAll } from "./faults/closeAll.js";
-import { failIfStillRunning } from "./faults/exitGuard.js";
-import { type FaultGateway, startFaultGateway } from "./faults/inProcessGateway.js";
-import { ANSWER_WITHIN_MS, STORE_COMMAND_TIMEOUT_MS, UPSTREAM_LIMITS } from "./faults/limits.js";
-import { RedisProcess } from "./faults/redisProcess.js";
-import { nextEvent, pollTask, resultOf, TASKS_CAPS } from "./kit.js";
+import { rpcWithin } from "../support/boundedRpc.js";
+import { closeAll } from "../support/closeAll.js";
+import { failIfStillRunning } from "../support/exitGuard.js";
+import { type FaultGateway, startFaultGateway } from "../support/inProcessGateway.js";
+import { ANSWER_WITHIN_MS, STORE_COMMAND_TIMEOUT_MS, UPSTREAM_LIMITS } from "../support/limits.js";
+import { resultOf, TASKS_CAPS } from "../support/mcpClient.js";
+import { RedisProcess } from "../support/redisServer.js";
+import { pollTask } from "../support/tasks.js";
+import { nextEvent } from "../support/waiting.js";
 
 failIfStillRunning();
 
