@@ -58,7 +58,11 @@ export class RedisSessionLedger implements SessionLedger {
   }
 
   async close(): Promise<void> {
-    if (this.scope !== undefined) return void (await this.client.del(this.key(this.instanceId)).catch(() => undefined)); // the owner closes the connection
+    // A backend's ledger shares its owner's connection: the owner closes it (and deletes this key too).
+    if (this.scope !== undefined) {
+      await this.client.del(this.key(this.instanceId)).catch(() => undefined);
+      return;
+    }
     const keys = [this.key(this.instanceId), ...[...this.scopes.values()].map((scope) => scope.key(scope.instanceId))];
     await this.client.del(keys).catch(() => undefined);
     // A connection that is not ready (Redis gone, reconnecting) would wait for Redis to close: drop it.
