@@ -8,7 +8,7 @@ import { request } from "undici";
 import { Balancer } from "./balancer.js";
 import { check, type EndState, type Verdict } from "./checker.js";
 import { Cluster } from "./cluster.js";
-import { FaultPlayer, planFaults } from "./faults.js";
+import { FAULT_KINDS, type FaultKind, FaultPlayer, planFaults } from "./faults.js";
 import { History } from "./history.js";
 import { rssOf } from "./processes.js";
 import type { RunFacts } from "./report.js";
@@ -21,6 +21,8 @@ export interface ChaosOptions {
   seed: number;
   /** Where the history goes (JSON lines); unset: kept in memory only. */
   historyPath?: string;
+  /** The faults to draw from (default: every kind). */
+  faultKinds?: readonly FaultKind[];
   /** The example server's speed factor (build_report takes 18 s / speed). */
   legacySpeed?: number;
   log?: (line: string) => void;
@@ -49,7 +51,7 @@ export async function runChaos(options: ChaosOptions): Promise<{ facts: RunFacts
       const identity = `id${String(i % identities).padStart(2, "0")}`;
       return new User(i, identity, rng.fork(`user ${i}`), ctx);
     });
-    const plan = planFaults(rng.fork("faults"), 3_000, Math.max(3_000, options.seconds * 1_000 - 5_000));
+    const plan = planFaults(rng.fork("faults"), 3_000, Math.max(3_000, options.seconds * 1_000 - 5_000), options.faultKinds ?? FAULT_KINDS);
     const player = new FaultPlayer(cluster, balancer, history, rng.fork("fault targets"));
     log(`${plan.length} faults planned over ${options.seconds} s`);
     await Promise.all([player.play(plan, t0), ...users.map((u) => u.run())]);
