@@ -3,6 +3,7 @@
 // exits 1 on any violation (2 when the run itself could not be carried out).
 
 import { Command } from "commander";
+import { FAULT_KINDS, type FaultKind } from "./faults.js";
 import { table, violationCount, writeReport } from "./report.js";
 import { runChaos } from "./run.js";
 
