@@ -2,7 +2,7 @@
 // the round-robin fault proxy, in front of the example legacy server (HTTP) and server-everything
 // (stdio), driven by simulated users for 60 s while a fixed-seed fault schedule kills, freezes
 // and restarts parts and disturbs the connections; the checker must find no violation of any
-// promise (docs/chaos.md). CHAOS_SECONDS / CHAOS_USERS / CHAOS_SEED change the run.
+// promise (docs/chaos.md). CHAOS_SECONDS / CHAOS_USERS / CHAOS_SEED change the run; CHAOS_HISTORY keeps its history.
 // Redis restarts are left out here: after one, an instance's store connection was once seen to stay
 // unanswered for good (every command timing out; cause not found yet, see docs/chaos.md), so CI
 // checks the promises that hold; `npm run chaos` draws from every fault kind.
@@ -27,7 +27,8 @@ test(`chaos: ${SECONDS} s, ${USERS} users, seed ${SEED}: every promise holds`, {
   timeout: (SECONDS + 240) * 1_000,
 }, async (t) => {
   const faultKinds = FAULT_KINDS.filter((kind) => kind !== "redis-restart");
-  const { facts, verdict } = await runChaos({ seconds: SECONDS, users: USERS, seed: SEED, faultKinds });
+  const history = process.env.CHAOS_HISTORY ? { historyPath: process.env.CHAOS_HISTORY } : {};
+  const { facts, verdict } = await runChaos({ seconds: SECONDS, users: USERS, seed: SEED, faultKinds, ...history });
   const text = table(facts, verdict);
   t.diagnostic(text);
   assert.ok(facts.ops.length > SECONDS * 5, `the users did work (${facts.ops.length} operations)`);
