@@ -70,7 +70,14 @@ export class Balancer {
       upstream.destroy();
       client.destroy();
     });
-    upstream.once("connect", () => this.splice(client, upstream));
+    // A client that leaves while the instance has not answered the connect yet takes it along.
+    const leave = () => upstream.destroy();
+    client.once("close", leave);
+    upstream.once("connect", () => {
+      client.off("close", leave);
+      if (client.destroyed) upstream.destroy();
+      else this.splice(client, upstream);
+    });
   }
 
   /** Copies bytes both ways, through whatever network faults are on now. */
