@@ -30,7 +30,7 @@ describe("a busy upstream that answers no ping but keeps streaming (fake)", () =
   before(async () => {
     fake = await startLatePingServer();
     gw = await startFaultGateway(fake.url, {
-      upstream: { ...UPSTREAM_LIMITS, pingIntervalMs: 200, pingTimeoutMs: 300, maxCallsPerSession: 2 },
+      upstream: { ...UPSTREAM_LIMITS, pingIntervalMs: 400, pingTimeoutMs: 1_000, maxCallsPerSession: 2 },
     });
   });
   after(() =>
@@ -42,7 +42,7 @@ describe("a busy upstream that answers no ping but keeps streaming (fake)", () =
 
   test("a call whose stream brings progress is not failed by late pings; it ends with its result", async () => {
     const pingsBefore = fake.pings;
-    const reply = await rpcWithin(ANSWER_WITHIN_MS, gw.url, "tools/call", { name: "ticker", arguments: { ms: 2_000, everyMs: 100 } });
+    const reply = await rpcWithin(ANSWER_WITHIN_MS, gw.url, "tools/call", { name: "ticker", arguments: { ms: 3_000, everyMs: 100 } });
     assert.ok(reply.message.result, `the call failed: ${JSON.stringify(reply.message)}`);
     assert.match(String(textOf(resultOf(reply))), /^ticked \d+$/);
     assert.ok(fake.pings - pingsBefore >= 2, `taskgate kept pinging (${fake.pings - pingsBefore} pings left unanswered)`);
