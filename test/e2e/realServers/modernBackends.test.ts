@@ -152,3 +152,32 @@ describe("a backend without the tasks extension: taskgate makes the task", () =>
     assert.equal(textOf(done.result as JsonObject), "slept 800 ms");
   });
 });
+
+describe("access rules in front of a 2026-only backend", () => {
+  let server: ServerProcess;
+  let gateway: Gateway;
+
+  before(async () => {
+    server = await startThirdPartyServer("modernOnly");
+    gateway = await startGatewayInFront(server.url, {
+      upstream: { subjectHeader: "X-User" },
+      access: { default: "allow", rules: [{ subjects: ["bob"], deny: { tools: ["greet"] } }] },
+    });
+  });
+  after(async () => {
+    await gateway?.close();
+    await server?.stop();
+  });
+
+  it("hides a denied tool from bob as for a legacy backend: not listed, unknown when called", async () => {
+    const listed = (who: string) =>
+      call(gateway.url, "tools/list", {}, { token: who }).then((reply) =>
+        ((resultOf(reply).tools as JsonObject[]) ?? []).map((tool) => tool.name),
+      );
+    assert.ok((await listed("alice")).includes("greet"));
+    assert.equal((await listed("bob")).includes("greet"), false);
+    const refused = await callTool(gateway.url, "greet", { name: "Bob" }, { token: "bob", capabilities: {} });
+    expectError(refused, -32602);
+    assert.equal(server.lines.filter((line) => line.includes('"tool":"greet"')).length, 0, "bob's call never reached the backend");
+  });
+});
