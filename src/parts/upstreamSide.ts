@@ -114,7 +114,9 @@ export function openUpstreamSide(options: UpstreamOptions, deps: UpstreamSideDep
   const legacyDoor = openLegacyDoor(options, link, credentials, deps);
   const answers = async () => {
     // Each readiness probe asks the backend its era again: an upgrade is seen without any client request.
-    const found = options.protocol === "legacy" || !modernLink ? await era.resolve() : await era.probeNow("readiness");
+    const probe = options.protocol === "legacy" || !modernLink ? era.resolve() : era.probeNow("readiness");
+    const found = await upstreamAnswers(probe, options.forwardAuthorization);
+    if (!found) return { era: era.current?.era ?? "unknown" }; // refused taskgate's own (absent) token: it answers
     if (found.era === "legacy") await upstreamAnswers(pool.check(READINESS_OWNER), options.forwardAuthorization);
     return { era: found.era };
   };
@@ -189,11 +191,11 @@ function openLegacyDoor(options: UpstreamOptions, link: UpstreamLink, credential
 
 /** The readiness check of the upstream. When the upstream checks the callers' own tokens
  *  (forwardAuthorization), taskgate has none to show it: a 401/403 then proves it answers. */
-async function upstreamAnswers(check: Promise<void>, forwardsCallerTokens: boolean): Promise<void> {
+async function upstreamAnswers<T>(check: Promise<T>, forwardsCallerTokens: boolean): Promise<T | undefined> {
   try {
-    await check;
+    return await check;
   } catch (error) {
-    if (forwardsCallerTokens && error instanceof UpstreamFailure && error.reason === "upstream_auth") return;
+    if (forwardsCallerTokens && error instanceof UpstreamFailure && error.reason === "upstream_auth") return undefined;
     throw error;
   }
 }

@@ -54,7 +54,14 @@ export class BackendEra {
   /** The era, probing first when it is not known yet (with `headers`: a caller's credentials, when the
    *  backend checks callers' own tokens and would refuse taskgate's). */
   async resolve(headers?: Record<string, string>): Promise<EraFinding> {
-    return this.found ?? this.probe("first use", headers);
+    if (this.found) return this.found;
+    try {
+      return await this.probe("first use", headers);
+    } catch (error) {
+      // A probe already under way with taskgate's own credentials was refused: probe with the caller's.
+      if (!headers || !(error instanceof UpstreamFailure) || error.reason !== "upstream_auth") throw error;
+      return this.found ?? this.run("first use, with the caller's credentials", headers);
+    }
   }
 
   /** Probes now (readiness checks): the finding, or the failure to reach the backend. */
