@@ -23,6 +23,7 @@ import type { HolderLink, HolderReply, RoundCommand } from "../cluster/holderLin
 import type { TaskPolicy } from "../config/schema.js";
 import type { EventLog } from "../observability/requestLog.js";
 import { missingCapability } from "../protocol/errors.js";
+import type { HeaderMap } from "../protocol/headerValue.js";
 import { SHUTDOWN } from "../protocol/reasons.js";
 import { type Reply, resultReply } from "../protocol/reply.js";
 import type { RequestNote } from "../protocol/requestNote.js";
@@ -52,6 +53,8 @@ export interface CallRequest {
   params: JsonObject;
   meta: JsonObject;
   capabilities: ClientCapabilities;
+  /** The request's headers (a modern backend checks the Mcp-Param-* ones too). */
+  headers?: HeaderMap;
   /** Aborts when the client goes away: an inline call is then cancelled upstream. */
   signal: AbortSignal;
   log: EventLog;
@@ -188,6 +191,8 @@ export class CallDesk {
       relaysLogs: typeof request.meta[META.logLevel] === "string",
       method: order.method,
       params: order.upstreamParams,
+      meta: request.meta,
+      headers: request.headers ?? {},
       log: request.log,
       taskSupport: order.taskSupport,
       mayBecomeTask: life !== "inline",

@@ -1,13 +1,19 @@
 // How the call owner starts a call upstream: one request (an UpstreamCall), or, for a 2025-11-25
 // task tool on an upstream that runs tool tasks, a task upstream that is followed (the same
-// RunningCall, run another way). A call that must be approved first runs its gate before either
+// RunningCall, run another way), or, on a backend that speaks 2026-07-28, a call run on it with
+// MRTR rounds (modernCall.ts). A call that must be approved first runs its gate before any of them
 // (access/callGuard.ts): nothing reaches the upstream until the gate lets it through.
 // A seam: unit tests of the call owner start scripted calls instead.
 
 import type { EventLog } from "../observability/requestLog.js";
+import { upstreamEraChanged } from "../protocol/errors.js";
+import type { HeaderMap } from "../protocol/headerValue.js";
 import type { JsonObject } from "../protocol/wire.js";
+import { mayMeanEraChange } from "../upstream/backendEra.js";
 import type { LegacyClientCapabilities } from "../upstream/capabilityProfile.js";
-import { type CallRun, type CallRunner, type RunningCall, UpstreamCall } from "../upstream/upstreamCall.js";
+import { modernCallRunner } from "../upstream/modernCall.js";
+import { type ModernLink, paramHeadersOf } from "../upstream/modernLink.js";
+import { type CallOutcome, type CallRun, type CallRunner, type RunningCall, UpstreamCall } from "../upstream/upstreamCall.js";
 import type { UpstreamPool } from "../upstream/upstreamPool.js";
 import { runsAsUpstreamTask, upstreamRunsToolTasks, upstreamTaskRunner } from "../upstream/upstreamTaskCall.js";
 
@@ -19,6 +25,9 @@ export interface CallStart {
   relaysLogs: boolean;
   method: string;
   params: JsonObject;
+  /** The request's `_meta` and headers (a modern backend gets the caller's capabilities and Mcp-Param-* headers). */
+  meta?: JsonObject;
+  headers?: HeaderMap;
   /** The log of the request that starts the call. */
   log: EventLog;
   /** The tool's 2025-11-25 execution.taskSupport, if it declares one. */
@@ -31,24 +40,64 @@ export interface CallStart {
 
 export type StartCall = (start: CallStart) => Promise<RunningCall>;
 
-/** Starts calls on `pool`; a 2025-11-25 task upstream asks for `taskTtlMs`. */
-export function upstreamCalls(pool: UpstreamPool, taskTtlMs: number): StartCall {
+/** A modern backend, when the backend is one now. */
+export interface ModernCalls {
+  /** The link while the backend speaks 2026-07-28; undefined while it speaks the session protocol. */
+  linkNow(): ModernLink | undefined;
+  headersFor(owner: string): Record<string, string>;
+  /** Probes the backend again (a legacy call failed in a way that may mean it upgraded): whether it is modern now. */
+  upgraded(why: string): Promise<boolean>;
+}
+
+/** Starts calls on `pool` (or on the modern backend, while it is one); a 2025-11-25 task upstream asks for `taskTtlMs`. */
+export function upstreamCalls(pool: UpstreamPool, taskTtlMs: number, modern?: ModernCalls): StartCall {
   return async (start) => {
     const target = { pool, owner: start.owner, profile: start.profile, relaysLogs: start.relaysLogs };
     let runner: CallRunner | undefined;
-    if (start.method === "tools/call" && runsAsUpstreamTask(start.taskSupport, start.mayBecomeTask)) {
+    const link = modern?.linkNow();
+    if (link && modern) {
+      const headers = () => ({ ...modern.headersFor(start.owner), ...paramHeadersOf(start.headers ?? {}) });
+      runner = modernCallRunner(link, { method: start.method, params: start.params, meta: start.meta ?? {}, headers });
+    } else if (start.method === "tools/call" && runsAsUpstreamTask(start.taskSupport, start.mayBecomeTask)) {
       const info = await pool.info(start.owner);
       if (upstreamRunsToolTasks(info.capabilities)) runner = upstreamTaskRunner(target, start.params, taskTtlMs);
     }
-    const { gate } = start;
-    if (!gate)
-      return runner
-        ? new UpstreamCall(target, start.method, start.params, start.log, runner)
-        : new UpstreamCall(target, start.method, start.params, start.log);
-    const inner: CallRunner = runner ?? ((run) => pool.call(start.owner, start.profile, start.method, start.params, run));
-    return new UpstreamCall(target, start.method, start.params, start.log, async (run) => {
-      await gate(run);
-      return inner(run);
-    });
+    const call = gatedCall(start, target, pool, runner);
+    return modern && !link ? namedWhenUpgraded(call, modern) : call;
+  };
+}
+
+/** The call, behind its gate when it has one (nothing is sent before the gate lets it through). */
+function gatedCall(
+  start: CallStart,
+  target: ConstructorParameters<typeof UpstreamCall>[0],
+  pool: UpstreamPool,
+  runner: CallRunner | undefined,
+): RunningCall {
+  const { gate } = start;
+  if (!gate)
+    return runner
+      ? new UpstreamCall(target, start.method, start.params, start.log, runner)
+      : new UpstreamCall(target, start.method, start.params, start.log);
+  const inner: CallRunner = runner ?? ((run) => pool.call(start.owner, start.profile, start.method, start.params, run));
+  return new UpstreamCall(target, start.method, start.params, start.log, async (run) => {
+    await gate(run);
+    return inner(run);
+  });
+}
+
+/** A legacy call whose failure came from its backend moving to 2026-07-28 fails with that named (upstream_era_changed). */
+function namedWhenUpgraded(call: RunningCall, modern: ModernCalls): RunningCall {
+  const outcome = call.outcome.then(async (ended): Promise<CallOutcome> => {
+    if (ended.kind !== "error" || !mayMeanEraChange(ended.error)) return ended;
+    const upgraded = await modern.upgraded(`a legacy call failed: ${ended.error.message.slice(0, 160)}`);
+    return upgraded ? { kind: "error", error: upstreamEraChanged(ended.error.message) } : ended;
+  });
+  return {
+    outcome,
+    asked: call.asked,
+    watch: (watcher) => call.watch(watcher),
+    abort: (reason) => call.abort(reason),
+    logTo: (log, fields) => call.logTo(log, fields),
   };
 }

@@ -21,8 +21,8 @@ const RESERVED_UPSTREAM_HEADERS = new Set([
 
 export const UpstreamFields = z
   .object({
-    url: option(z.url({ protocol: /^https?$/, error: "must be an http(s) URL of the legacy MCP endpoint" }).optional(), {
-      help: "legacy MCP endpoint (Streamable HTTP), e.g. http://127.0.0.1:8080/mcp",
+    url: option(z.url({ protocol: /^https?$/, error: "must be an http(s) URL of the MCP endpoint" }).optional(), {
+      help: "MCP endpoint of the server (Streamable HTTP), e.g. http://127.0.0.1:8080/mcp",
       flag: "--upstream <url>",
       requiredUnless: "upstream.command",
     }),
@@ -34,6 +34,13 @@ export const UpstreamFields = z
       read: "command",
       flag: "--upstream-command <command line>",
       requiredUnless: "upstream.url",
+    }),
+    protocol: option(z.enum(["auto", "legacy", "modern"]).default("auto"), {
+      help: "which protocol the server speaks: auto (probe with server/discover, fall back to initialize), legacy or modern",
+      details:
+        "`legacy`: the session protocol (2025-11-25 and earlier; taskgate translates). `modern`: 2026-07-28 (taskgate relays, " +
+        "adding what the server lacks). `auto` prefers 2026-07-28 when the server offers both, and probes again when the " +
+        "server's answers say it changed. A server started with upstream.command is legacy.",
     }),
     env: option(z.record(z.string(), z.string()).default({}), {
       help: "with upstream.command: extra environment of the started server",

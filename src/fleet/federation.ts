@@ -11,9 +11,10 @@
 //   it is found in that backend's list alone. The request goes to that member's router with its own
 //   name and this endpoint's path, so a task made here answers only here.
 // - resources/read, completion/complete: routed by the URI (or the prompt name of a ref).
-// - tasks/*, subscriptions/listen: by the task's record (it names its backend and endpoint), never
-//   asking the other backends; a listen stream here also carries every member's list changes
-//   (resource subscriptions are not honoured here; the members' own endpoints serve them).
+// - tasks/*, subscriptions/listen: by the task's record (it names its backend and endpoint), or, for
+//   a modern backend's own task, by the backend its id names, never asking the other backends; a
+//   listen stream here also carries every member's list changes (resource subscriptions are not
+//   honoured here; the members' own endpoints serve them).
 
 import type { Logger } from "pino";
 import type { MethodHandler, MethodRequest } from "../methods/handler.js";
@@ -24,6 +25,7 @@ import { federatedName } from "../protocol/federatedNames.js";
 import { type Reply, resultReply } from "../protocol/reply.js";
 import { type JsonObject, META, SUPPORTED_VERSIONS, TASKS_EXTENSION } from "../protocol/wire.js";
 import type { Subscriptions } from "../subscriptions/subscriptions.js";
+import { RelayedTaskIds } from "../tasks/relayedTaskIds.js";
 import type { TaskAccess } from "../tasks/taskAccess.js";
 import { isObject } from "../util/json.js";
 import { type BackendListing, type CatalogKind, type MergedCatalog, mergeCatalog, routeResource } from "./federatedCatalog.js";
@@ -85,8 +87,24 @@ export class Federation {
       "resources/read": (request) => this.byUri(request),
       "completion/complete": (request) => this.completion(request),
       "subscriptions/listen": (request) => this.listen(request),
-      ...tasksHandlers(this.deps.access),
+      ...this.tasks(),
     };
+  }
+
+  /** tasks/*: a modern backend's own task (its relayed id names the backend) goes to that member; taskgate's by record. */
+  private tasks(): Record<string, MethodHandler> {
+    const own = tasksHandlers(this.deps.access);
+    const routed =
+      (method: keyof typeof own): MethodHandler =>
+      (request) => {
+        const taskId = request.params.taskId;
+        const name = typeof taskId === "string" ? RelayedTaskIds.backendOf(taskId) : undefined;
+        const member = name ? this.deps.members().find((m) => m.name === name) : undefined;
+        if (!member) return own[method](request);
+        request.note.backend = member.name;
+        return member.dispatch({ ...request, endpoint: this.options.path });
+      };
+    return { "tasks/get": routed("tasks/get"), "tasks/update": routed("tasks/update"), "tasks/cancel": routed("tasks/cancel") };
   }
 
   /** The router's capability gate lets every method through: each member's own router gates by

@@ -31,8 +31,10 @@ import type { Door, Doors } from "../parts/frontSide.js";
 import { backendRemoved, ErrorCode, RpcError } from "../protocol/errors.js";
 import { REASONS } from "../protocol/reasons.js";
 import type { Reply } from "../protocol/reply.js";
+import { RelayedTaskFeed } from "../subscriptions/relayedTaskFeed.js";
 import { Subscriptions } from "../subscriptions/subscriptions.js";
 import { UpstreamEvents } from "../subscriptions/upstreamEvents.js";
+import { RelayedTaskIds } from "../tasks/relayedTaskIds.js";
 import { TaskAccess, type TaskHolder } from "../tasks/taskAccess.js";
 import { TaskRecords } from "../tasks/taskRecords.js";
 import { diffBackends, type FleetShape } from "./configDiff.js";
@@ -206,6 +208,16 @@ export class Fleet implements Endpoints {
       events: new UpstreamEvents(),
       holderCheckMs: Math.max(1000, Math.floor(config.store.leaseMs / 3)),
       log,
+      // A modern backend's own tasks are read on the backend their id names.
+      relayed: new RelayedTaskFeed(
+        {
+          get: (owner, taskId) => {
+            const tasks = this.active.get(RelayedTaskIds.backendOf(taskId) ?? "")?.part.backendTasks;
+            return tasks ? tasks.get(owner, taskId) : Promise.reject(new Error("no such backend"));
+          },
+        },
+        log,
+      ),
     });
     const members = (): Member[] =>
       (settings.backends ?? Object.keys(config.backends ?? {}))
@@ -355,7 +367,12 @@ const DRAIN_CHECK_MS = 100;
 
 /** A backend's router as its endpoints use it: while draining only its tasks are served; its
  *  upstream failures name it (message and data.backend), so a caller knows which backend failed. */
-async function guarded(backend: string, router: MethodRouter, request: MethodRequest, isDraining: () => boolean): Promise<Reply> {
+async function guarded(
+  backend: string,
+  router: Pick<MethodRouter, "dispatch">,
+  request: MethodRequest,
+  isDraining: () => boolean,
+): Promise<Reply> {
   if (isDraining() && !WHILE_DRAINING.has(request.method)) throw backendRemoved(backend);
   try {
     const reply = await router.dispatch(request);

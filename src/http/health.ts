@@ -8,6 +8,8 @@ import type { Express } from "express";
 
 export interface CheckResult {
   ok: boolean;
+  /** What a passing check found (the backend's protocol, for the upstream check). */
+  detail?: Record<string, unknown>;
   error?: string;
   /** Present (false) for a check that does not decide readiness. */
   required?: false;
@@ -15,7 +17,7 @@ export interface CheckResult {
 
 export interface HealthOptions {
   /** The checks, or a function giving them at each probe (a fleet's backends change at reload). */
-  checks: Record<string, () => Promise<void>> | (() => Record<string, () => Promise<void>>);
+  checks: Record<string, Check> | (() => Record<string, Check>);
   /** Checks reported but not needed for readiness, read at each probe. */
   notRequired?: () => ReadonlySet<string>;
   /** Counters for /healthz (held tasks, parked calls, listen streams, upstream sessions…). */
@@ -23,6 +25,9 @@ export interface HealthOptions {
   /** Each check gives up after this long. */
   timeoutMs: number;
 }
+
+/** A readiness check: resolves (with what it found, if anything) when ready. */
+export type Check = () => Promise<void | Record<string, unknown>>;
 
 export function mountHealth(app: Express, options: HealthOptions): void {
   let running: Promise<{ ready: boolean; checks: Record<string, CheckResult> }> | undefined;
@@ -53,13 +58,14 @@ async function runChecks(options: HealthOptions): Promise<{ ready: boolean; chec
     Object.entries(checks).map(async ([name, check]): Promise<[string, CheckResult]> => {
       let timer: NodeJS.Timeout | undefined;
       try {
-        await Promise.race([
+        const detail = await Promise.race([
           check(),
           new Promise((_resolve, reject) => {
             timer = setTimeout(() => reject(new Error(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
           }),
         ]);
-        return [name, { ok: true, ...(optional.has(name) ? { required: false as const } : {}) }];
+        const found = detail ? { detail: detail as Record<string, unknown> } : {};
+        return [name, { ok: true, ...found, ...(optional.has(name) ? { required: false as const } : {}) }];
       } catch (error) {
         const required = optional.has(name) ? { required: false as const } : {};
         return [name, { ok: false, error: error instanceof Error ? error.message : String(error), ...required }];

@@ -8,6 +8,9 @@ import type { UpstreamInfo } from "../upstream/upstreamSession.js";
 import { isObject } from "../util/json.js";
 import type { CacheHints } from "./relay.js";
 
+/** Where discover tells which protocol the backend behind taskgate speaks (not a reserved MCP prefix). */
+export const BACKEND_META = "dev.taskgate/backend";
+
 const flag = (value: unknown, key: string): boolean => isObject(value) && value[key] === true;
 
 /** `notificationStream`: upstream notifications reach taskgate (see UpstreamInfo). */
@@ -34,6 +37,35 @@ export function discoverResult(info: UpstreamInfo, cache: CacheHints): JsonObjec
     ...(info.instructions ? { instructions: info.instructions } : {}),
     ttlMs: cache.ttlMs,
     cacheScope: cache.cacheScope,
-    _meta: { [META.serverInfo]: info.serverInfo },
+    _meta: { [META.serverInfo]: info.serverInfo, [BACKEND_META]: { era: "legacy", protocolVersion: info.protocolVersion } },
+  };
+}
+
+/** Capability flags taskgate relays from a modern backend: its listen stream is not relayed (yet), so no listChanged/subscribe. */
+function relayedCapabilities(backend: JsonObject): JsonObject {
+  const caps: JsonObject = {};
+  for (const [kind, value] of Object.entries(backend)) {
+    if (kind === "extensions" || !isObject(value)) continue;
+    const { listChanged: _l, subscribe: _s, ...rest } = value;
+    caps[kind] = rest;
+  }
+  caps.extensions = { ...(isObject(backend.extensions) ? backend.extensions : {}), [TASKS_EXTENSION]: {} };
+  return caps;
+}
+
+/** server/discover in front of a modern backend: its capabilities, extensions and instructions, taskgate's versions and cache hints. */
+export function modernDiscoverResult(backend: JsonObject, cache: CacheHints): JsonObject {
+  const meta = isObject(backend._meta) ? backend._meta : {};
+  return {
+    resultType: "complete",
+    supportedVersions: [...SUPPORTED_VERSIONS],
+    capabilities: relayedCapabilities(isObject(backend.capabilities) ? backend.capabilities : {}),
+    ...(typeof backend.instructions === "string" ? { instructions: backend.instructions } : {}),
+    ttlMs: cache.ttlMs,
+    cacheScope: cache.cacheScope,
+    _meta: {
+      [META.serverInfo]: meta[META.serverInfo] ?? { name: "taskgate", version: "0.1.0" },
+      [BACKEND_META]: { era: "modern", supportedVersions: backend.supportedVersions ?? [] },
+    },
   };
 }

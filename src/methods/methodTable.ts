@@ -6,13 +6,20 @@ import type { UpstreamAccess } from "../access/upstreamAccess.js";
 import { ownerHashOf } from "../auth/identity.js";
 import type { CallDesk } from "../calls/callDesk.js";
 import { resultReply } from "../protocol/reply.js";
+import type { JsonObject } from "../protocol/wire.js";
 import type { Subscriptions } from "../subscriptions/subscriptions.js";
 import type { TaskAccess } from "../tasks/taskAccess.js";
+import type { BackendEra } from "../upstream/backendEra.js";
 import type { UpstreamCatalog } from "../upstream/upstreamCatalog.js";
+import type { UpstreamCredentials } from "../upstream/upstreamCredentials.js";
 import type { UpstreamPool } from "../upstream/upstreamPool.js";
+import { isObject } from "../util/json.js";
 import { discoverResult } from "./discover.js";
+import { EraRouter } from "./eraRouter.js";
 import type { MethodHandler, MethodRequest } from "./handler.js";
 import { listenHandler } from "./listen.js";
+import { modernHandlers } from "./modernMethods.js";
+import type { ModernBackend } from "./modernRelay.js";
 import { readHandler } from "./reads.js";
 import { type CacheHints, relayHandler } from "./relay.js";
 import { MethodRouter } from "./router.js";
@@ -20,7 +27,7 @@ import { tasksHandlers } from "./tasks.js";
 import { toolCallHandler } from "./toolCall.js";
 
 export interface MethodParts {
-  upstream: { pool: UpstreamPool; catalog: UpstreamCatalog };
+  upstream: { pool: UpstreamPool; catalog: UpstreamCatalog; era: BackendEra; credentials: UpstreamCredentials };
   desk: CallDesk;
   access: TaskAccess;
   subscriptions: Subscriptions;
@@ -49,4 +56,18 @@ export function createMethodRouter(parts: MethodParts): MethodRouter {
     ...tasksHandlers(parts.access),
   };
   return new MethodRouter(handlers, async (request) => (await upstreamInfo(request)).capabilities);
+}
+
+/** The router of each era behind one EraRouter: the legacy table, and the modern one when the backend can be spoken to in 2026-07-28. */
+export function createEraRouter(parts: MethodParts, backend: ModernBackend | undefined): EraRouter {
+  const { era, credentials } = parts.upstream;
+  const legacy = createMethodRouter(parts);
+  const discover = (): JsonObject => era.current?.discover ?? {};
+  const modern = backend
+    ? new MethodRouter(modernHandlers({ ...parts, backend, discover }), async () => {
+        const caps = discover().capabilities;
+        return isObject(caps) ? caps : {};
+      })
+    : legacy;
+  return new EraRouter(era, { legacy, modern }, (owner) => credentials.headersFor(owner));
 }

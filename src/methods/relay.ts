@@ -27,7 +27,7 @@ function withoutExecution(result: JsonObject): JsonObject {
 }
 
 /** Where each list keeps its entries, and what names one (access rules filter them). */
-const LISTED: Record<string, { field: string; key: string; kind: EntryKind }> = {
+export const LISTED: Record<string, { field: string; key: string; kind: EntryKind }> = {
   "tools/list": { field: "tools", key: "name", kind: "tools" },
   "prompts/list": { field: "prompts", key: "name", kind: "prompts" },
   "resources/list": { field: "resources", key: "uri", kind: "resources" },
@@ -36,7 +36,7 @@ const LISTED: Record<string, { field: string; key: string; kind: EntryKind }> = 
 
 /** completion/complete of a prompt or resource template hidden from the caller: refused in the words
  *  an SDK server uses for a reference it does not have. */
-function refuseHiddenReference(request: MethodRequest, policy: UpstreamAccess): void {
+export function refuseHiddenReference(request: MethodRequest, policy: UpstreamAccess): void {
   const ref = isObject(request.params.ref) ? request.params.ref : {};
   if (ref.type === "ref/prompt" && typeof ref.name === "string" && !policy.allows(request.identity, "prompts", ref.name)) {
     throw invalidParams(`Prompt ${ref.name} not found`);

@@ -21,7 +21,7 @@ import { isObject } from "../util/json.js";
 import type { MethodRequest } from "./handler.js";
 
 /** The kind of question an approval by the caller is (a form elicitation). */
-const APPROVAL_QUESTION: InputRequest = { method: "elicitation/create", params: {} };
+export const APPROVAL_QUESTION: InputRequest = { method: "elicitation/create", params: {} };
 
 export function toolCallHandler(desk: CallDesk, catalog: UpstreamCatalog, policy: UpstreamAccess) {
   return async (request: MethodRequest): Promise<Reply> => {

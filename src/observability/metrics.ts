@@ -31,6 +31,8 @@ export interface LiveSources {
   upstreamSessions(): number;
   /** stdio server processes running (upstream.command; 0 with an HTTP upstream). */
   upstreamProcesses(): number;
+  /** The protocol the backend speaks, as last found (undefined: not known yet). */
+  backendEra?(): "legacy" | "modern" | undefined;
 }
 
 /** Seconds: a tasks/get on loopback takes about a millisecond, an inline tool call may take a minute. */
@@ -204,6 +206,17 @@ export class GatewayMetrics {
       "stdio server processes running (upstream sessions and legacy-door sessions; 0 with an HTTP upstream)",
       () => sources.upstreamProcesses(),
     );
+    new Gauge({
+      name: `${PREFIX}backend_era`,
+      help: "The protocol the backend speaks as last found (1 for it, 0 for the other): legacy (sessions) or modern (2026-07-28)",
+      labelNames: ["era"],
+      registers,
+      collect() {
+        const era = sources.backendEra?.();
+        this.set({ era: "legacy" }, era === "legacy" ? 1 : 0);
+        this.set({ era: "modern" }, era === "modern" ? 1 : 0);
+      },
+    });
   }
 
   /** One request to the MCP endpoint ended. `method` must come from a fixed set (see requests_total);

@@ -9,10 +9,13 @@ import type { Logger } from "pino";
 import type { UpstreamAccess } from "../access/upstreamAccess.js";
 import type { UpstreamPolicy } from "../config/accessOptions.js";
 import type { Config, UpstreamOptions } from "../config/schema.js";
-import { createMethodRouter } from "../methods/methodTable.js";
-import type { MethodRouter } from "../methods/router.js";
+import type { Dispatch } from "../methods/eraRouter.js";
+import { createEraRouter } from "../methods/methodTable.js";
 import { GatewayMetrics } from "../observability/metrics.js";
+import { RelayedTaskFeed } from "../subscriptions/relayedTaskFeed.js";
 import { Subscriptions } from "../subscriptions/subscriptions.js";
+import { BackendTasks } from "../tasks/backendTasks.js";
+import { RelayedTaskIds } from "../tasks/relayedTaskIds.js";
 import type { TaskHolder } from "../tasks/taskAccess.js";
 import type { AccessSide } from "./accessSide.js";
 import type { ClusterSide } from "./clusterSide.js";
@@ -28,7 +31,9 @@ export interface BackendPart {
   upstream: UpstreamSide;
   tasks: TaskSide;
   subscriptions: Subscriptions;
-  router: MethodRouter;
+  /** A modern backend's own tasks (HTTP backends). */
+  backendTasks: BackendTasks | undefined;
+  router: Dispatch;
   door: Door;
   metrics: GatewayMetrics;
   /** Its access rules and approvals (a reload updates them in place). */
@@ -66,7 +71,7 @@ export interface BackendPartDeps {
   /** Where answers and cancels of tasks go (a fleet: whichever backend's runner holds the task). */
   holder?: TaskHolder;
   /** Wraps the router the endpoint uses (a fleet: names the backend in failures, refuses new work while draining). */
-  guard?: (router: MethodRouter) => Pick<MethodRouter, "dispatch">;
+  guard?: (router: Dispatch) => Dispatch;
 }
 
 export function openBackendPart(options: BackendPartOptions, deps: BackendPartDeps): BackendPart {
@@ -79,7 +84,14 @@ export function openBackendPart(options: BackendPartOptions, deps: BackendPartDe
     ledger: backend ? cluster.ledger.scoped(backend.name) : cluster.ledger,
     bindLegacySessions: deps.bindLegacySessions,
   });
-  const tasks = openTaskSide(options, { cluster, pool: upstream.pool, instanceId, metrics, log, backend, holder: deps.holder });
+  const headersFor = (owner: string) => upstream.credentials.headersFor(owner);
+  const modernNow = () => (upstream.era.current?.era === "modern" ? upstream.modernLink : undefined);
+  const upgraded = async (why: string) => (await upstream.era.recheck(why))?.era === "modern";
+  const modern = upstream.modernLink ? { linkNow: modernNow, headersFor, upgraded } : undefined;
+  const tasks = openTaskSide(options, { cluster, pool: upstream.pool, modern, instanceId, metrics, log, backend, holder: deps.holder });
+  const backendTasks = upstream.modernLink
+    ? new BackendTasks({ link: upstream.modernLink, ids: new RelayedTaskIds(options.mrtr.secret, backend?.name), headersFor })
+    : undefined;
   const subscriptions = new Subscriptions({
     access: tasks.access,
     bus: cluster.cluster.bus,
@@ -87,9 +99,15 @@ export function openBackendPart(options: BackendPartOptions, deps: BackendPartDe
     events: upstream.events,
     holderCheckMs: options.holderCheckMs,
     log,
+    relayed: backendTasks ? new RelayedTaskFeed(backendTasks, log) : undefined,
+    noUpstreamSessions: () => modernNow() !== undefined,
   });
   const policy = deps.access.forUpstream(options.policy, backend?.name);
-  const router = createMethodRouter({ upstream, desk: tasks.desk, access: tasks.access, subscriptions, cache: options.cache, policy });
+  const parts = { upstream, desk: tasks.desk, access: tasks.access, subscriptions, cache: options.cache, policy };
+  const router = createEraRouter(
+    parts,
+    upstream.modernLink && backendTasks ? { link: upstream.modernLink, tasks: backendTasks, headersFor } : undefined,
+  );
   metrics.observeLive(liveSources(upstream, tasks, subscriptions));
   const path = backend?.endpoint ?? deps.path;
   const door = deps.doors.open({
@@ -108,6 +126,7 @@ export function openBackendPart(options: BackendPartOptions, deps: BackendPartDe
     upstream,
     tasks,
     subscriptions,
+    backendTasks,
     router,
     door,
     metrics,
@@ -151,5 +170,6 @@ function liveSources(upstream: UpstreamSide, tasks: TaskSide, subscriptions: Sub
     upstreamResourceSubscriptions: () => subscriptions.upstreamSubscriptionCount(),
     upstreamSessions: () => upstream.pool.sessionCount(),
     upstreamProcesses: () => upstream.processes?.count ?? 0,
+    backendEra: () => upstream.era.current?.era,
   };
 }

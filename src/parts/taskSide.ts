@@ -8,7 +8,7 @@
 
 import type { Logger } from "pino";
 import { CallDesk } from "../calls/callDesk.js";
-import { upstreamCalls } from "../calls/callStarter.js";
+import { type ModernCalls, upstreamCalls } from "../calls/callStarter.js";
 import { ParkedCalls } from "../calls/parkedCalls.js";
 import { RequestStateCodec } from "../calls/requestStateCodec.js";
 import { type HolderCommand, type HolderReply, isTaskCommand } from "../cluster/holderLink.js";
@@ -38,6 +38,8 @@ export interface TaskSideOptions {
 export interface TaskSideDeps {
   cluster: ClusterSide;
   pool: UpstreamPool;
+  /** A backend that may speak 2026-07-28: calls taskgate runs itself go there while it does. */
+  modern?: ModernCalls | undefined;
   instanceId: string;
   metrics: TaskRecordsObserver;
   log: Logger;
@@ -62,7 +64,7 @@ export function openTaskSide(options: TaskSideOptions, deps: TaskSideDeps): Task
   });
   const access = new TaskAccess({ records, runner: deps.holder ?? runner, instanceId, leases, link, log, endpoint: backend?.endpoint });
   const desk = new CallDesk({
-    startCall: upstreamCalls(deps.pool, options.tasks.ttlMs),
+    startCall: upstreamCalls(deps.pool, options.tasks.ttlMs, deps.modern),
     runner,
     parked: new ParkedCalls(new RequestStateCodec(options.mrtr.secret), options.mrtr.holdTimeoutMs, log, instanceId),
     link,

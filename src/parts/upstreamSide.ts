@@ -11,7 +11,9 @@ import { createPassThrough } from "../http/passThrough.js";
 import { createStdioBridge } from "../http/stdioBridge.js";
 import type { UpstreamReason } from "../protocol/reasons.js";
 import { UpstreamEvents } from "../subscriptions/upstreamEvents.js";
+import { BackendEra } from "../upstream/backendEra.js";
 import type { CancelOutcome } from "../upstream/jsonRpcPeer.js";
+import { ModernLink } from "../upstream/modernLink.js";
 import type { SessionLedger } from "../upstream/sessionLedger.js";
 import { UpstreamCatalog } from "../upstream/upstreamCatalog.js";
 import { UpstreamCredentials } from "../upstream/upstreamCredentials.js";
@@ -34,8 +36,12 @@ export interface UpstreamSide {
   target: string;
   /** The stdio server processes (upstream.command only). */
   processes: UpstreamLink["processes"];
-  /** The readiness check: the upstream answers a ping. */
-  answers(): Promise<void>;
+  /** Which protocol the backend speaks (probed with upstream.protocol: auto). */
+  era: BackendEra;
+  /** The backend spoken to in 2026-07-28 (HTTP backends; used while the era is modern). */
+  modernLink: ModernLink | undefined;
+  /** The readiness check: the upstream answers a ping (legacy) or server/discover (modern); says which era it found. */
+  answers(): Promise<{ era: string }>;
   /** Closes the upstream sessions a crashed process left (whose instance `isAlive` no longer is). */
   closeLeftovers(isAlive: (instanceId: string) => Promise<boolean>): void;
   /** Logs at once when the upstream cannot be reached (taskgate serves anyway; /readyz says 503). */
@@ -45,7 +51,7 @@ export interface UpstreamSide {
 
 export interface UpstreamSideDeps {
   log: Logger;
-  /** Told of every upstream failure and notification. */
+  /** Told of every upstream failure, notification and cancel. */
   metrics: {
     upstreamFailed(reason: UpstreamReason): void;
     upstreamNotification(method: string): void;
@@ -66,6 +72,7 @@ export function openUpstreamSide(options: UpstreamOptions, deps: UpstreamSideDep
     ...(options.subjectHeader ? { subjectHeader: options.subjectHeader } : {}),
   });
   const link = openUpstreamLink(options, log, credentials, READINESS_OWNER);
+  const { modernLink, era } = openEra(options, link, credentials, deps);
   const pool = new UpstreamPool({
     connect: (owner, profileKey) => link.connect(owner, profileKey),
     sessionsPer: options.sessionsPer,
@@ -105,12 +112,21 @@ export function openUpstreamSide(options: UpstreamOptions, deps: UpstreamSideDep
     if (kind === "tools") catalog.invalidate(profileKey);
   });
   const legacyDoor = openLegacyDoor(options, link, credentials, deps);
-  const answers = () => upstreamAnswers(pool.check(READINESS_OWNER), options.forwardAuthorization);
+  const answers = async () => {
+    // Each readiness probe asks the backend its era again: an upgrade is seen without any client request.
+    const probe = options.protocol === "legacy" || !modernLink ? era.resolve() : era.probeNow("readiness");
+    const found = await upstreamAnswers(probe, options.forwardAuthorization);
+    if (!found) return { era: era.current?.era ?? "unknown" }; // refused taskgate's own (absent) token: it answers
+    if (found.era === "legacy") await upstreamAnswers(pool.check(READINESS_OWNER), options.forwardAuthorization);
+    return { era: found.era };
+  };
   return {
     pool,
     catalog,
     events,
     credentials,
+    era,
+    modernLink,
     legacyDoor,
     target: link.target,
     processes: link.processes,
@@ -133,8 +149,30 @@ export function openUpstreamSide(options: UpstreamOptions, deps: UpstreamSideDep
       await closeQuietly(log, "upstream sessions", () => pool.close());
       await closeQuietly(log, "legacy door", () => legacyDoor.close());
       await closeQuietly(log, "upstream connections", () => link.close());
+      if (modernLink) await closeQuietly(log, "modern backend connections", () => modernLink.close());
     },
   };
+}
+
+/** The backend spoken to in 2026-07-28 (HTTP backends) and the finding of its era. */
+function openEra(options: UpstreamOptions, link: UpstreamLink, credentials: UpstreamCredentials, deps: UpstreamSideDeps) {
+  const { log, metrics } = deps;
+  const modernLink = link.url
+    ? new ModernLink({
+        url: link.url,
+        connectTimeoutMs: options.connectTimeoutMs,
+        requestTimeoutMs: options.requestTimeoutMs,
+        credentialsOf: options.forwardAuthorization ? "caller" : "taskgate",
+        onFailure: (reason) => metrics.upstreamFailed(reason),
+      })
+    : undefined;
+  const era = new BackendEra({
+    setting: options.protocol,
+    ...(modernLink ? { link: modernLink } : {}),
+    headers: () => credentials.headersFor(READINESS_OWNER),
+    log,
+  });
+  return { modernLink, era };
 }
 
 /** The legacy door: a stdio bridge in front of server processes of its own, or the HTTP pass-through. */
@@ -153,11 +191,11 @@ function openLegacyDoor(options: UpstreamOptions, link: UpstreamLink, credential
 
 /** The readiness check of the upstream. When the upstream checks the callers' own tokens
  *  (forwardAuthorization), taskgate has none to show it: a 401/403 then proves it answers. */
-async function upstreamAnswers(check: Promise<void>, forwardsCallerTokens: boolean): Promise<void> {
+async function upstreamAnswers<T>(check: Promise<T>, forwardsCallerTokens: boolean): Promise<T | undefined> {
   try {
-    await check;
+    return await check;
   } catch (error) {
-    if (forwardsCallerTokens && error instanceof UpstreamFailure && error.reason === "upstream_auth") return;
+    if (forwardsCallerTokens && error instanceof UpstreamFailure && error.reason === "upstream_auth") return undefined;
     throw error;
   }
 }

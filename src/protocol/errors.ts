@@ -124,6 +124,10 @@ export const verifierFailure = (reason: "verifier_unavailable" | "verifier_error
 export const upstreamFailureError = (reason: UpstreamReason, message: string, data?: Record<string, unknown>, httpStatus?: number) =>
   reasonError(reason, message, data, httpStatus);
 
+/** A call on a legacy session whose backend moved to 2026-07-28 meanwhile (upstream/backendEra.ts found it). */
+export const upstreamEraChanged = (cause: string) =>
+  reasonError("upstream_era_changed", `${reasonMessage("upstream_era_changed")} (the old session's call: ${cause})`);
+
 /** The upstream's own JSON-RPC error, in its words; legacy "resource not found" becomes InvalidParams. */
 export const upstreamOwnError = (error: JsonRpcErrorObject) =>
   new RpcError(error.code === LEGACY_RESOURCE_NOT_FOUND ? ErrorCode.InvalidParams : error.code, error.message, error.data);

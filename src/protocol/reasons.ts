@@ -46,6 +46,11 @@ const UPSTREAM = {
   upstream_lost: internal(502, "Upstream call lost: <why>"),
   upstream_exited: internal(502, "Upstream server process <pid> exited with code <code> (or was killed by <signal>)…"),
   upstream_sessions_exhausted: internal(503, "taskgate holds upstream.maxSessions (<limit>) upstream sessions, all in use"),
+  upstream_era_changed: internal(
+    502,
+    "the backend moved from the session protocol to 2026-07-28 while this ran; " +
+      "the call it had on its old session ended with it: call again",
+  ),
   session_gone: internal(502, "the upstream no longer knows session <id> (HTTP <status>)"),
   shutting_down: internal(503, "taskgate is shutting down"),
 } as const satisfies Record<string, ReasonEntry>;

@@ -11,7 +11,8 @@ import { ErrorCode, RpcError } from "../protocol/errors.js";
 import { SHUTDOWN } from "../protocol/reasons.js";
 import { notificationMessage, resultMessage } from "../protocol/reply.js";
 import type { RequestNote } from "../protocol/requestNote.js";
-import { type JsonObject, META, type RequestId, TERMINAL_STATUSES } from "../protocol/wire.js";
+import { type JsonObject, META, type RequestId, type TaskStatus, TERMINAL_STATUSES } from "../protocol/wire.js";
+import { BackendTasks } from "../tasks/backendTasks.js";
 import type { TaskAccess } from "../tasks/taskAccess.js";
 import type { TaskRecord } from "../tasks/taskRecord.js";
 import { detailedTask } from "../tasks/taskView.js";
@@ -19,6 +20,7 @@ import type { UpstreamPool } from "../upstream/upstreamPool.js";
 import { AsyncQueue } from "../util/asyncQueue.js";
 import { isObject } from "../util/json.js";
 import type { ListenFilter } from "./listenFilter.js";
+import type { RelayedFollow, RelayedTaskFeed } from "./relayedTaskFeed.js";
 import type { ListKind, UpstreamEvents } from "./upstreamEvents.js";
 import type { UpstreamResources } from "./upstreamResources.js";
 
@@ -29,6 +31,10 @@ export interface ListenDeps {
   events: UpstreamEvents;
   resources: UpstreamResources;
   log: Logger;
+  /** A modern backend's own tasks (relayed ids), when the backend is one. */
+  relayed?: RelayedTaskFeed | undefined;
+  /** Whether the backend is modern now: list and resource notifications are then not taken from legacy sessions. */
+  noUpstreamSessions?: (() => boolean) | undefined;
 }
 
 /** The listen request a stream answers. */
@@ -97,8 +103,10 @@ export class ListenStream {
     const { access, bus, events, resources } = this.deps;
     const honoured: JsonObject = {};
 
+    const relayed = await this.followRelayed(filter.taskIds.filter((id) => BackendTasks.isRelayed(id)));
+    if (this.disposed) return;
     // Tasks: follow on the bus first, then read the current state, so no change falls between.
-    for (const taskId of filter.taskIds) {
+    for (const taskId of filter.taskIds.filter((id) => !BackendTasks.isRelayed(id))) {
       this.follows.set(taskId, { last: -1, queue: [], off: bus.subscribe(taskId, (record) => this.onRecord(taskId, record)) });
     }
     const current = new Map<string, TaskRecord>();
@@ -112,10 +120,11 @@ export class ListenStream {
       }
       if (this.disposed) return;
     }
-    if (filter.asked.taskIds) honoured.taskIds = [...current.keys()];
+    if (filter.asked.taskIds) honoured.taskIds = [...relayed.keys(), ...current.keys()];
 
     // Upstream-fed kinds: only what the upstream offers and can actually tell us about.
-    const wantsUpstream = LIST_KINDS.some(([field]) => filter[field]) || filter.asked.resourceSubscriptions;
+    const wantsUpstream =
+      !this.deps.noUpstreamSessions?.() && (LIST_KINDS.some(([field]) => filter[field]) || filter.asked.resourceSubscriptions);
     const upstream = wantsUpstream ? await this.upstreamOffers() : undefined;
     if (this.disposed) return;
     for (const [field, kind] of LIST_KINDS) {
@@ -146,6 +155,12 @@ export class ListenStream {
     // Nothing was sent before this point; the acknowledgement is the first message.
     this.acknowledged = true;
     this.messages.push(notificationMessage("notifications/subscriptions/acknowledged", { ...this.tag(), notifications: honoured }));
+    for (const [, follow] of relayed) {
+      this.messages.push(notificationMessage("notifications/tasks", { ...this.tag(), ...follow.current }));
+      if (!TERMINAL_STATUSES.has(follow.current.status as TaskStatus)) {
+        this.hold(follow.follow((task) => this.emit(notificationMessage("notifications/tasks", { ...this.tag(), ...task }))));
+      }
+    }
     for (const [taskId, record] of current) {
       const follow = this.follows.get(taskId);
       if (!follow) continue;
@@ -175,6 +190,18 @@ export class ListenStream {
     this.messages.end();
     this.deps.log.debug({ event: "subscriptions.listen.closed", subscriptionId: this.id, why }, "listen stream closed");
     this.onDisposed(this);
+  }
+
+  /** A modern backend's own tasks this stream may follow (the owner's): their follows, by id. */
+  private async followRelayed(taskIds: string[]): Promise<Map<string, RelayedFollow>> {
+    const follows = new Map<string, RelayedFollow>();
+    const feed = this.deps.relayed;
+    if (!feed) return follows;
+    for (const taskId of taskIds) {
+      const follow = await feed.open(this.request.ownerHash, taskId);
+      if (follow) follows.set(taskId, follow);
+    }
+    return follows;
   }
 
   /** Keeps `cleanup` for dispose(); runs it at once if the stream is already gone. */

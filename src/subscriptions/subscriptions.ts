@@ -13,6 +13,7 @@ import type { TaskRecord } from "../tasks/taskRecord.js";
 import type { UpstreamPool } from "../upstream/upstreamPool.js";
 import { parseListenFilter } from "./listenFilter.js";
 import { type ListenRequest, ListenStream } from "./listenStream.js";
+import type { RelayedTaskFeed } from "./relayedTaskFeed.js";
 import type { UpstreamEvents } from "./upstreamEvents.js";
 import { UpstreamResources } from "./upstreamResources.js";
 
@@ -24,6 +25,10 @@ export interface SubscriptionsDeps {
   /** How often followed tasks are checked for a dead holder instance. */
   holderCheckMs: number;
   log: Logger;
+  /** A modern backend's own tasks (relayed ids). */
+  relayed?: RelayedTaskFeed | undefined;
+  /** Whether the backend is modern now (no legacy sessions for its notifications). */
+  noUpstreamSessions?: (() => boolean) | undefined;
 }
 
 export class Subscriptions {

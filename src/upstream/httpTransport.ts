@@ -57,7 +57,7 @@ export function upstreamDispatchers(url: string, connectTimeoutMs: number): Upst
 
 /** An upstream 401/403. The caller's forwarded token refused: 403 to the caller (its token does not
  *  reach that far); taskgate's own credentials refused: 502 (taskgate is misconfigured). */
-function refusedCredentials(status: number, what: string, whose: "taskgate" | "caller"): UpstreamFailure {
+export function refusedCredentials(status: number, what: string, whose: "taskgate" | "caller"): UpstreamFailure {
   const hint =
     whose === "caller"
       ? "it did not accept the caller's token that taskgate forwards (upstream.forwardAuthorization)"

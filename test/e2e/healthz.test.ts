@@ -23,7 +23,7 @@ describe("GET /healthz", () => {
   test("answers ready with counts, and counts a held task while it runs", async () => {
     assert.deepEqual(await health(), {
       status: "ready",
-      checks: { upstream: { ok: true }, store: { ok: true } },
+      checks: { upstream: { ok: true, detail: { era: "legacy" } }, store: { ok: true } },
       heldTasks: 0,
       heldCalls: 0,
       inlineCalls: 0,

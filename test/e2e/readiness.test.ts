@@ -81,7 +81,7 @@ describe("/livez, /readyz and /healthz while the upstream comes and goes", () =>
       }),
     );
     t.diagnostic(`/readyz 200 ${ms} ms after the upstream started`);
-    assert.deepEqual(up.body, { status: "ready", checks: { upstream: { ok: true }, store: { ok: true } } });
+    assert.deepEqual(up.body, { status: "ready", checks: { upstream: { ok: true, detail: { era: "legacy" } }, store: { ok: true } } });
     const healthUp = await gw.get("/healthz");
     assert.equal(healthUp.status, 200, "/healthz once the upstream answers");
     assert.equal(healthUp.body.status, "ready");

@@ -52,6 +52,7 @@ describe("loadConfig: layering", () => {
     assert.deepEqual(config, {
       upstream: {
         url: "http://127.0.0.1:9000/mcp",
+        protocol: "auto",
         env: {},
         sessionsPer: "identity",
         maxSessions: 1000,
@@ -164,6 +165,7 @@ describe("loadConfig: layering", () => {
     const config = loadConfig({
       env: {
         TASKGATE_UPSTREAM_URL: "http://up:1/mcp",
+        TASKGATE_UPSTREAM_PROTOCOL: "modern",
         TASKGATE_UPSTREAM_SESSIONS_PER: "capabilities",
         TASKGATE_UPSTREAM_MAX_SESSIONS: "11",
         TASKGATE_UPSTREAM_SESSION_IDLE_MS: "12",
@@ -232,6 +234,7 @@ describe("loadConfig: layering", () => {
     assert.deepEqual(config, {
       upstream: {
         url: "http://up:1/mcp",
+        protocol: "modern",
         env: {},
         sessionsPer: "capabilities",
         maxSessions: 11,
@@ -283,7 +286,7 @@ describe("loadConfig: layering", () => {
       console: { enabled: false, oauthClientId: "taskgate-console", oauthScopes: ["tasks:read", "tasks:answer"] },
     });
     // These, the 2 upstream.command ones and the 13 auth.jwt / resource metadata variables in the next tests.
-    assert.equal(ENV_VARS.length, 81);
+    assert.equal(ENV_VARS.length, 82);
   });
 
   it("maps the stdio upstream's variables: the command line is split like a shell does, without one", () => {

@@ -11,8 +11,10 @@ import { REPO } from "../repoRoot.js";
 export interface ServerLaunch {
   /** Used in every message about this server. */
   name: string;
-  /** Node arguments that run the server (its script first, then its own arguments). */
+  /** Node arguments that run the server (its script first, then its own arguments); with `command`, that program's. */
   args: string[];
+  /** A program other than node (no loopback preload then: the server must bind 127.0.0.1 itself). */
+  command?: string;
   /** Environment variable the server reads its port from. */
   portVariable: string;
   /** A stdout or stderr line that says the server accepts connections. */
@@ -100,8 +102,8 @@ export async function startServerProcess(launch: ServerLaunch, port: number): Pr
   const start = async () => {
     child = await ManagedProcess.start({
       name: launch.name,
-      command: process.execPath,
-      args: [...preloadArgs("loopbackOnly"), ...launch.args],
+      command: launch.command ?? process.execPath,
+      args: launch.command ? launch.args : [...preloadArgs("loopbackOnly"), ...launch.args],
       cwd: REPO,
       env: minimalEnv(launch, port),
       ready: launch.ready,

@@ -60,6 +60,32 @@ export const LAUNCHES = {
       portVariable: "PORT",
       ready: /\[FastMCP info\] server is running on HTTP Stream at/,
     }) satisfies ServerLaunch,
+  /** Ours, on the v2 SDK (test/fixtures/modernServer.ts): 2026-07-28 and, through the SDK's fallback, 2025-era clients. */
+  modernDualEra: () =>
+    ({
+      name: "modern fixture (dual-era)",
+      args: mainArgs("modernServer"),
+      portVariable: "PORT",
+      ready: /modern fixture listening on/,
+    }) satisfies ServerLaunch,
+  /** The same server, 2026-07-28 only (the SDK's legacy: 'reject'). */
+  modernOnly: () =>
+    ({
+      name: "modern fixture (2026-only)",
+      args: mainArgs("modernServer"),
+      portVariable: "PORT",
+      ready: /modern fixture listening on/,
+      env: { LEGACY: "reject" },
+    }) satisfies ServerLaunch,
+  /** 2026-only and without the tasks extension: taskgate makes the tasks. */
+  modernNoTasks: () =>
+    ({
+      name: "modern fixture (2026-only, no tasks)",
+      args: mainArgs("modernServer"),
+      portVariable: "PORT",
+      ready: /modern fixture listening on/,
+      env: { LEGACY: "reject", TASKS: "off" },
+    }) satisfies ServerLaunch,
 } as const;
 
 export type ServerName = keyof typeof LAUNCHES;
