@@ -40,7 +40,7 @@ const WebhookSchema = z
     url: z.url({ protocol: /^https?$/ }),
     secret: z.string().min(16, "must be at least 16 characters (use 32 random bytes, hex)"),
     events: z
-      .array(z.enum(["input_required", "completed", "failed"]))
+      .array(z.enum(["input_required", "completed", "failed", "approval_requested"]))
       .min(1)
       .default(["input_required", "completed", "failed"]),
   })
