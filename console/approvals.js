@@ -4,7 +4,8 @@
 // approval_requested notification carries) marks that one and scrolls to it. Each card names the
 // tool (and backend), the caller, when it was asked, when it expires (date and time: approvals can
 // last days), the rule, and the arguments only when taskgate shows them (audit.arguments),
-// otherwise their digest. What was decided stays said above the list, which is read again.
+// otherwise their digest. What was decided stays said above the list, which is read again. The list
+// is read when shown (and on Refresh), not followed live.
 
 import { el } from "./form.js";
 import { ago } from "./tasks.js";
@@ -20,8 +21,11 @@ export async function showApprovals(api, main, linked, said) {
   const list = el("div", { class: "approvals" });
   const decided = el("p", { class: "form-status", role: "status" }, said ? [said] : []);
   const gone = linked !== undefined && !approvals.some((approval) => approval.approvalId === linked);
+  const refresh = el("button", { type: "button" }, ["Refresh"]);
+  refresh.addEventListener("click", () => showApprovals(api, main, linked));
   main.replaceChildren(
     el("h1", {}, ["Approvals"]),
+    refresh,
     decided,
     ...(gone && !said ? [el("p", { class: "hint" }, ["The approval this link names is no longer waiting for you."])] : []),
     approvals.length === 0 ? el("p", { class: "empty" }, ["Nothing waits for an approval."]) : list,
