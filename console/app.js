@@ -1,7 +1,8 @@
 // The console's entry: reads /console/settings.json, finishes an OAuth return if this is one, then
 // with the session's token asks GET me who is signed in (an operator gets the operator view, and
 // the approvals section shows only when GET approvals answers 200) and shows the view the address
-// names: #/tasks (default), #/tasks/<taskId> (the link notifications carry), #/operator, #/approvals.
+// names: #/tasks (default), #/tasks/<taskId> (the link notifications carry), #/operator, #/approvals,
+// #/approvals/<approvalId> (the link approval notifications carry).
 // Each view gets an AbortSignal that ends its streams and timers when another replaces it.
 
 import { Api, ApiError } from "./api.js";
@@ -24,12 +25,12 @@ async function route(api, can) {
   current = new AbortController();
   const { signal } = current;
   const hash = location.hash.replace(/^#\/?/, "");
-  const view = hash === "operator" || hash === "approvals" ? hash : "tasks";
+  const view = hash === "operator" ? hash : hash === "approvals" || hash.startsWith("approvals/") ? "approvals" : "tasks";
   for (const link of nav.querySelectorAll("a")) link.toggleAttribute("aria-current", link.dataset.view === view);
   try {
     if (hash.startsWith("tasks/")) await showTask(api, main, decodeURIComponent(hash.slice("tasks/".length)), signal);
     else if (hash === "operator" && can.operator) await showOperator(api, main, signal);
-    else if (hash === "approvals" && can.approvals) await showApprovals(api, main);
+    else if (view === "approvals" && can.approvals) await showApprovals(api, main, linkedApproval(hash));
     else await showMyTasks(api, main, signal);
   } catch (error) {
     if (signal.aborted) return;
@@ -37,6 +38,11 @@ async function route(api, can) {
     const message = describe(error, 404, "No such task (or not yours).");
     main.replaceChildren(Object.assign(document.createElement("p"), { className: "error", textContent: message }));
   }
+}
+
+/** The approval id in #/approvals/<approvalId>, if the address names one. @param {string} hash */
+function linkedApproval(hash) {
+  return hash.startsWith("approvals/") ? decodeURIComponent(hash.slice("approvals/".length)) : undefined;
 }
 
 /** What went wrong, for the person: `known` for an ApiError of HTTP `status`, else the error's message.

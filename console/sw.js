@@ -1,10 +1,12 @@
 // The console's service worker, for Web Push only (it serves no requests): shows each push
 // taskgate sends ({event, taskId, status, message, tool, consoleUrl}: a question's text, never an
-// answer) and opens the console at that task when the notification is clicked (only a console URL
+// answer; for approval_requested {approvalId, tool, caller, expiresAt}, never the arguments) and
+// opens the console at that task or approval when the notification is clicked (only a console URL
 // of this origin).
 
 /**
- * @typedef {{ event?: string, taskId?: string, status?: string, message?: string, tool?: string, consoleUrl?: string }} Payload
+ * @typedef {{ event?: string, taskId?: string, status?: string, message?: string, tool?: string, consoleUrl?: string,
+ *   approvalId?: string, caller?: string, expiresAt?: string }} Payload
  * @typedef {{ data?: { json(): unknown } | null, notification?: Notification, waitUntil(promise: Promise<unknown>): void }} WorkerEvent
  * @typedef {{ registration: ServiceWorkerRegistration, clients: { openWindow(url: string): Promise<unknown> }, location: Location,
  *   addEventListener(type: "push" | "notificationclick", listener: (event: WorkerEvent) => void): void }} WorkerScope
@@ -20,15 +22,22 @@ worker.addEventListener("push", (event) => {
   } catch {
     // not JSON: a generic notification
   }
-  const title =
-    payload.event === "input_required"
-      ? (payload.message ?? "A task needs your answer")
-      : `${payload.tool ?? "A task"}: ${payload.status ?? "changed"}`;
-  const body = payload.event === "input_required" ? `${payload.tool ?? "A task"} is waiting for you` : (payload.message ?? "");
-  event.waitUntil(
-    worker.registration.showNotification(title, { body, tag: payload.taskId ?? "taskgate", data: { url: payload.consoleUrl } }),
-  );
+  const { title, body } = shown(payload);
+  const tag = payload.approvalId ?? payload.taskId ?? "taskgate";
+  event.waitUntil(worker.registration.showNotification(title, { body, tag, data: { url: payload.consoleUrl } }));
 });
+
+/** The notification's title and text. @param {Payload} payload */
+function shown(payload) {
+  const tool = payload.tool ?? "A task";
+  if (payload.event === "approval_requested") {
+    const until = payload.expiresAt ? `, until ${new Date(payload.expiresAt).toLocaleString()}` : "";
+    return { title: `Approval asked: ${tool}`, body: `Asked by ${payload.caller ?? "someone"}${until}` };
+  }
+  if (payload.event === "input_required")
+    return { title: payload.message ?? "A task needs your answer", body: `${tool} is waiting for you` };
+  return { title: `${tool}: ${payload.status ?? "changed"}`, body: payload.message ?? "" };
+}
 
 worker.addEventListener("notificationclick", (event) => {
   event.notification?.close();

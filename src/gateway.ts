@@ -8,6 +8,7 @@
 import { randomUUID } from "node:crypto";
 import type { Server } from "node:http";
 import type { Logger } from "pino";
+import { inRole } from "./access/approvals.js";
 import { tracedHolderLink } from "./cluster/tracedHolderLink.js";
 import type { Config } from "./config/schema.js";
 import { openFleet } from "./fleet/fleet.js";
@@ -35,6 +36,8 @@ export interface Gateway {
   log: Logger;
   /** Pids of the upstream server processes running now (upstream.command, or a fleet's command backends). */
   upstreamProcesses?: () => number[];
+  /** Resolves once no notification is queued, waiting for a retry or being sent (tests: "nothing else was sent"). */
+  notificationsSettled(): Promise<void>;
   /** A fleet's: applies the configuration file again (as SIGHUP does); resolves with what it did. */
   reload?: () => Promise<unknown>;
   close(): Promise<void>;
@@ -58,7 +61,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   // While tracing is on, each hop to another instance is a span and carries its trace context.
   if (tracingOn()) cluster.cluster.link = tracedHolderLink(cluster.cluster.link);
   let ownUrl = "http://127.0.0.1";
-  const notifier = new Notifier(config.notify, () => config.inventory.publicUrl ?? ownUrl, log);
+  const notifier = new Notifier(config.notify, () => config.inventory.publicUrl ?? ownUrl, log, inRole);
   cluster.transitions.push(notifier.transition);
   const callers = openCallers(config, log);
   const doors = openDoors(
@@ -125,6 +128,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     port,
     server,
     log,
+    notificationsSettled: () => notifier.queue.settled(),
     ...(processes || config.upstream === undefined ? { upstreamProcesses: () => endpoints.processes() } : {}),
     ...(endpoints.reload ? { reload: () => endpoints.reload?.() ?? Promise.resolve() } : {}),
     async close() {

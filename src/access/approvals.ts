@@ -141,7 +141,7 @@ function decisionFor(record: TaskRecord, approval: StoredApproval): Decision | u
 }
 
 /** In the approver role, and not the caller itself: an approval is a second person's. */
-function inRole(identity: Identity, approval: StoredApproval): boolean {
+export function inRole(identity: Identity, approval: StoredApproval): boolean {
   return ownerHashOf(identity) !== approval.callerHash && compileRole(approval.approver).matches(identity);
 }
 

@@ -40,7 +40,7 @@ const WebhookSchema = z
     url: z.url({ protocol: /^https?$/ }),
     secret: z.string().min(16, "must be at least 16 characters (use 32 random bytes, hex)"),
     events: z
-      .array(z.enum(["input_required", "completed", "failed"]))
+      .array(z.enum(["input_required", "completed", "failed", "approval_requested"]))
       .min(1)
       .default(["input_required", "completed", "failed"]),
   })
@@ -57,7 +57,7 @@ const WebPushSchema = z
 export const NotifySchema = z
   .object({
     webhooks: option(z.array(WebhookSchema).default([]), {
-      help: "signed webhooks told of tasks entering input_required, completing or failing: [{url, secret, events}]",
+      help: "signed webhooks told of tasks needing input, completing or failing, and of approval requests: [{url, secret, events}]",
       details:
         'Each delivery is a JSON POST with `X-Taskgate-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">`. ' +
         "See docs/operators.md.",

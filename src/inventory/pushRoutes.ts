@@ -28,7 +28,7 @@ export function pushRoutes(notifier: Notifier): Array<{ method: "get" | "post" |
       path: "/notify/push-subscriptions",
       handle: async (caller, req: express.Request, res: ServerResponse) => {
         publicKey();
-        notifier.subscriptions.add(caller.owner, parseSubscription(req.body));
+        notifier.subscriptions.add(caller.owner, caller.identity, parseSubscription(req.body));
         sendInventoryJson(res, 201, { subscribed: true });
       },
     },

@@ -2,12 +2,26 @@
 // completed, failed), the task id, status, statusMessage, the question's message while it waits,
 // tool, backend, a console link and the time. Never an answer, an argument value, a result or a
 // secret. A transition notifies when the status changed to one of those three; cancelled does not.
+// `approval_requested` (for the approvers, not the owner) is the write that put a new approval on
+// a task: its id, tool, backend, caller, expiry and a console link to it; never the arguments (not
+// even when audit.arguments shows them to approvers in the console), nor their digest.
 
 import type { JsonObject } from "../protocol/wire.js";
-import type { TaskRecord } from "../tasks/taskRecord.js";
+import type { StoredApproval, TaskRecord } from "../tasks/taskRecord.js";
 
 export const NOTIFY_EVENTS = ["input_required", "completed", "failed"] as const;
 export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
+export const APPROVAL_REQUESTED = "approval_requested";
+
+/** The approval this change asked for, if it put a new one (undecided) on the task. */
+export function approvalRequested(record: TaskRecord, before: TaskRecord): StoredApproval | undefined {
+  const approval = record.approval;
+  if (!approval || approval.decision || before.approval?.approvalId === approval.approvalId) return undefined;
+  return approval;
+}
+
+/** The console's address: inventory.publicUrl or this instance's own URL, then `/console#/<route>`. */
+const consoleLink = (baseUrl: string, route: string) => `${baseUrl.replace(/\/+$/, "")}/console#/${route}`;
 
 /** The event this change is, if it is one to notify. */
 export function eventOf(record: TaskRecord, before: TaskRecord["status"]): NotifyEvent | undefined {
@@ -34,7 +48,23 @@ export function notificationOf(record: TaskRecord, event: NotifyEvent, baseUrl: 
     ...(message !== undefined ? { message } : {}),
     tool: record.tool,
     ...(record.backend !== undefined ? { backend: record.backend } : {}),
-    consoleUrl: `${baseUrl.replace(/\/+$/, "")}/console#/tasks/${encodeURIComponent(record.taskId)}`,
+    consoleUrl: consoleLink(baseUrl, `tasks/${encodeURIComponent(record.taskId)}`),
+    at: record.lastUpdatedAt,
+  };
+}
+
+export function approvalNotificationOf(record: TaskRecord, approval: StoredApproval, baseUrl: string): JsonObject {
+  return {
+    event: APPROVAL_REQUESTED,
+    approvalId: approval.approvalId,
+    taskId: record.taskId,
+    tool: approval.tool,
+    ...(approval.backend !== undefined ? { backend: approval.backend } : {}),
+    caller: approval.caller,
+    approver: approval.approverText,
+    requestedAt: approval.requestedAt,
+    expiresAt: approval.expiresAt,
+    consoleUrl: consoleLink(baseUrl, `approvals/${encodeURIComponent(approval.approvalId)}`),
     at: record.lastUpdatedAt,
   };
 }

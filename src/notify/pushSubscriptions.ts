@@ -2,8 +2,10 @@
 // PER_OWNER_MAX per owner (the oldest goes) and TOTAL_MAX in all (a new owner past it is refused).
 // Lost on restart; in a deployment of several instances a subscription is known to the instance
 // that received it (see docs/operators.md). An endpoint must be https:// (http:// only on a loopback
-// address, for local testing), its keys base64url.
+// address, for local testing), its keys base64url. Each owner's identity (as signed in when it last
+// subscribed) is kept with its subscriptions, so approval requests can go to approvers' browsers.
 
+import type { Identity } from "../auth/identity.js";
 import { inventoryError } from "../protocol/errors.js";
 import { isObject } from "../util/json.js";
 
@@ -37,29 +39,40 @@ export function parseSubscription(body: unknown): PushSubscription {
   return { endpoint: url.href, keys: { p256dh, auth } };
 }
 
-export class PushSubscriptions {
-  private readonly byOwner = new Map<string, PushSubscription[]>();
+interface OwnerSubscriptions {
+  identity: Identity;
+  list: PushSubscription[];
+}
 
-  add(owner: string, subscription: PushSubscription): void {
-    const list = (this.byOwner.get(owner) ?? []).filter((known) => known.endpoint !== subscription.endpoint);
+export class PushSubscriptions {
+  private readonly byOwner = new Map<string, OwnerSubscriptions>();
+
+  add(owner: string, identity: Identity, subscription: PushSubscription): void {
+    const list = (this.byOwner.get(owner)?.list ?? []).filter((known) => known.endpoint !== subscription.endpoint);
     if (!this.byOwner.has(owner) && this.byOwner.size >= TOTAL_MAX) {
       throw inventoryError("unavailable", "taskgate holds as many push subscriptions as it keeps; try again later");
     }
     list.push(subscription);
     if (list.length > PER_OWNER_MAX) list.shift();
-    this.byOwner.set(owner, list);
+    this.byOwner.set(owner, { identity, list });
   }
 
   /** true when it was there. */
   remove(owner: string, endpoint: string): boolean {
-    const list = this.byOwner.get(owner) ?? [];
-    const kept = list.filter((known) => known.endpoint !== endpoint);
-    if (kept.length === 0) this.byOwner.delete(owner);
-    else this.byOwner.set(owner, kept);
+    const known = this.byOwner.get(owner);
+    const list = known?.list ?? [];
+    const kept = list.filter((subscription) => subscription.endpoint !== endpoint);
+    if (!known || kept.length === 0) this.byOwner.delete(owner);
+    else this.byOwner.set(owner, { ...known, list: kept });
     return kept.length !== list.length;
   }
 
   of(owner: string): readonly PushSubscription[] {
-    return this.byOwner.get(owner) ?? [];
+    return this.byOwner.get(owner)?.list ?? [];
+  }
+
+  /** The owners whose identity `wanted` accepts (at most TOTAL_MAX to look through). */
+  *owners(wanted: (identity: Identity, owner: string) => boolean): Generator<string> {
+    for (const [owner, { identity }] of this.byOwner) if (wanted(identity, owner)) yield owner;
   }
 }

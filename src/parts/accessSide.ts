@@ -2,6 +2,8 @@
 // records (listed and decided from any instance sharing the store), and how a caller is named to
 // approvers and in audit lines. One per instance; each upstream's rules sit in its BackendPart
 // (UpstreamAccess), made from this side and its own access/approvals blocks.
+// Approval writes are told to the instance's transitions like any task write: the notifier hears
+// of a new approval from the instance that asked for it.
 
 import type { Logger } from "pino";
 import { Approvals } from "../access/approvals.js";
@@ -23,7 +25,11 @@ export interface AccessSide {
 
 export function openAccessSide(config: Pick<Config, "audit" | "auth">, cluster: ClusterSide, log: Logger): AccessSide {
   const audit = new AuditTrail(config.audit, log);
-  const approvals = new Approvals(new TaskRecords(cluster.store, cluster.cluster.bus), cluster.cluster.bus, cluster.store);
+  const approvals = new Approvals(
+    new TaskRecords(cluster.store, cluster.cluster.bus, undefined, cluster.transitions),
+    cluster.cluster.bus,
+    cluster.store,
+  );
   const shown = (identity: Identity) => loggableSubject(identity, config.auth.mode);
   const auditAllCalls = config.audit.file !== undefined;
   return {

@@ -17,7 +17,7 @@ import type { TaskRecord } from "./taskRecord.js";
 import type { TaskStore } from "./taskStore.js";
 
 /** Told of every change this instance wrote (not of those coming from others): notifications go out once, from here. */
-export type TaskTransition = (record: TaskRecord, before: TaskRecord["status"]) => void;
+export type TaskTransition = (record: TaskRecord, before: TaskRecord) => void;
 
 export type StoreOperation = "create" | "get" | "update" | "list_unfinished";
 
@@ -59,19 +59,19 @@ export class TaskRecords {
   /** Changes a task that is not yet terminal and announces it; the new record, or undefined if nothing changed. */
   async write(taskId: string, mutate: (current: TaskRecord) => TaskRecord | undefined): Promise<TaskRecord | undefined> {
     let changed = false;
-    let before: TaskRecord["status"] | undefined;
+    let before: TaskRecord | undefined;
     const updated = await this.guard("update", () =>
       this.store.update(taskId, (current) => {
         const mutated = TERMINAL_STATUSES.has(current.status) ? undefined : mutate(current);
         const next = mutated === undefined ? undefined : withHistory(current, mutated);
         changed = next !== undefined;
-        before = current.status;
+        before = current;
         return next;
       }),
     );
     if (!updated || !changed) return undefined;
     if (TERMINAL_STATUSES.has(updated.status)) this.observer.taskFinished(updated.status);
-    if (updated.trace && updated.status !== before) recordTaskPhase(updated.trace, phaseOf(updated.status), taskId, updated.tool);
+    if (updated.trace && updated.status !== before?.status) recordTaskPhase(updated.trace, phaseOf(updated.status), taskId, updated.tool);
     this.bus.publish(updated);
     if (before !== undefined) for (const told of this.transitions) told(updated, before);
     return updated;

@@ -2,7 +2,8 @@
 // redis-server of the test's own) or one real PostgreSQL database (each skipped, saying why, when
 // it cannot run), in front of the real example legacy server. A call that needs carol's approval
 // is held on instance a; carol lists it on instance b and approves it there; the call then runs
-// on a (the upstream's own events say when it received it).
+// on a (the upstream's own events say when it received it). A webhook that lists
+// approval_requested (configured on all three instances) gets the request once, from a.
 // Run: node --import tsx --test test/e2e/approvalsAcrossInstances.test.ts
 
 import assert from "node:assert/strict";
@@ -10,6 +11,7 @@ import { after, before, describe, test } from "node:test";
 import type { JsonObject } from "../../src/protocol/wire.js";
 import { freshDatabase, POSTGRES_SKIP } from "../support/postgres.js";
 import { REDIS_SKIP } from "../support/redisServer.js";
+import { type Receiver, startReceiver } from "../support/servers/notifyReceivers.js";
 import { type SharedRedisStack, startSharedRedisStack } from "../support/sharedRedisStack.js";
 import { createTask, pollTask } from "../support/tasks.js";
 
@@ -20,18 +22,26 @@ for (const backend of ["Redis", "PostgreSQL"] as const) {
 
 function suite(backend: "Redis" | "PostgreSQL"): void {
   let stack: SharedRedisStack;
+  let hook: Receiver;
   const deployed: string[] = [];
 
   before(async () => {
+    hook = await startReceiver(() => 200);
     stack = await startSharedRedisStack({
       speed: 20,
       leaseMs: 3_000,
-      config: { approvals: [{ tools: ["deploy"], approver: { subjects: ["carol"] }, expiresAfterMs: 60_000 }] },
+      config: {
+        approvals: [{ tools: ["deploy"], approver: { subjects: ["carol"] }, expiresAfterMs: 60_000 }],
+        notify: { webhooks: [{ url: hook.url, secret: "webhook-secret-0123456789abcdef", events: ["approval_requested"] }] },
+      },
       ...(backend === "PostgreSQL" ? { postgresUrl: await freshDatabase() } : {}),
     });
     stack.legacy.events.on("deployed", (event: { version: string }) => deployed.push(event.version));
   });
-  after(() => stack?.close());
+  after(async () => {
+    await stack?.close();
+    await hook?.close();
+  });
 
   test("held on a, listed and approved on b, run on a", async () => {
     const { a, b } = stack;
@@ -52,5 +62,12 @@ function suite(backend: "Redis" | "PostgreSQL"): void {
     const done = await pollTask(a.url, task.taskId as string, (t) => t.status !== "working", { timeoutMs: 10_000 });
     assert.equal(done.status, "completed", JSON.stringify(done));
     assert.deepEqual(deployed, ["42"]);
+    await Promise.all([a, b, stack.c].map((gateway) => gateway.notificationsSettled()));
+    const events = hook.received.map((delivery) => JSON.parse(delivery.body.toString("utf8")) as JsonObject);
+    assert.deepEqual(
+      events.map((event) => [event.event, event.approvalId]),
+      [["approval_requested", pending.approvalId]],
+      "notified once, by the instance holding the call",
+    );
   });
 }

@@ -16,6 +16,7 @@ import type { Page } from "playwright-core";
 import { loggableSubject } from "../../src/auth/identity.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
 import { type Browser, openBrowser } from "../support/browser.js";
+import { card, signIn as signInAt } from "../support/consolePage.js";
 import { TASKS_CAPS } from "../support/mcpClient.js";
 import { REPO } from "../support/repoRoot.js";
 import { type Stack, startStack } from "../support/stack.js";
@@ -50,14 +51,7 @@ async function waitingTask(tool: string, who: string, args: JsonObject = {}, cap
   return taskId;
 }
 
-async function signIn(page: Page, token: string): Promise<void> {
-  await page.goto(`${origin}/console`);
-  await page.getByLabel("Bearer token").fill(token);
-  await page.getByRole("button", { name: "Sign in", exact: true }).click();
-  await page.locator("#who", { hasText: token }).waitFor();
-}
-
-const card = (page: Page, taskId: string) => page.locator(`article[data-task="${taskId}"]`);
+const signIn = (page: Page, token: string) => signInAt(page, origin, token);
 const fieldError = (page: Page, taskId: string, key: string) => card(page, taskId).locator(`.field[data-field="${key}"] .error`);
 
 /** Marks the document, so a test can tell it was never reloaded. */

@@ -147,3 +147,94 @@ describe("notifications: signed webhooks with retries, and Web Push", () => {
     assert.match(metrics, /taskgate_notifications_total\{channel="webpush",outcome="delivered"\} 2/);
   });
 });
+
+describe("notifications: approval_requested to the webhooks that list it and to the approvers' browsers", () => {
+  let s: Stack;
+  let hook: Receiver;
+  let push: Receiver;
+  const carolKeys = subscriptionKeys();
+  const bobKeys = subscriptionKeys();
+
+  before(async () => {
+    hook = await startReceiver(() => 200);
+    // One push service for both browsers: every push that arrives is counted, whoever it was for.
+    push = await startReceiver(() => 201, "/push");
+    s = await startStack({
+      speed: 20,
+      config: {
+        tasks: { tools: { deploy: "always" } },
+        approvals: [{ tools: ["deploy"], approver: { subjects: ["carol"] }, expiresAfterMs: 60_000 }],
+        audit: { arguments: true },
+        inventory: { publicUrl: "https://gw.example.com" },
+        notify: {
+          webhooks: [{ url: hook.url, secret: SECRET, events: ["approval_requested"] }],
+          webPush: { vapidPublicKey: VAPID.publicKey, vapidPrivateKey: VAPID.privateKey, subject: SUBJECT },
+        },
+      },
+    });
+  });
+  after(async () => {
+    await s?.close();
+    await hook?.close();
+    await push?.close();
+  });
+
+  test("alice's deploy waits for carol: the webhook gets it signed, carol's browser gets it, bob's does not", async () => {
+    const base = baseOf(s.url);
+    for (const [who, keys] of [
+      ["carol", carolKeys],
+      ["bob", bobKeys],
+    ] as const) {
+      const subscribed = await api(base, "POST", "/notify/push-subscriptions", who, {
+        endpoint: `${push.url}/${who}`,
+        keys: { p256dh: keys.p256dh, auth: keys.auth },
+      });
+      assert.equal(subscribed.status, 201, JSON.stringify(subscribed.body));
+    }
+    const task = await createTask(s.url, "deploy", { service: "web", version: "9-secret" }, { token: "alice" });
+    const taskId = task.taskId as string;
+    const [delivered] = await hook.until(1);
+    checkSignature(delivered?.headers["x-taskgate-signature"], delivered?.body as Buffer);
+    const text = (delivered?.body as Buffer).toString("utf8");
+    assert.doesNotMatch(text, /9-secret|"service"|argumentsDigest/, "no argument values (nor their digest)");
+    const asked = JSON.parse(text) as JsonObject;
+    const pending = (await api(base, "GET", "/approvals", "carol")).body.approvals as JsonObject[];
+    assert.equal(pending.length, 1);
+    const approvalId = pending[0]?.approvalId as string;
+    assert.deepEqual(
+      { ...asked, requestedAt: typeof asked.requestedAt, at: typeof asked.at },
+      {
+        event: "approval_requested",
+        approvalId,
+        taskId,
+        tool: "deploy",
+        caller: pending[0]?.caller,
+        approver: "subjects carol",
+        requestedAt: "string",
+        expiresAt: pending[0]?.expiresAt,
+        consoleUrl: `https://gw.example.com/console#/approvals/${encodeURIComponent(approvalId)}`,
+        at: "string",
+      },
+    );
+
+    await s.gateway.notificationsSettled();
+    assert.equal(hook.received.length, 1, "one webhook delivery per approval");
+    assert.equal(push.received.length, 1, "one push: carol's browser, not bob's");
+    const [pushed] = push.received;
+    await checkVapid(pushed?.headers.authorization, `${push.url}/carol`);
+    const plain = ece.decrypt(pushed?.body as Buffer, { version: "aes128gcm", privateKey: carolKeys.ecdh, authSecret: carolKeys.auth });
+    assert.deepEqual(JSON.parse(plain.toString("utf8")), asked, "carol's push carries the same payload");
+    assert.throws(
+      () => ece.decrypt(pushed?.body as Buffer, { version: "aes128gcm", privateKey: bobKeys.ecdh, authSecret: bobKeys.auth }),
+      "it was not encrypted for bob",
+    );
+
+    // Deciding it notifies nobody again: the event is the request, once.
+    const decided = await api(base, "POST", `/approvals/${encodeURIComponent(approvalId)}`, "carol", { decision: "approve" });
+    assert.equal(decided.status, 200, JSON.stringify(decided.body));
+    await waitForTask(s.url, taskId, hasStatus("completed"), { token: "alice" });
+    await s.gateway.notificationsSettled();
+    assert.equal(hook.received.length, 1);
+    assert.equal(push.received.length, 1);
+  });
+});
