@@ -169,7 +169,7 @@ describe("taskgate command: version and help", () => {
   test("serve --help marks --auth required, --upstream or --upstream-command, and lists every environment variable", () => {
     const result = run(["serve", "--help"]);
     assert.equal(result.status, 0);
-    assert.match(result.stdout, /--upstream <url>\s+legacy MCP endpoint[\s\S]*?\(this or\s+--upstream-command\)/);
+    assert.match(result.stdout, /--upstream <url>\s+MCP endpoint of the server[\s\S]*?\(this or\s+--upstream-command\)/);
     assert.match(result.stdout, /--upstream-command <command line>\s+start a stdio MCP server per upstream\s+session/);
     assert.match(result.stdout, /--auth <mode>\s+\(required\)/);
     assert.match(result.stdout, /--log-level <level>/);

@@ -178,6 +178,7 @@ describe("legacy server via the SDK client", () => {
       action: "accept",
       content: { charts: true },
       sessionId: client.transport?.sessionId,
+      requestId: 1, // the id of the elicitation/create the server sent (its first request on this session)
     });
     assert.deepEqual(
       progress.map((p) => p.progress),

@@ -126,7 +126,7 @@ describe("the npm package", () => {
     const bin = join(prefix, "node_modules", ".bin", "taskgate");
     assert.equal(step("taskgate --version", bin, ["--version"], work).trim(), VERSION);
     const help = step("taskgate serve --help", bin, ["serve", "--help"], work);
-    assert.match(help, /--upstream <url>\s+legacy MCP endpoint/);
+    assert.match(help, /--upstream <url>\s+MCP endpoint of the server/);
     assert.match(help, /--upstream-command <command line>/);
     for (const name of ENV_VARS) assert.ok(help.includes(name), `${name} in serve --help`);
     for (const tool of ["tsx", "typescript", "esbuild"])

@@ -35,7 +35,8 @@ describe("an upstream that accepts connections and never answers (blackhole serv
   let gw: FaultGateway;
   before(async () => {
     blackhole = await startBlackhole("silent");
-    gw = await startFaultGateway(blackhole.url, { upstream: { ...UPSTREAM_LIMITS }, ...TASK_POLICY });
+    // A legacy upstream declared as such: its first contact is initialize (with `auto` it is the era probe, below).
+    gw = await startFaultGateway(blackhole.url, { upstream: { ...UPSTREAM_LIMITS, protocol: "legacy" }, ...TASK_POLICY });
   });
   after(() =>
     closeAll(
@@ -43,6 +44,16 @@ describe("an upstream that accepts connections and never answers (blackhole serv
       () => gw?.close(),
     ),
   );
+
+  test("with upstream.protocol auto, server/discover answers 504 upstream_timeout naming the era probe and upstream.requestTimeoutMs", async () => {
+    const auto = await startFaultGateway(blackhole.url, { upstream: { ...UPSTREAM_LIMITS }, ...TASK_POLICY });
+    try {
+      const reply = await rpcWithin(ANSWER_WITHIN_MS, auto.url, "server/discover", {});
+      assertErrorReply(reply, { http: 504, reason: "upstream_timeout", message: requestTimeout("server/discover") }, "server/discover");
+    } finally {
+      await auto.close();
+    }
+  });
 
   test("server/discover, tools/call greet and a task-policy tools/call each answer 504 upstream_timeout naming initialize and upstream.initializeTimeoutMs", async (t) => {
     const calls: Array<[string, JsonObject, JsonObject]> = [
