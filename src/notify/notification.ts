@@ -13,10 +13,10 @@ export const NOTIFY_EVENTS = ["input_required", "completed", "failed"] as const;
 export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
 export const APPROVAL_REQUESTED = "approval_requested";
 
-/** The approval this change asked for, if it put a new one (undecided) on the task. */
-export function approvalRequested(record: TaskRecord, before: TaskRecord): StoredApproval | undefined {
+/** The approval this change asked for, if it put a new one (undecided) on the task (`approvalIdBefore`: the one it had). */
+export function approvalRequested(record: TaskRecord, approvalIdBefore: string | undefined): StoredApproval | undefined {
   const approval = record.approval;
-  if (!approval || approval.decision || before.approval?.approvalId === approval.approvalId) return undefined;
+  if (!approval || approval.decision || approvalIdBefore === approval.approvalId) return undefined;
   return approval;
 }
 

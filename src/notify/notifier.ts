@@ -1,10 +1,13 @@
 // Notifier: tells a task's owner when the task needs input, completes or fails, and the approvers
 // when a call waits for their approval, through what the operator configured (notify.webhooks,
-// notify.webPush). It is told of the changes this instance wrote (TaskRecords' transitions), so in
-// a deployment of several instances each event is notified once, by the instance that made it (an
-// approval by the one holding the call). Told synchronously, it only enqueues (DeliveryQueue): a
-// slow or failing receiver never holds a task back. Who may decide an approval is the access
-// layer's rule, handed in (`mayApprove`), so the push goes to exactly those who could decide it.
+// notify.webPush). Webhooks: it is told of the changes this instance wrote (TaskRecords'
+// transitions), so with several instances each event is posted once, by the instance that made it.
+// Web Push: a subscription is kept by the instance the browser subscribed on, so every instance
+// hears every change on the task bus (subscribeAll; the record says what it changed from) and
+// pushes to the browsers subscribed on it: each browser once, wherever the change was made. It
+// only enqueues (DeliveryQueue): a slow or failing receiver never holds a task back. Who may decide
+// an approval is the access layer's rule, handed in (`mayApprove`), so the push goes to exactly
+// those who could decide it.
 
 import type { Logger } from "pino";
 import type { Identity } from "../auth/identity.js";
@@ -17,7 +20,10 @@ import { APPROVAL_REQUESTED, approvalNotificationOf, approvalRequested, eventOf,
 import { NotifyMetrics } from "./notifyMetrics.js";
 import { PushSubscriptions } from "./pushSubscriptions.js";
 import { webhookDelivery } from "./webhooks.js";
-import { pushDelivery } from "./webPush.js";
+import { pushDelivery, type WebPushOptions } from "./webPush.js";
+
+type HookEvent = NotifyOptions["webhooks"][number]["events"][number];
+type Send = (event: HookEvent, payload: JsonObject, approval?: StoredApproval) => void;
 
 export class Notifier {
   readonly metrics = new NotifyMetrics();
@@ -47,41 +53,65 @@ export class Notifier {
     return this.options.webPush?.vapidPublicKey;
   }
 
+  /** Told by the instance that wrote the change (TaskRecords): the webhooks, so each event is posted once in the cluster. */
   readonly transition: TaskTransition = (record, before) => {
-    const event = eventOf(record, before.status);
-    const approval = approvalRequested(record, before);
-    if (event === undefined && approval === undefined) return;
+    if (this.options.webhooks.length === 0) return;
+    this.guarded(record, () =>
+      this.toEach(record, before.status, before.approval?.approvalId, (event, payload) => this.hook(event, payload)),
+    );
+  };
+
+  /**
+   * Every record on the task bus, which every instance hears once per write (from whichever
+   * instance wrote it): pushed to the browsers subscribed here. Subscriptions live on the instance
+   * that received them, so each browser is pushed each event once, by that instance.
+   */
+  readonly announced = (record: TaskRecord): void => {
+    const from = record.changedFrom;
+    const push = this.options.webPush;
+    if (from === undefined || push === undefined) return;
+    this.guarded(record, () =>
+      this.toEach(record, from.status, from.approvalId, (event, payload, approval) => {
+        const owners = approval ? this.subscriptions.owners((identity) => this.mayApprove(identity, approval)) : [record.ownerHash];
+        this.pushTo(push, owners, event, payload);
+      }),
+    );
+  };
+
+  /** Calls `send` with each notification this change is: the owner's event, the approvers' request. */
+  private toEach(record: TaskRecord, statusBefore: TaskRecord["status"], approvalIdBefore: string | undefined, send: Send): void {
+    const event = eventOf(record, statusBefore);
+    if (event !== undefined) send(event, notificationOf(record, event, this.baseUrl()));
+    const approval = approvalRequested(record, approvalIdBefore);
+    if (approval !== undefined) send(APPROVAL_REQUESTED, approvalNotificationOf(record, approval, this.baseUrl()), approval);
+  }
+
+  private guarded(record: TaskRecord, notify: () => void): void {
     try {
-      if (event !== undefined) this.notifyOwner(record, event);
-      if (approval !== undefined) this.notifyApprovers(record, approval);
+      notify();
     } catch (error) {
       this.log.error(
         { event: "notify.crashed", taskId: record.taskId, err: error instanceof Error ? error.message : String(error) },
         "notify failed",
       );
     }
-  };
+  }
 
   close(): void {
     this.queue.close();
   }
 
-  private notifyOwner(record: TaskRecord, event: ReturnType<typeof eventOf> & string): void {
-    this.send(record.taskId, event, notificationOf(record, event, this.baseUrl()), [record.ownerHash]);
-  }
-
-  private notifyApprovers(record: TaskRecord, approval: StoredApproval): void {
-    const approvers = this.subscriptions.owners((identity) => this.mayApprove(identity, approval));
-    this.send(record.taskId, APPROVAL_REQUESTED, approvalNotificationOf(record, approval, this.baseUrl()), approvers);
-  }
-
-  /** To the webhooks listing `event`, and to the push subscriptions of `owners`. */
-  private send(taskId: string, event: NotifyOptions["webhooks"][number]["events"][number], payload: JsonObject, owners: Iterable<string>) {
+  /** To the webhooks listing `event`. */
+  private hook(event: HookEvent, payload: JsonObject): void {
     const body = JSON.stringify(payload);
-    const ids = { taskId, event };
+    const ids = { taskId: String(payload.taskId), event };
     for (const hook of this.options.webhooks) if (hook.events.includes(event)) this.queue.push(webhookDelivery(hook, ids, body));
-    const push = this.options.webPush;
-    if (!push) return;
+  }
+
+  /** To the push subscriptions of `owners` known here. */
+  private pushTo(push: WebPushOptions, owners: Iterable<string>, event: HookEvent, payload: JsonObject): void {
+    const body = JSON.stringify(payload);
+    const ids = { taskId: String(payload.taskId), event };
     for (const owner of owners) {
       for (const subscription of this.subscriptions.of(owner)) {
         const gone = () => this.subscriptions.remove(owner, subscription.endpoint);

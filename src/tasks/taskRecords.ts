@@ -16,7 +16,7 @@ import { startHistory, withHistory } from "./taskHistory.js";
 import type { TaskRecord } from "./taskRecord.js";
 import type { TaskStore } from "./taskStore.js";
 
-/** Told of every change this instance wrote (not of those coming from others): notifications go out once, from here. */
+/** Told of every change this instance wrote (not of those coming from others): webhooks go out once, from here. */
 export type TaskTransition = (record: TaskRecord, before: TaskRecord) => void;
 
 export type StoreOperation = "create" | "get" | "update" | "list_unfinished";
@@ -72,8 +72,9 @@ export class TaskRecords {
     if (!updated || !changed) return undefined;
     if (TERMINAL_STATUSES.has(updated.status)) this.observer.taskFinished(updated.status);
     if (updated.trace && updated.status !== before?.status) recordTaskPhase(updated.trace, phaseOf(updated.status), taskId, updated.tool);
-    this.bus.publish(updated);
-    if (before !== undefined) for (const told of this.transitions) told(updated, before);
+    if (before === undefined) return updated;
+    this.bus.publish({ ...updated, changedFrom: { status: before.status, approvalId: before.approval?.approvalId } });
+    for (const told of this.transitions) told(updated, before);
     return updated;
   }
 

@@ -9,19 +9,14 @@
 
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
-import { createRequire } from "node:module";
 import { after, before, describe, test } from "node:test";
 import { importJWK, jwtVerify } from "jose";
 import webpush from "web-push";
 import type { JsonObject } from "../../src/protocol/wire.js";
 import { api, baseOf } from "../support/inventory.js";
-import { type Receiver, startReceiver, subscriptionKeys } from "../support/servers/notifyReceivers.js";
+import { decryptPush, type Received, type Receiver, startReceiver, subscriptionKeys } from "../support/servers/notifyReceivers.js";
 import { type Stack, startStack } from "../support/stack.js";
 import { createTask, hasStatus, waitForTask } from "../support/tasks.js";
-
-const ece = createRequire(import.meta.url)("http_ece") as {
-  decrypt(buffer: Buffer, params: { version: "aes128gcm"; privateKey: unknown; authSecret: string }): Buffer;
-};
 
 const SECRET = "webhook-secret-0123456789abcdef";
 const VAPID = webpush.generateVAPIDKeys();
@@ -124,8 +119,7 @@ describe("notifications: signed webhooks with retries, and Web Push", () => {
     const [pushed] = await push.until(1);
     assert.equal(pushed?.headers["content-encoding"], "aes128gcm");
     await checkVapid(pushed?.headers.authorization, push.url);
-    const plain = ece.decrypt(pushed?.body as Buffer, { version: "aes128gcm", privateKey: keys.ecdh, authSecret: keys.auth });
-    assert.deepEqual(JSON.parse(plain.toString("utf8")), asked, "the push carries the same payload");
+    assert.deepEqual(decryptPush(pushed as Received, keys), asked, "the push carries the same payload");
 
     await api(baseOf(s.url), "POST", `/tasks/${taskId}/input`, "alice", {
       inputResponses: { charts: { action: "accept", content: { charts: true } } },
@@ -138,8 +132,7 @@ describe("notifications: signed webhooks with retries, and Web Push", () => {
     assert.equal(completed.message, undefined);
     assert.doesNotMatch((done?.body as Buffer).toString("utf8"), /"charts":true|accept/, "never the answer");
     const [, second] = await push.until(2);
-    const plain2 = ece.decrypt(second?.body as Buffer, { version: "aes128gcm", privateKey: keys.ecdh, authSecret: keys.auth });
-    assert.equal((JSON.parse(plain2.toString("utf8")) as JsonObject).event, "completed");
+    assert.equal((decryptPush(second as Received, keys) as JsonObject).event, "completed");
 
     const metrics = await (await fetch(`${baseOf(s.url)}/metrics`)).text();
     assert.match(metrics, /taskgate_notifications_total\{channel="webhook",outcome="retried"\} 1/);
@@ -222,12 +215,8 @@ describe("notifications: approval_requested to the webhooks that list it and to 
     assert.equal(push.received.length, 1, "one push: carol's browser, not bob's");
     const [pushed] = push.received;
     await checkVapid(pushed?.headers.authorization, `${push.url}/carol`);
-    const plain = ece.decrypt(pushed?.body as Buffer, { version: "aes128gcm", privateKey: carolKeys.ecdh, authSecret: carolKeys.auth });
-    assert.deepEqual(JSON.parse(plain.toString("utf8")), asked, "carol's push carries the same payload");
-    assert.throws(
-      () => ece.decrypt(pushed?.body as Buffer, { version: "aes128gcm", privateKey: bobKeys.ecdh, authSecret: bobKeys.auth }),
-      "it was not encrypted for bob",
-    );
+    assert.deepEqual(decryptPush(pushed as Received, carolKeys), asked, "carol's push carries the same payload");
+    assert.throws(() => decryptPush(pushed as Received, bobKeys), "it was not encrypted for bob");
 
     // Deciding it notifies nobody again: the event is the request, once.
     const decided = await api(base, "POST", `/approvals/${encodeURIComponent(approvalId)}`, "carol", { decision: "approve" });

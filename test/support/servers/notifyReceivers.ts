@@ -5,7 +5,13 @@
 
 import { createECDH, type ECDH, randomBytes } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
+
+/** http_ece (what web-push encrypts with), to decrypt as the browser would. */
+const ece = createRequire(import.meta.url)("http_ece") as {
+  decrypt(buffer: Buffer, params: { version: "aes128gcm"; privateKey: unknown; authSecret: string }): Buffer;
+};
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -67,4 +73,10 @@ export function subscriptionKeys(): { ecdh: ECDH; p256dh: string; auth: string }
   const ecdh = createECDH("prime256v1");
   ecdh.generateKeys();
   return { ecdh, p256dh: ecdh.getPublicKey().toString("base64url"), auth: randomBytes(16).toString("base64url") };
+}
+
+/** A push's aes128gcm body decrypted with the subscription's keys, as JSON (throws when they are not its keys). */
+export function decryptPush(push: Received, keys: { ecdh: ECDH; auth: string }): unknown {
+  const plain = ece.decrypt(push.body, { version: "aes128gcm", privateKey: keys.ecdh, authSecret: keys.auth });
+  return JSON.parse(plain.toString("utf8"));
 }
