@@ -2,9 +2,7 @@
 // (GET notify/vapid-public-key answers) and the browser can (a service worker, PushManager). The
 // browser subscribes with taskgate's VAPID key and the subscription goes to POST
 // notify/push-subscriptions; sw.js shows each push (the question, a task's end) and opens the
-// console at the task when the notification is clicked. A device already subscribed hands its
-// subscription to taskgate again each time the console opens: taskgate keeps subscriptions in
-// memory, so a restarted instance knows them again once the console is next opened.
+// console at the task when the notification is clicked.
 
 import { el } from "./form.js";
 
@@ -74,20 +72,5 @@ export async function pushButton(api) {
       status.textContent = `Not subscribed: ${error instanceof Error ? error.message : String(error)}`;
     }
   });
-  if (Notification.permission === "granted") void renew(api, status);
   return el("p", { class: "push" }, [button, " ", status]);
-}
-
-/**
- * Sends this device's existing subscription again, if it has one; says so only when that fails.
- * @param {import("./api.js").Api} api @param {HTMLElement} status
- */
-async function renew(api, status) {
-  try {
-    const registration = await navigator.serviceWorker.getRegistration("console/");
-    const subscription = await registration?.pushManager.getSubscription();
-    if (subscription) await api.post("notify/push-subscriptions", subscription.toJSON());
-  } catch (error) {
-    status.textContent = `Not subscribed again: ${error instanceof Error ? error.message : String(error)}`;
-  }
 }

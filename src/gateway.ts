@@ -63,7 +63,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   let ownUrl = "http://127.0.0.1";
   const notifier = new Notifier(config.notify, () => config.inventory.publicUrl ?? ownUrl, log, inRole);
   cluster.transitions.push(notifier.transition);
-  const stopPushes = cluster.cluster.bus.subscribeAll(notifier.announced);
+  cluster.cluster.bus.subscribeAll(notifier.announced); // until the bus closes (with the cluster, after the notifier's queue)
   const callers = openCallers(config, log);
   const doors = openDoors(
     { ...config, requestsPerMinute: config.quotas.requestsPerMinute, keepAliveMs: config.subscriptions.keepAliveMs },
@@ -147,7 +147,6 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       await closed;
       await endpoints.close();
       inventory.close();
-      stopPushes();
       notifier.close();
       await cluster.close();
       await closeQuietly(log, "tracing", () => tracing.shutdown()); // the last spans are flushed

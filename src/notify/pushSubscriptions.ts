@@ -1,7 +1,8 @@
 // Web Push subscriptions, per owner (hash), kept in this process's memory: at most
 // PER_OWNER_MAX per owner (the oldest goes) and TOTAL_MAX in all (a new owner past it is refused).
 // Lost on restart; in a deployment of several instances a subscription is known to the instance
-// that received it (see docs/operators.md). An endpoint must be https:// (http:// only on a loopback
+// that received it, which pushes to it for changes made on any instance (notifier.ts; see
+// docs/operators.md). An endpoint must be https:// (http:// only on a loopback
 // address, for local testing), its keys base64url. Each owner's identity (as signed in when it last
 // subscribed) is kept with its subscriptions, so approval requests can go to approvers' browsers.
 
