@@ -1,11 +1,14 @@
 // Unit: the operator role (subjects, scopes, JWT claims incl. array claims), the notification
 // payload (no answer, the question's message, the console link) and the delivery queue's bounds
-// (a full queue drops and counts; a permanent failure is not retried; attempts are bounded).
+// (a full queue drops and counts; a permanent failure is not retried; attempts are bounded). A
+// change on the task bus says what it changed from (so every instance can push it); the store never
+// keeps that.
 // Run: node --import tsx --test test/unit/inventoryParts.test.ts
 
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { describe, it } from "node:test";
+import { InProcessTaskBus } from "../../src/cluster/taskBus.js";
 import { InventorySchema } from "../../src/config/inventoryOptions.js";
 import { isOperator } from "../../src/inventory/operatorRole.js";
 import { DeliveryQueue, PermanentFailure } from "../../src/notify/deliveryQueue.js";
@@ -13,7 +16,9 @@ import { eventOf, notificationOf } from "../../src/notify/notification.js";
 import { NotifyMetrics } from "../../src/notify/notifyMetrics.js";
 import { signature } from "../../src/notify/webhooks.js";
 import { createLogger } from "../../src/observability/logger.js";
+import { createTaskStore } from "../../src/tasks/stores/createTaskStore.js";
 import type { TaskRecord } from "../../src/tasks/taskRecord.js";
+import { TaskRecords } from "../../src/tasks/taskRecords.js";
 
 const operators = InventorySchema.parse({
   operators: { subjects: ["root"], scopes: ["ops"], claims: { role: ["admin"], level: [3] } },
@@ -49,6 +54,24 @@ const waiting: TaskRecord = {
 };
 
 describe("notification payload", () => {
+  it("a change on the bus carries the status and approval it changed from; the stored record does not", async () => {
+    const store = await createTaskStore({ kind: "memory" });
+    const bus = new InProcessTaskBus<TaskRecord>();
+    const heard: TaskRecord[] = [];
+    bus.subscribeAll((record) => heard.push(record));
+    const records = new TaskRecords(store, bus);
+    const { inputRequests: _none, ...working } = waiting;
+    const at = new Date().toISOString();
+    await records.create({ ...working, status: "working", createdAt: at, lastUpdatedAt: at, ttlMs: null });
+    await records.write("t1", (current) => ({ ...current, status: "completed", result: {} }));
+    assert.deepEqual(
+      heard.map((record) => [record.status, record.changedFrom]),
+      [["completed", { status: "working", approvalId: undefined }]],
+    );
+    assert.equal(eventOf(heard[0] as TaskRecord, heard[0]?.changedFrom?.status ?? "completed"), "completed");
+    assert.equal((await records.get("t1"))?.changedFrom, undefined, "never stored");
+  });
+
   it("names the event, the question's message and the console link; nothing else of the task", () => {
     assert.equal(eventOf(waiting, "working"), "input_required");
     assert.equal(eventOf(waiting, "input_required"), undefined, "no change of status, no event");
