@@ -6,6 +6,7 @@
 
 import type { Logger } from "pino";
 import type { UpstreamOptions } from "../config/schema.js";
+import { eraAwareLegacyDoor } from "../http/oldClientDoor.js";
 import type { PassThrough } from "../http/passThrough.js";
 import { createPassThrough } from "../http/passThrough.js";
 import { createStdioBridge } from "../http/stdioBridge.js";
@@ -111,7 +112,20 @@ export function openUpstreamSide(options: UpstreamOptions, deps: UpstreamSideDep
   events.onAnyListChanged((kind, profileKey) => {
     if (kind === "tools") catalog.invalidate(profileKey);
   });
-  const legacyDoor = openLegacyDoor(options, link, credentials, deps);
+  const passThrough = openLegacyDoor(options, link, credentials, deps);
+  // In front of a modern backend, the legacy door serves the session protocol itself (old clients).
+  const legacyDoor = modernLink
+    ? eraAwareLegacyDoor(passThrough, {
+        era,
+        link: modernLink,
+        credentials,
+        bindSessions: deps.bindLegacySessions,
+        maxSessions: options.maxSessions,
+        sessionIdleMs: options.sessionIdleMs,
+        answerTimeoutMs: options.requestTimeoutMs,
+        log,
+      })
+    : passThrough;
   const answers = async () => {
     // Each readiness probe asks the backend its era again: an upgrade is seen without any client request.
     const probe = options.protocol === "legacy" || !modernLink ? era.resolve() : era.probeNow("readiness");

@@ -1,0 +1,105 @@
+// An old client in front of a modern server: the real SDK 1.x Client + StreamableHTTPClientTransport
+// through taskgate's legacy door, with the v2 SDK fixture behind it in LEGACY=reject (2026-only:
+// it refuses initialize itself). taskgate serves the session protocol: initialize answered from the
+// backend's discover, a session of its own, requests translated to 2026-07-28 with the client's
+// capabilities, progress passed on, the backend's MRTR question asked of the client's elicitation
+// handler and its answer sent back as the retry, a cancel that closes the backend's request.
+
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { type CallToolResult, ElicitRequestSchema, type Progress } from "@modelcontextprotocol/sdk/types.js";
+import type { Gateway } from "../../../src/gateway.js";
+import { startGatewayInFront } from "../../support/gatewayInFront.js";
+import type { ServerProcess } from "../../support/servers/serverProcess.js";
+import { startThirdPartyServer } from "../../support/servers/thirdParty.js";
+
+const textOf = (result: unknown): string => (result as CallToolResult).content.map((c) => (c.type === "text" ? c.text : "")).join("");
+
+describe("an SDK 1.x client through the legacy door of a 2026-only backend", () => {
+  let server: ServerProcess;
+  let gateway: Gateway;
+  let client: Client;
+  let transport: StreamableHTTPClientTransport;
+  const questions: string[] = [];
+
+  before(async () => {
+    server = await startThirdPartyServer("modernOnly");
+    gateway = await startGatewayInFront(server.url, { upstream: { subjectHeader: "X-User" } });
+    client = new Client({ name: "old-client-e2e", version: "1.0.0" }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      questions.push(request.params.message);
+      return { action: "accept", content: { name: "Grace" } };
+    });
+    transport = new StreamableHTTPClientTransport(new URL(gateway.url), { requestInit: { headers: { Authorization: "Bearer alice" } } });
+  });
+  after(async () => {
+    await client?.close();
+    await gateway?.close();
+    await server?.stop();
+  });
+
+  it("initializes from the backend's discover, with a session taskgate keeps", async () => {
+    await client.connect(transport);
+    assert.equal(client.getServerVersion()?.name, "taskgate-modern-fixture");
+    assert.ok(client.getServerCapabilities()?.tools, "the backend's tools capability");
+    assert.equal(client.getServerCapabilities()?.extensions, undefined, "2026's extensions block is not shown to an old client");
+    assert.equal(client.getInstructions(), "A modern fixture.");
+    assert.match(transport.sessionId ?? "", /^[0-9a-f-]{36}$/);
+  });
+
+  it("lists the backend's tools and calls one as the caller", async () => {
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name).sort(), ["ask_name", "greet", "native_report", "slow"]);
+    const greeted = await client.callTool({ name: "greet", arguments: { name: "Ada" } });
+    assert.match(textOf(greeted), /^Hello, Ada! \(as /);
+    assert.equal((greeted as Record<string, unknown>).resultType, undefined, "the old shape: no resultType");
+  });
+
+  it("asks the backend's question of the client's elicitation handler and sends its answer back", async () => {
+    const asked = await client.callTool({ name: "ask_name", arguments: {} });
+    assert.equal(textOf(asked), "Hello, Grace!");
+    assert.deepEqual(questions, ["What is your name?"]);
+  });
+
+  it("passes the backend's progress on to the client", async () => {
+    const progress: Progress[] = [];
+    const slept = await client.callTool({ name: "slow", arguments: { ms: 300 } }, undefined, {
+      onprogress: (p) => progress.push(p),
+    });
+    assert.equal(textOf(slept), "slept 300 ms");
+    assert.deepEqual(
+      progress.map((p) => p.progress),
+      [100, 200, 300],
+    );
+  });
+
+  it("cancels the backend's request when the client cancels", async () => {
+    const controller = new AbortController();
+    const started = server.waitForLine(/"fixture":"tool-start","tool":"slow"/, { timeoutMs: 5_000 });
+    const cancelled = server.waitForLine(/"fixture":"tool-cancel"/, { timeoutMs: 5_000 });
+    const call = client.callTool({ name: "slow", arguments: { ms: 10_000 } }, undefined, { signal: controller.signal });
+    await started;
+    controller.abort("enough");
+    await assert.rejects(call);
+    await cancelled;
+  });
+
+  it("ends the session on DELETE: the next request on it is refused with 404", async () => {
+    const sessionId = transport.sessionId as string;
+    await transport.terminateSession();
+    const again = await fetch(gateway.url, {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2025-11-25",
+        "Mcp-Session-Id": sessionId,
+        Authorization: "Bearer alice",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list", params: {} }),
+    });
+    assert.equal(again.status, 404);
+  });
+});
