@@ -17,7 +17,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { internalError, invalidRequest, RpcError, requestCancelled } from "../protocol/errors.js";
-import { type JsonObject, META, PROTOCOL_VERSION, type RequestId } from "../protocol/wire.js";
+import { type JsonObject, META, PROTOCOL_VERSION, type RequestId, TASKS_EXTENSION } from "../protocol/wire.js";
 import type { BackendEra } from "../upstream/backendEra.js";
 import type { ModernLink } from "../upstream/modernLink.js";
 import type { UpstreamCredentials } from "../upstream/upstreamCredentials.js";
@@ -38,6 +38,8 @@ export interface OldClientDoorOptions {
   sessionIdleMs: number;
   /** upstream.requestTimeoutMs: how long the client's answer to a question is waited for. */
   answerTimeoutMs: number;
+  /** tasks.ttlMs: how long a backend task is followed for an old client at most. */
+  followTaskMs: number;
   log: Logger;
 }
 
@@ -252,12 +254,7 @@ async function rounds(
 ): Promise<JsonObject> {
   const params = isObject(message.params) ? message.params : {};
   const clientMeta = isObject(params._meta) ? params._meta : {};
-  const meta: JsonObject = {
-    ...clientMeta,
-    [META.protocolVersion]: PROTOCOL_VERSION,
-    [META.clientCapabilities]: session.capabilities,
-    ...(session.clientInfo ? { [META.clientInfo]: session.clientInfo } : {}),
-  };
+  const meta: JsonObject = { ...clientMeta, ...envelope(session) };
   let retry: JsonObject = {};
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const result = await exchanged(context, String(message.method), { ...params, ...retry, _meta: meta }, signal, emit);
@@ -265,7 +262,8 @@ async function rounds(
       retry = await askClient(context, session, result, signal, emit);
       continue;
     }
-    const { resultType: _type, ...plain } = result;
+    const { resultType: _type, ...plain } =
+      result.resultType === "task" ? await followed(context, session, result, envelope(session), signal, emit) : result;
     return plain;
   }
   throw internalError(`The backend asked for input more than ${MAX_ROUNDS} times for one request`);
@@ -291,6 +289,16 @@ async function exchanged(
   }
   if (signal.aborted) throw requestCancelled();
   throw internalError("Upstream call lost: the backend ended the exchange without a response");
+}
+
+/** The 2026-07-28 `_meta` of the session's requests: its client's capabilities and info. */
+function envelope(session: OldSession): JsonObject {
+  return {
+    [META.protocolVersion]: PROTOCOL_VERSION,
+    // The backend may answer a call with a task of its own: taskgate follows it to its result.
+    [META.clientCapabilities]: { ...session.capabilities, extensions: { [TASKS_EXTENSION]: {} } },
+    ...(session.clientInfo ? { [META.clientInfo]: session.clientInfo } : {}),
+  };
 }
 
 /** Each of the round's inputRequests asked of the client on its stream; the answers as the retry's params. */
@@ -331,5 +339,56 @@ function waitForAnswer(context: DoorContext, session: OldSession, id: string, si
     }, ms);
     signal.addEventListener("abort", gone, { once: true });
     session.asked.set(id, (answer) => (done(), resolve(answer)));
+  });
+}
+
+/** How often a followed task is polled: its pollIntervalMs, within these bounds. */
+const POLL_MIN_MS = 250;
+const POLL_MAX_MS = 5_000;
+
+/** A backend task followed with tasks/get until it ends (its questions asked of the client, answered with
+ *  tasks/update); its result is the call's. The client cancelling cancels the task on the backend. */
+async function followed(
+  context: DoorContext,
+  session: OldSession,
+  created: JsonObject,
+  meta: JsonObject,
+  signal: AbortSignal,
+  emit: (frame: JsonObject) => void,
+): Promise<JsonObject> {
+  const taskId = String(created.taskId);
+  const { link, followTaskMs } = context.options;
+  const cancel = () =>
+    void link
+      .send({ id: link.nextId(), method: "tasks/cancel", params: { taskId, _meta: meta }, headers: headersOf(context) })
+      .catch(() => undefined);
+  signal.addEventListener("abort", cancel, { once: true });
+  const deadline = Date.now() + followTaskMs;
+  try {
+    for (let task = created; ; task = await exchanged(context, "tasks/get", { taskId, _meta: meta }, signal, emit)) {
+      if (task.status === "completed" || task.status === "failed") {
+        if (isObject(task.result)) return task.result;
+        throw internalError(`The backend's task ${task.status}${typeof task.statusMessage === "string" ? `: ${task.statusMessage}` : ""}`);
+      }
+      if (task.status === "cancelled") throw internalError("The backend cancelled its task");
+      if (task.status === "input_required" && isObject(task.inputRequests)) {
+        const answers = await askClient(context, session, task, signal, emit);
+        await exchanged(context, "tasks/update", { taskId, inputResponses: answers.inputResponses ?? {}, _meta: meta }, signal, emit);
+        continue;
+      }
+      if (Date.now() >= deadline) throw internalError(`The backend's task did not end within ${followTaskMs} ms (tasks.ttlMs)`);
+      const interval = typeof task.pollIntervalMs === "number" ? task.pollIntervalMs : POLL_MIN_MS;
+      await delay(Math.min(POLL_MAX_MS, Math.max(POLL_MIN_MS, interval)), signal);
+    }
+  } finally {
+    signal.removeEventListener("abort", cancel);
+  }
+}
+
+function delay(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const gone = () => (clearTimeout(timer), reject(requestCancelled()));
+    const timer = setTimeout(() => (signal.removeEventListener("abort", gone), resolve()), ms);
+    signal.addEventListener("abort", gone, { once: true });
   });
 }

@@ -62,6 +62,8 @@ export interface UpstreamSideDeps {
   ledger: SessionLedger;
   /** Legacy sessions are bound to the identity that opened them (the legacy door authenticates). */
   bindLegacySessions: boolean;
+  /** tasks.ttlMs: how long the legacy door follows a modern backend's task for an old client. */
+  followTaskMs: number;
 }
 
 export function openUpstreamSide(options: UpstreamOptions, deps: UpstreamSideDeps): UpstreamSide {
@@ -123,6 +125,7 @@ export function openUpstreamSide(options: UpstreamOptions, deps: UpstreamSideDep
         maxSessions: options.maxSessions,
         sessionIdleMs: options.sessionIdleMs,
         answerTimeoutMs: options.requestTimeoutMs,
+        followTaskMs: deps.followTaskMs,
         log,
       })
     : passThrough;

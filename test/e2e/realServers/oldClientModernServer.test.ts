@@ -2,7 +2,7 @@
 // through taskgate's legacy door, with the v2 SDK fixture behind it in LEGACY=reject (2026-only:
 // it refuses initialize itself). taskgate serves the session protocol: initialize answered from the
 // backend's discover, a session of its own, requests translated to 2026-07-28 with the client's
-// capabilities, progress passed on, the backend's MRTR question asked of the client's elicitation
+// capabilities, progress passed on, a backend task followed to its result, the backend's MRTR question asked of the client's elicitation
 // handler and its answer sent back as the retry, a cancel that closes the backend's request.
 
 import assert from "node:assert/strict";
@@ -30,7 +30,7 @@ describe("an SDK 1.x client through the legacy door of a 2026-only backend", () 
     client = new Client({ name: "old-client-e2e", version: "1.0.0" }, { capabilities: { elicitation: {} } });
     client.setRequestHandler(ElicitRequestSchema, (request) => {
       questions.push(request.params.message);
-      return { action: "accept", content: { name: "Grace" } };
+      return { action: "accept", content: request.params.message.startsWith("Title") ? { title: "Q3" } : { name: "Grace" } };
     });
     transport = new StreamableHTTPClientTransport(new URL(gateway.url), { requestInit: { headers: { Authorization: "Bearer alice" } } });
   });
@@ -84,6 +84,19 @@ describe("an SDK 1.x client through the legacy door of a 2026-only backend", () 
     controller.abort("enough");
     await assert.rejects(call);
     await cancelled;
+  });
+
+  it("follows a task of the backend's own to its result, given as the call's result", async () => {
+    const created = server.waitForLine(/"fixture":"task-created"/, { timeoutMs: 5_000 });
+    const report = await client.callTool({ name: "native_report", arguments: {} });
+    await created;
+    assert.match(textOf(report), /^report 'untitled' for /);
+  });
+
+  it("asks a task's question of the client and sends the answer with tasks/update", async () => {
+    const report = await client.callTool({ name: "native_report", arguments: { ask: true } });
+    assert.match(textOf(report), /^report 'Q3' for /);
+    assert.equal(questions.at(-1), "Title of the report?");
   });
 
   it("ends the session on DELETE: the next request on it is refused with 404", async () => {
