@@ -114,21 +114,7 @@ export function openUpstreamSide(options: UpstreamOptions, deps: UpstreamSideDep
   events.onAnyListChanged((kind, profileKey) => {
     if (kind === "tools") catalog.invalidate(profileKey);
   });
-  const passThrough = openLegacyDoor(options, link, credentials, deps);
-  // In front of a modern backend, the legacy door serves the session protocol itself (old clients).
-  const legacyDoor = modernLink
-    ? eraAwareLegacyDoor(passThrough, {
-        era,
-        link: modernLink,
-        credentials,
-        bindSessions: deps.bindLegacySessions,
-        maxSessions: options.maxSessions,
-        sessionIdleMs: options.sessionIdleMs,
-        answerTimeoutMs: options.requestTimeoutMs,
-        followTaskMs: deps.followTaskMs,
-        log,
-      })
-    : passThrough;
+  const legacyDoor = openEraAwareDoor(options, openLegacyDoor(options, link, credentials, deps), { era, modernLink, credentials }, deps);
   const answers = async () => {
     // Each readiness probe asks the backend its era again: an upgrade is seen without any client request.
     const probe = options.protocol === "legacy" || !modernLink ? era.resolve() : era.probeNow("readiness");
@@ -190,6 +176,27 @@ function openEra(options: UpstreamOptions, link: UpstreamLink, credentials: Upst
     log,
   });
   return { modernLink, era };
+}
+
+/** In front of a modern backend, the legacy door serves the session protocol itself (old clients). */
+function openEraAwareDoor(
+  options: UpstreamOptions,
+  passThrough: PassThrough,
+  parts: { era: BackendEra; modernLink: ModernLink | undefined; credentials: UpstreamCredentials },
+  deps: UpstreamSideDeps,
+): PassThrough {
+  if (!parts.modernLink) return passThrough;
+  return eraAwareLegacyDoor(passThrough, {
+    era: parts.era,
+    link: parts.modernLink,
+    credentials: parts.credentials,
+    bindSessions: deps.bindLegacySessions,
+    maxSessions: options.maxSessions,
+    sessionIdleMs: options.sessionIdleMs,
+    answerTimeoutMs: options.requestTimeoutMs,
+    followTaskMs: deps.followTaskMs,
+    log: deps.log,
+  });
 }
 
 /** The legacy door: a stdio bridge in front of server processes of its own, or the HTTP pass-through. */
