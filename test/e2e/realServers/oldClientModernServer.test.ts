@@ -3,9 +3,11 @@
 // it refuses initialize itself). taskgate serves the session protocol: initialize answered from the
 // backend's discover, a session of its own, requests translated to 2026-07-28 with the client's
 // capabilities, progress passed on, a backend task followed to its result, the backend's MRTR question asked of the client's elicitation
-// handler and its answer sent back as the retry, a cancel that closes the backend's request.
+// handler and its answer sent back as the retry, a cancel that closes the backend's request (or
+// cancels its task), the session bound to its identity and ended by DELETE.
 
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -15,6 +17,9 @@ import { startGatewayInFront } from "../../support/gatewayInFront.js";
 import type { ServerProcess } from "../../support/servers/serverProcess.js";
 import { startThirdPartyServer } from "../../support/servers/thirdParty.js";
 
+const LIST = { jsonrpc: "2.0", id: 9, method: "tools/list", params: {} };
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
 const textOf = (result: unknown): string => (result as CallToolResult).content.map((c) => (c.type === "text" ? c.text : "")).join("");
 
 describe("an SDK 1.x client through the legacy door of a 2026-only backend", () => {
@@ -23,6 +28,22 @@ describe("an SDK 1.x client through the legacy door of a 2026-only backend", () 
   let client: Client;
   let transport: StreamableHTTPClientTransport;
   const questions: string[] = [];
+  /** While set, the task's title question is held: the test knows taskgate is following the task. */
+  let holdTitle: { asked(): Promise<{ action: "cancel" }> } | undefined;
+
+  /** A legacy-shaped POST (tools/list unless told) on a session, as `token`. */
+  const post = (url: string, sessionId: string | undefined, token: string, message: object = LIST) =>
+    fetch(url, {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2025-11-25",
+        ...(sessionId ? { "Mcp-Session-Id": sessionId } : {}),
+        Authorization: `Bearer ${token}`,
+      },
+      body: JSON.stringify(message),
+    });
 
   before(async () => {
     server = await startThirdPartyServer("modernOnly");
@@ -30,6 +51,7 @@ describe("an SDK 1.x client through the legacy door of a 2026-only backend", () 
     client = new Client({ name: "old-client-e2e", version: "1.0.0" }, { capabilities: { elicitation: {} } });
     client.setRequestHandler(ElicitRequestSchema, (request) => {
       questions.push(request.params.message);
+      if (holdTitle && request.params.message.startsWith("Title")) return holdTitle.asked();
       return { action: "accept", content: request.params.message.startsWith("Title") ? { title: "Q3" } : { name: "Grace" } };
     });
     transport = new StreamableHTTPClientTransport(new URL(gateway.url), { requestInit: { headers: { Authorization: "Bearer alice" } } });
@@ -99,20 +121,53 @@ describe("an SDK 1.x client through the legacy door of a 2026-only backend", () 
     assert.equal(questions.at(-1), "Title of the report?");
   });
 
+  it("cancels a followed task on the backend when the client cancels", async () => {
+    const controller = new AbortController();
+    const cancelled = server.waitForLine(/"fixture":"task-cancelled"/, { timeoutMs: 5_000 });
+    let release: () => void = () => undefined;
+    const asked = new Promise<void>((resolve) => {
+      holdTitle = {
+        asked: () => {
+          resolve();
+          return new Promise((answer) => (release = () => answer({ action: "cancel" })));
+        },
+      };
+    });
+    const call = client.callTool({ name: "native_report", arguments: { ask: true } }, undefined, { signal: controller.signal });
+    await asked; // taskgate follows the task and asks its question
+    controller.abort("enough");
+    await assert.rejects(call);
+    await cancelled;
+    holdTitle = undefined;
+    release();
+  });
+
+  it("keeps a session to the identity that opened it when the door authenticates: another one gets 404", async () => {
+    const tokens = [
+      { sha256: sha256("s3cret-alice"), subject: "alice" },
+      { sha256: sha256("s3cret-bob"), subject: "bob" },
+    ];
+    const guarded = await startGatewayInFront(server.url, { auth: { mode: "tokens", tokens }, upstream: { subjectHeader: "X-User" } });
+    try {
+      const init = {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+      };
+      const opened = await post(guarded.url, undefined, "s3cret-alice", init);
+      assert.equal(opened.status, 200);
+      const sessionId = opened.headers.get("mcp-session-id") as string;
+      assert.equal((await post(guarded.url, sessionId, "s3cret-bob")).status, 404);
+      assert.equal((await post(guarded.url, sessionId, "s3cret-alice")).status, 200);
+    } finally {
+      await guarded.close();
+    }
+  });
+
   it("ends the session on DELETE: the next request on it is refused with 404", async () => {
     const sessionId = transport.sessionId as string;
     await transport.terminateSession();
-    const again = await fetch(gateway.url, {
-      method: "POST",
-      headers: {
-        "Content-Type": "application/json",
-        Accept: "application/json, text/event-stream",
-        "MCP-Protocol-Version": "2025-11-25",
-        "Mcp-Session-Id": sessionId,
-        Authorization: "Bearer alice",
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list", params: {} }),
-    });
-    assert.equal(again.status, 404);
+    assert.equal((await post(gateway.url, sessionId, "alice")).status, 404);
   });
 });
