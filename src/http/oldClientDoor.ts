@@ -26,6 +26,7 @@ import { isObject } from "../util/json.js";
 import { LEGACY_VERSIONS } from "./envelope.js";
 import { sendError, sendJson } from "./jsonResponse.js";
 import type { LegacyCaller, PassThrough } from "./passThrough.js";
+import { SseWriter } from "./sseWriter.js";
 
 export interface OldClientDoorOptions {
   era: BackendEra;
@@ -222,8 +223,9 @@ async function relay(context: DoorContext, session: OldSession, res: ServerRespo
   res.on("close", () => {
     if (!res.writableEnded) controller.abort("the client closed the stream");
   });
-  res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-cache" });
-  const emit = (frame: JsonObject) => void res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", ...frame })}\n\n`);
+  // Keep-alives while a task is followed; a client that stops reading is cut off (SseWriter).
+  const sse = new SseWriter(res);
+  const emit = (frame: JsonObject) => sse.send({ jsonrpc: "2.0", ...frame });
   try {
     const result = await rounds(context, session, message, controller.signal, emit);
     emit({ id, result });
@@ -236,7 +238,7 @@ async function relay(context: DoorContext, session: OldSession, res: ServerRespo
       { event: "legacy.modern.relayed", requestId: context.requestId, rpcMethod: message.method, cancelled: controller.signal.aborted },
       "old client request served by a modern backend",
     );
-    res.end();
+    sse.end();
   }
 }
 
