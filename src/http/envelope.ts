@@ -44,7 +44,7 @@ export interface EnvelopeInput {
 type Candidate = { id: RequestId; method: string; params: JsonObject };
 type ErrorEnvelope = Extract<Envelope, { kind: "error" }>;
 
-const LEGACY_VERSIONS = new Set(["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]);
+export const LEGACY_VERSIONS = new Set(["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]);
 
 const DISCOVER_HINT = "send server/discover or call methods directly with _meta";
 const removed = (method: string, instead: string): [string, string] => [

@@ -83,6 +83,7 @@ export function openBackendPart(options: BackendPartOptions, deps: BackendPartDe
     metrics,
     ledger: backend ? cluster.ledger.scoped(backend.name) : cluster.ledger,
     bindLegacySessions: deps.bindLegacySessions,
+    followTaskMs: options.tasks.ttlMs,
   });
   const headersFor = (owner: string) => upstream.credentials.headersFor(owner);
   const modernNow = () => (upstream.era.current?.era === "modern" ? upstream.modernLink : undefined);

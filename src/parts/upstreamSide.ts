@@ -6,6 +6,7 @@
 
 import type { Logger } from "pino";
 import type { UpstreamOptions } from "../config/schema.js";
+import { eraAwareLegacyDoor } from "../http/oldClientDoor.js";
 import type { PassThrough } from "../http/passThrough.js";
 import { createPassThrough } from "../http/passThrough.js";
 import { createStdioBridge } from "../http/stdioBridge.js";
@@ -61,6 +62,8 @@ export interface UpstreamSideDeps {
   ledger: SessionLedger;
   /** Legacy sessions are bound to the identity that opened them (the legacy door authenticates). */
   bindLegacySessions: boolean;
+  /** tasks.ttlMs: how long the legacy door follows a modern backend's task for an old client. */
+  followTaskMs: number;
 }
 
 export function openUpstreamSide(options: UpstreamOptions, deps: UpstreamSideDeps): UpstreamSide {
@@ -111,7 +114,7 @@ export function openUpstreamSide(options: UpstreamOptions, deps: UpstreamSideDep
   events.onAnyListChanged((kind, profileKey) => {
     if (kind === "tools") catalog.invalidate(profileKey);
   });
-  const legacyDoor = openLegacyDoor(options, link, credentials, deps);
+  const legacyDoor = openEraAwareDoor(options, openLegacyDoor(options, link, credentials, deps), { era, modernLink, credentials }, deps);
   const answers = async () => {
     // Each readiness probe asks the backend its era again: an upgrade is seen without any client request.
     const probe = options.protocol === "legacy" || !modernLink ? era.resolve() : era.probeNow("readiness");
@@ -173,6 +176,27 @@ function openEra(options: UpstreamOptions, link: UpstreamLink, credentials: Upst
     log,
   });
   return { modernLink, era };
+}
+
+/** In front of a modern backend, the legacy door serves the session protocol itself (old clients). */
+function openEraAwareDoor(
+  options: UpstreamOptions,
+  passThrough: PassThrough,
+  parts: { era: BackendEra; modernLink: ModernLink | undefined; credentials: UpstreamCredentials },
+  deps: UpstreamSideDeps,
+): PassThrough {
+  if (!parts.modernLink) return passThrough;
+  return eraAwareLegacyDoor(passThrough, {
+    era: parts.era,
+    link: parts.modernLink,
+    credentials: parts.credentials,
+    bindSessions: deps.bindLegacySessions,
+    maxSessions: options.maxSessions,
+    sessionIdleMs: options.sessionIdleMs,
+    answerTimeoutMs: options.requestTimeoutMs,
+    followTaskMs: deps.followTaskMs,
+    log: deps.log,
+  });
 }
 
 /** The legacy door: a stdio bridge in front of server processes of its own, or the HTTP pass-through. */
