@@ -28,6 +28,8 @@ export type ClusterOptions =
       instanceId: string;
       /** Runtime Redis trouble (reconnects, failed publishes/renewals). Default: ignored. */
       onError?: ((error: Error) => void) | undefined;
+      /** A lease look-up not answered within this long fails (store.commandTimeoutMs; default 5 s). */
+      commandTimeoutMs?: number | undefined;
     }
   | {
       kind: "postgres";
@@ -75,13 +77,13 @@ export async function createCluster<R extends Announced>(opts: ClusterOptions): 
     return assemble(new InProcessTaskBus<R>(), new LocalLeases(opts.instanceId), new LocalHolderLink());
   }
   if (opts.kind === "postgres") return createPostgresCluster(opts);
-  const { url, prefix, leaseMs, instanceId, onError } = opts;
+  const { url, prefix, leaseMs, instanceId, onError, commandTimeoutMs } = opts;
   // Connect one after another: a Redis that cannot be reached fails the first one, with one error.
   const opened: Array<{ close(): Promise<void> }> = [];
   try {
     const bus = await RedisTaskBus.connect<R>({ url, prefix, onError });
     opened.push(bus);
-    const leases = await RedisLeases.connect({ url, prefix, instanceId, leaseMs, onError });
+    const leases = await RedisLeases.connect({ url, prefix, instanceId, leaseMs, onError, commandTimeoutMs });
     opened.push(leases);
     const link = await RedisHolderLink.connect({ url, prefix, instanceId, onError });
     return assemble(bus, leases, link);

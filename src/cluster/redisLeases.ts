@@ -1,6 +1,7 @@
 // RedisLeases: instance liveness over Redis (see RenewingLeases for start/renew/close). The lease is
 // `<prefix>:lease:<instanceId>`, SET with PX leaseMs; isAlive(id) = EXISTS on that id's key.
 
+import { limit } from "../util/timeLimit.js";
 import { LIVE_INSTANCES_MAX, type LiveInstance } from "./instanceLeases.js";
 import { closeRedis, connectRedis, type RedisConnection } from "./redisConnection.js";
 import { RenewingLeases } from "./renewingLeases.js";
@@ -12,9 +13,13 @@ export interface RedisLeasesOptions {
   leaseMs: number;
   /** Failed renewals and connection errors. Default: ignored. */
   onError?: ((error: Error) => void) | undefined;
+  /** A lease look-up Redis has not answered within this long rejects, naming it (store.commandTimeoutMs; default 5 s). */
+  commandTimeoutMs?: number | undefined;
 }
 
 export class RedisLeases extends RenewingLeases {
+  private readonly timeoutMs: number;
+
   private constructor(
     private readonly client: RedisConnection,
     private readonly prefix: string,
@@ -22,6 +27,7 @@ export class RedisLeases extends RenewingLeases {
     onError: (error: Error) => void,
   ) {
     super(options.instanceId, options.leaseMs, onError);
+    this.timeoutMs = options.commandTimeoutMs ?? 5_000;
   }
 
   static async connect(options: RedisLeasesOptions): Promise<RedisLeases> {
@@ -29,7 +35,7 @@ export class RedisLeases extends RenewingLeases {
       throw new Error(`leaseMs must be an integer >= 30, got ${options.leaseMs}`);
     }
     const onError = options.onError ?? (() => undefined);
-    const client = await connectRedis({ url: options.url, onError });
+    const client = await connectRedis({ url: options.url, onError, commandTimeoutMs: options.commandTimeoutMs ?? 5_000 });
     return new RedisLeases(client, options.prefix, options, onError);
   }
 
@@ -38,7 +44,15 @@ export class RedisLeases extends RenewingLeases {
   }
 
   async isAlive(instanceId: string): Promise<boolean> {
-    return (await this.client.exists(this.key(instanceId))) === 1;
+    const exists = this.client.exists(this.key(instanceId)).catch((error: unknown) => {
+      throw new Error(`instance leases (redis): ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    });
+    const answer = limit(
+      exists,
+      this.timeoutMs,
+      () => `instance leases (redis) did not answer within ${this.timeoutMs} ms (store.commandTimeoutMs)`,
+    );
+    return (await answer) === 1;
   }
 
   /** SCAN over the lease keys (bounded), then their values: the renewal times. */

@@ -115,6 +115,7 @@ async function openShared(options: Config["store"], instanceId: string, onError:
       leaseMs: options.leaseMs,
       instanceId,
       onError,
+      commandTimeoutMs: options.commandTimeoutMs,
     });
     const ledger = await RedisSessionLedger.open({
       connect: () => connectRedis({ url: options.url, onError, commandTimeoutMs: options.commandTimeoutMs }),

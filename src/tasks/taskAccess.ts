@@ -10,7 +10,7 @@ import type { Logger } from "pino";
 import type { HolderLink, HolderReply, TaskCommand } from "../cluster/holderLink.js";
 import type { InstanceLeases } from "../cluster/instanceLeases.js";
 import type { EventLog } from "../observability/requestLog.js";
-import { internalError, invalidParams, RpcError } from "../protocol/errors.js";
+import { internalError, invalidParams, RpcError, storeUnavailable } from "../protocol/errors.js";
 import { SHUTDOWN } from "../protocol/reasons.js";
 import { type JsonObject, TERMINAL_STATUSES } from "../protocol/wire.js";
 import type { TaskRecord } from "./taskRecord.js";
@@ -86,8 +86,18 @@ export class TaskAccess {
   /** The failed record when the task was running on an instance that is gone; else undefined. */
   private async failIfHolderGone(record: TaskRecord): Promise<TaskRecord | undefined> {
     if (TERMINAL_STATUSES.has(record.status) || record.holder === this.options.instanceId) return undefined;
-    if (await this.options.leases.isAlive(record.holder)) return undefined;
+    if (await this.holderAlive(record.holder)) return undefined;
     return this.failHolderGone(record.taskId);
+  }
+
+  /** The leases live in the cluster's store (Redis or PostgreSQL): a look-up that fails is the store's trouble, named so. */
+  private async holderAlive(holder: string): Promise<boolean> {
+    try {
+      return await this.options.leases.isAlive(holder);
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      throw storeUnavailable(`cannot tell whether instance ${holder}, which holds the task, is still running: ${why}`);
+    }
   }
 
   /**
