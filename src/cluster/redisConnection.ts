@@ -1,10 +1,15 @@
 // Opens one node-redis connection for every Redis user (the redis task store, RedisTaskBus,
 // RedisLeases, RedisHolderLink). Contract: resolves once the connection is ready; an unreachable Redis rejects
 // within ~connectTimeoutMs with an error naming the url (credentials hidden), never retrying the
-// first connect. Once connected, a dropped connection reconnects with capped backoff.
+// first connect. Once connected, a dropped connection reconnects with capped backoff, and one that
+// node-redis leaves not ready or unanswered for reviveAfterMs is started afresh (redisRevival.ts).
 
 import { createClient } from "@redis/client";
 import { withoutPassword } from "../util/safeUrl.js";
+import { watchForRevival } from "./redisRevival.js";
+
+/** node-redis's longest wait between reconnect attempts here. */
+const MAX_BACKOFF_MS = 2_000;
 
 function newClient(url: string, connectTimeoutMs: number, mayReconnect: () => boolean, commandTimeoutMs?: number) {
   return createClient({
@@ -12,7 +17,7 @@ function newClient(url: string, connectTimeoutMs: number, mayReconnect: () => bo
     socket: {
       connectTimeout: connectTimeoutMs,
       // The first connect fails at once (false → connect() rejects); later drops retry.
-      reconnectStrategy: (retries: number) => (mayReconnect() ? Math.min(50 * 2 ** retries, 2_000) : false),
+      reconnectStrategy: (retries: number) => (mayReconnect() ? Math.min(50 * 2 ** retries, MAX_BACKOFF_MS) : false),
     },
     ...(commandTimeoutMs ? { commandOptions: { timeout: commandTimeoutMs } } : {}),
   });
@@ -27,6 +32,13 @@ export interface RedisConnectOptions {
   connectTimeoutMs?: number;
   /** A command not sent within this long (e.g. queued while reconnecting) rejects instead of hanging. */
   commandTimeoutMs?: number;
+  /**
+   * Not ready, or (unless `subscriber`) no PING answer, for this long once connected: the connection is
+   * destroyed and connected afresh. Default: 2 × connectTimeoutMs + the longest backoff (8 s).
+   */
+  reviveAfterMs?: number;
+  /** A pub/sub subscriber: watched for readiness only, never sent PING. */
+  subscriber?: boolean;
 }
 
 /** The url as safe to show: any password replaced by "***". */
@@ -34,8 +46,9 @@ export const describeRedisUrl = withoutPassword;
 
 export async function connectRedis(options: RedisConnectOptions): Promise<RedisConnection> {
   const onError = options.onError ?? (() => undefined);
+  const connectTimeoutMs = options.connectTimeoutMs ?? 3_000;
   let everReady = false;
-  const client = newClient(options.url, options.connectTimeoutMs ?? 3_000, () => everReady, options.commandTimeoutMs);
+  const client = newClient(options.url, connectTimeoutMs, () => everReady, options.commandTimeoutMs);
   // Without an 'error' listener node-redis would crash the process on a connection error.
   client.on("error", (error: unknown) => {
     if (everReady) onError(error instanceof Error ? error : new Error(String(error)));
@@ -49,12 +62,19 @@ export async function connectRedis(options: RedisConnectOptions): Promise<RedisC
     throw new Error(`cannot reach Redis at ${describeRedisUrl(options.url)}: ${reason}`, { cause });
   }
   everReady = true;
+  watchForRevival(client, {
+    label: describeRedisUrl(options.url),
+    reviveAfterMs: options.reviveAfterMs ?? 2 * connectTimeoutMs + MAX_BACKOFF_MS,
+    settleMs: MAX_BACKOFF_MS + 500,
+    probe: options.subscriber !== true,
+    onError,
+  });
   return client;
 }
 
 /** Closes gracefully (pending commands finish); never throws, also for a connection already gone. */
 export async function closeRedis(client: RedisConnection): Promise<void> {
-  if (!client.isOpen) return;
+  if (!client.isOpen) return client.destroy(); // ends the revival watch of one being started afresh (does not throw)
   try {
     await client.close();
   } catch {
@@ -73,7 +93,7 @@ export async function connectPubSub(
   const publisher = await connectRedis(options);
   let subscriber: RedisConnection | undefined;
   try {
-    subscriber = await connectRedis(options);
+    subscriber = await connectRedis({ ...options, subscriber: true });
     await subscribe(subscriber);
     return { publisher, subscriber };
   } catch (error) {

@@ -101,7 +101,7 @@ async function openSingle(options: Config["store"], instanceId: string, log: Log
 async function openShared(options: Config["store"], instanceId: string, onError: (error: Error) => void, log: Logger): Promise<Opened> {
   const store = await createTaskStore({
     kind: "redis",
-    connect: () => connectRedis({ url: options.url, onError }),
+    connect: () => connectRedis({ url: options.url, onError, commandTimeoutMs: options.commandTimeoutMs }),
     label: describeRedisUrl(options.url),
     prefix: options.prefix,
     instanceId,

@@ -20,18 +20,27 @@ export const needsRedis: { skip?: string } = REDIS_SKIP === undefined ? {} : { s
 export class RedisProcess {
   private constructor(
     readonly port: number,
-    private readonly process: ManagedProcess,
+    private process: ManagedProcess,
   ) {}
 
   static async start(): Promise<RedisProcess> {
     const port = await freePort();
-    const process = await ManagedProcess.start({
+    return new RedisProcess(port, await RedisProcess.spawn(port));
+  }
+
+  private static spawn(port: number): Promise<ManagedProcess> {
+    return ManagedProcess.start({
       name: `redis-server on port ${port}`,
       command: "redis-server",
       args: ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
       ready: /Ready to accept connections/,
     });
-    return new RedisProcess(port, process);
+  }
+
+  /** SIGTERM, then a new redis-server on the same port (empty: nothing is saved). */
+  async restart(): Promise<void> {
+    await this.process.stop("SIGTERM");
+    this.process = await RedisProcess.spawn(this.port);
   }
 
   /** Lets this test process exit while the server runs (it is killed at exit, see ManagedProcess). */

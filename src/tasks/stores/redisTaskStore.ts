@@ -293,7 +293,7 @@ class RedisTaskStore implements TaskStore {
   close(): Promise<void> {
     clearInterval(this.sweeper);
     return this.gate.close(async () => {
-      if (!this.client.isOpen) return;
+      if (!this.client.isOpen) return destroyQuietly(this.client); // one being started afresh must not be reopened
       try {
         await limit(this.client.close(), this.timeoutMs, () => `${this.name} did not close within ${this.timeoutMs} ms`);
       } catch {
@@ -361,6 +361,15 @@ class RedisTaskStore implements TaskStore {
       if (!String((error as Error).message).includes("NOSCRIPT")) throw error;
       return this.command(() => this.client.eval(which.source, { keys, arguments: args }));
     }
+  }
+}
+
+/** Ends a connection already closed for good, or held closed while connectRedis starts it afresh (its destroy() then ends that). */
+function destroyQuietly(client: RedisClient): void {
+  try {
+    client.destroy();
+  } catch {
+    // a plain node-redis client already closed: nothing left to end
   }
 }
 
