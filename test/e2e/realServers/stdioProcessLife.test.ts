@@ -53,7 +53,9 @@ describe("stdio upstream: process life", () => {
     assert.equal(failed.status, "failed");
     const message = JSON.stringify(failed);
     assert.match(message, new RegExp(`server process ${pid} was killed by SIGKILL`));
-    assert.match(message, /last stderr line: \\"Starting default \(STDIO\) server\.\.\.\\"/);
+    // Which of its lines came last depends on when the kill lands: its start line, or the log of its own roots sync (~350 ms
+    // after initialize, which taskgate answers "Method not found" when the caller declared no roots).
+    assert.match(message, /last stderr line: \\"(Starting default \(STDIO\) server\.\.\.|Failed to request roots from client[^"\\]*)\\"/);
 
     const echo = expectComplete(await callTool(gateway.url, "echo", { message: "restarted" }, alice));
     assert.match(textOf(echo), /restarted/);
