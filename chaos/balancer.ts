@@ -25,6 +25,22 @@ export class Balancer {
     return this.sockets.size;
   }
 
+  /**
+   * Resolves once no connection is open through the balancer, or after `ms` (the end state then lists what stayed).
+   * Connections the users dropped last may still be closing on the instances' side when the workload ends.
+   */
+  async settled(ms: number): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (this.sockets.size > 0 && Date.now() < deadline) {
+      const open = [...this.sockets];
+      const left = deadline - Date.now();
+      await Promise.race([
+        Promise.all(open.map((s) => new Promise<void>((resolve) => (s.destroyed ? resolve() : s.once("close", () => resolve()))))),
+        new Promise<void>((resolve) => setTimeout(resolve, Math.min(left, 250)).unref()),
+      ]);
+    }
+  }
+
   /** The connections still open, described (for a violation's evidence). */
   describeOpen(): string[] {
     return [...this.sockets].map((s) => `${s.remotePort}→${s.localPort} read ${s.bytesRead} B, written ${s.bytesWritten} B`);

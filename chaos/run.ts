@@ -58,6 +58,7 @@ export async function runChaos(options: ChaosOptions): Promise<{ facts: RunFacts
     log(`workload over after ${Math.round((Date.now() - t0) / 1000)} s; draining ${registry.tasks.size} tasks`);
     await drain(users, registry, identities);
     await sleep(1_000); // listen streams closed by the users are gone from the instances' counts
+    await balancer.settled(10_000);
     const end = await endState(cluster, balancer, identities);
     const tasks = [...registry.tasks.values()];
     const verdict = check(history.entries, tasks, end);
