@@ -29,6 +29,8 @@ export interface ParkedCall {
   /** The round whose requestState may resume this call ("" between a retry and the next round). */
   round: string;
   timer?: NodeJS.Timeout;
+  /** The call ended while a round was out: the retry of that round gets its result, not "gone". */
+  finished?: boolean;
 }
 
 const nonce = () => randomBytes(16).toString("base64url");
@@ -50,7 +52,12 @@ export class ParkedCalls {
   park(call: RunningCall, binding: CallBinding): ParkedCall {
     const parked: ParkedCall = { id: nonce(), call, binding, questions: new OpenQuestions(binding.configuredKey), round: "" };
     this.parked.set(parked.id, parked);
-    void call.outcome.finally(() => this.release(parked));
+    // A call that ends while a round is out (the upstream answered without waiting for its question) keeps its
+    // place until that round's retry or the hold time: the client asked to retry, so the retry gets the outcome.
+    void call.outcome.finally(() => {
+      if (parked.round === "") this.release(parked);
+      else parked.finished = true;
+    });
     return parked;
   }
 
@@ -101,6 +108,7 @@ export class ParkedCalls {
   consume(parked: ParkedCall): void {
     parked.round = "";
     if (parked.timer) clearTimeout(parked.timer);
+    if (parked.finished) this.release(parked);
   }
 
   /** Parked calls right now. */

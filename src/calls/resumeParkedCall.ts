@@ -45,6 +45,12 @@ export async function resumeParkedCall(
   options: ResumeOptions,
 ): Promise<Reply> {
   const { questions } = parkedCall;
+  if (parkedCall.finished) {
+    // Its questions are moot: the call already has its outcome, which this retry receives.
+    parked.consume(parkedCall);
+    request.note.resumed = 0;
+    return resumeInline(parkedCall, request, parked, [], options);
+  }
   const matched = questions.match(inputResponses);
   if (!matched.ok) {
     const retry = "the question stays open; retry with a corrected answer and the same requestState";

@@ -130,6 +130,25 @@ describe("CallDesk: MRTR rounds", () => {
     assert.equal(calls.length, 1, "the retry started nothing new");
   });
 
+  it("a parked call the upstream finishes without waiting for its answer: the round's retry gets the result, not 'gone'", async () => {
+    const { desk, calls, parked } = await deskOf();
+    const pending = desk.open(requestOf({ name: "ask" }, { elicitation: {} }), toolOrder("ask", "never"));
+    await eventually(() => calls.length === 1, "the call started");
+    calls[0]!.ask(formQuestion("name"));
+    const round = resultOf(await pending);
+    assert.equal(round.resultType, "input_required");
+    calls[0]?.finish({ content: [{ type: "text", text: "done without it" }] });
+    await calls[0]!.outcome;
+    assert.equal(parked.count(), 1, "kept for the retry of the round that is out");
+
+    const retry = requestOf({ name: "ask", requestState: round.requestState, inputResponses: ANSWER }, { elicitation: {} });
+    const result = resultOf(await desk.open(retry, toolOrder("ask", "never")));
+    assert.equal(result.resultType, "complete");
+    assert.deepEqual(result.content, [{ type: "text", text: "done without it" }]);
+    assert.equal(parked.count(), 0, "released once its retry took the result");
+    assert.equal(calls.length, 1, "the retry started nothing new");
+  });
+
   it("policy auto: the question is asked inline, and the retry that answers it gets the task", async () => {
     const { desk, calls, records, runner } = await deskOf({ quotas: { maxRunningTasks: 1 } });
     const pending = desk.open(requestOf({ name: "ask" }, TASKS_CAPS), toolOrder("ask", "auto"));
