@@ -6,6 +6,7 @@
 
 import { createParser } from "eventsource-parser";
 import { request } from "undici";
+import { modernHeaders } from "../bench/lib/leanClient.js";
 import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, PROTOCOL_VERSION, TASKS_EXTENSION } from "../bench/lib/taskShape.js";
 
 export type Json = Record<string, unknown>;
@@ -26,14 +27,7 @@ export function requestParts(
 ): { headers: Record<string, string>; body: string } {
   const name = typeof params.name === "string" ? params.name : typeof params.taskId === "string" ? params.taskId : undefined;
   return {
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": PROTOCOL_VERSION,
-      "mcp-method": method,
-      ...(name !== undefined ? { "mcp-name": name } : {}),
-      authorization: `Bearer ${token}`,
-    },
+    headers: modernHeaders(method, name, token),
     body: JSON.stringify({
       jsonrpc: "2.0",
       id: nextId++,
