@@ -61,9 +61,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   // While tracing is on, each hop to another instance is a span and carries its trace context.
   if (tracingOn()) cluster.cluster.link = tracedHolderLink(cluster.cluster.link);
   let ownUrl = "http://127.0.0.1";
-  const notifier = new Notifier(config.notify, () => config.inventory.publicUrl ?? ownUrl, log, inRole);
+  const notifier = new Notifier(config.notify, cluster.store.push, () => config.inventory.publicUrl ?? ownUrl, log, inRole);
   cluster.transitions.push(notifier.transition);
-  cluster.cluster.bus.subscribeAll(notifier.announced); // until the bus closes (with the cluster, after the notifier's queue)
   const callers = openCallers(config, log);
   const doors = openDoors(
     { ...config, requestsPerMinute: config.quotas.requestsPerMinute, keepAliveMs: config.subscriptions.keepAliveMs },
@@ -129,7 +128,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
     port,
     server,
     log,
-    notificationsSettled: () => notifier.queue.settled(),
+    notificationsSettled: () => notifier.settled(),
     ...(processes || config.upstream === undefined ? { upstreamProcesses: () => endpoints.processes() } : {}),
     ...(endpoints.reload ? { reload: () => endpoints.reload?.() ?? Promise.resolve() } : {}),
     async close() {

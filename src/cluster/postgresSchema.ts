@@ -7,7 +7,8 @@
 //
 // Tables: taskgate_tasks (one row per record: its JSON text plus the columns the indexes and filters
 // need), taskgate_leases (instance liveness, by database time), taskgate_messages (bus and link
-// payloads too big for one NOTIFY, kept a few minutes).
+// payloads too big for one NOTIFY, kept a few minutes), taskgate_push_books (one row per owner with
+// Web Push subscriptions: the book's JSON text).
 
 import type { PostgresPool } from "./postgresConnection.js";
 
@@ -36,6 +37,7 @@ const MIGRATIONS: readonly string[] = [
      payload text NOT NULL
    );
    CREATE INDEX taskgate_messages_created ON taskgate_messages (created_at);`,
+  `CREATE TABLE taskgate_push_books (owner_hash text COLLATE "C" PRIMARY KEY, book text NOT NULL);`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

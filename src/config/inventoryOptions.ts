@@ -69,6 +69,9 @@ export const NotifySchema = z
       defaultText: "off",
       env: false,
     }),
+    pushSubscriptionsPerIdentity: option(z.number().int().min(1).max(100).default(10), {
+      help: "browsers (Web Push subscriptions) kept per person, in the task store; one more drops the oldest",
+    }),
     timeoutMs: option(timerMs.positive().default(5_000), {
       help: "one webhook or push delivery not answered within this long counts as failed (and is retried)",
     }),

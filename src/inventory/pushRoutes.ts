@@ -1,6 +1,6 @@
 // The Web Push routes of the inventory: the VAPID public key browsers subscribe with (404 when Web
-// Push is off), and adding or removing the caller's push subscription. Answers never carry keys
-// other than the public one.
+// Push is off), and adding or removing the caller's push subscription (kept in the task store; a
+// store that fails is a 503 naming it). Answers never carry keys other than the public one.
 
 import type { ServerResponse } from "node:http";
 import type express from "express";
@@ -28,7 +28,7 @@ export function pushRoutes(notifier: Notifier): Array<{ method: "get" | "post" |
       path: "/notify/push-subscriptions",
       handle: async (caller, req: express.Request, res: ServerResponse) => {
         publicKey();
-        notifier.subscriptions.add(caller.owner, caller.identity, parseSubscription(req.body));
+        await notifier.subscribe(caller.owner, caller.identity, parseSubscription(req.body));
         sendInventoryJson(res, 201, { subscribed: true });
       },
     },
@@ -39,7 +39,7 @@ export function pushRoutes(notifier: Notifier): Array<{ method: "get" | "post" |
         const endpoint = isObject(req.body) ? req.body.endpoint : undefined;
         if (typeof endpoint !== "string")
           throw inventoryError("bad_request", 'the body must be {"endpoint": "<the subscription\'s endpoint>"}');
-        notifier.subscriptions.remove(caller.owner, new URL(endpoint).href);
+        await notifier.unsubscribe(caller.owner, new URL(endpoint).href);
         res.writeHead(204, { "Cache-Control": "no-store" }).end();
       },
     },

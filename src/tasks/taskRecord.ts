@@ -44,12 +44,6 @@ export interface TaskRecord {
   /** The trace of the request that created the task (W3C keys), continued by each phase's span. */
   trace?: Record<string, string>;
   /**
-   * Only on the task bus, never stored: what the write announced changed from (its status, its
-   * approval's id), so every instance can tell a transition from the record alone (notify/: each
-   * instance pushes to the browsers subscribed on it).
-   */
-  changedFrom?: { status: TaskStatus; approvalId?: string | undefined } | undefined;
-  /**
    * Set by the store on every write to the stored version + 1. The redis store writes only if the
    * record is still what its update read (compare-and-set), so a write by another instance in between
    * is never lost: mutate runs again on the newer record (see taskStore.ts).

@@ -73,7 +73,7 @@ export class TaskRecords {
     if (TERMINAL_STATUSES.has(updated.status)) this.observer.taskFinished(updated.status);
     if (updated.trace && updated.status !== before?.status) recordTaskPhase(updated.trace, phaseOf(updated.status), taskId, updated.tool);
     if (before === undefined) return updated;
-    this.bus.publish({ ...updated, changedFrom: { status: before.status, approvalId: before.approval?.approvalId } });
+    this.bus.publish(updated);
     for (const told of this.transitions) told(updated, before);
     return updated;
   }

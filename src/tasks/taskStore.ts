@@ -39,10 +39,16 @@
 //   stops after LIST_SCAN_LIMIT skipped entries and may then hold fewer than `limit` records (even
 //   none) with a nextCursor to go on. A cursor this store did not issue rejects with
 //   InvalidCursorError; a limit outside 1..LIST_LIMIT_MAX rejects with a RangeError.
+// - push: the Web Push subscriptions, one book per owner (pushBook.ts): kept like records (memory:
+//   lost on exit; file: "<file>.push.json" beside the journal, replaced whole and fsynced on each
+//   change; redis, postgres, keyv: in the shared data, so every instance of a cluster sees them),
+//   changed by compare-and-set, at most `perOwner` per owner and PUSH_BOOKS_MAX owners. O(1) per
+//   owner; all() reads every book (approval requests, rare).
 // - close() waits for the operations already started, then releases what the store holds (file:
 //   journal and lock; redis: its connection); later calls reject with "... is closed".
 
 import type { TaskStatus } from "../protocol/wire.js";
+import type { PushSubscriptionStore } from "./pushBook.js";
 import type { TaskRecord } from "./taskRecord.js";
 
 /** The largest page a listing returns. */
@@ -84,5 +90,7 @@ export interface TaskStore {
   listByOwner(ownerHash: string, query: TaskListQuery): Promise<TaskPage>;
   /** Every owner's records, newest first (the operator view). Same cost rule. */
   listAll(query: TaskListQuery): Promise<TaskPage>;
+  /** The Web Push subscriptions (one book per owner). */
+  readonly push: PushSubscriptionStore;
   close(): Promise<void>;
 }

@@ -4,7 +4,8 @@
 // is held on instance a; carol lists it on instance b and approves it there; the call then runs
 // on a (the upstream's own events say when it received it). A webhook that lists
 // approval_requested (configured on all three instances) gets the request once, from a; carol's
-// browser, subscribed to Web Push on b only, is pushed it once too (by b, decrypted with its keys).
+// browser, subscribed to Web Push on b only, is pushed it once too (by a, which wrote the request,
+// reading her subscription from the store; decrypted with her keys).
 // Run: node --import tsx --test test/e2e/approvalsAcrossInstances.test.ts
 
 import assert from "node:assert/strict";

@@ -86,7 +86,7 @@ describe("the inventory across instances on Redis", () => {
       [...seen].sort(),
       [`${id}:input_required`, `${id}:completed`, `${stuck.taskId as string}:input_required`, `${stuck.taskId as string}:failed`].sort(),
     );
-    // Her browser, subscribed on a only: the same four events, each pushed once by a, decrypted with its keys.
+    // Her browser, subscribed on a only: the same four events, each pushed once by the instance that made it, decrypted with its keys.
     const pushes = (await push.until(4)).map((received) => decryptPush(received, keys) as JsonObject);
     const byEvent = (n: JsonObject) => `${n.taskId as string}:${n.event as string}`;
     const hooked = new Map(deliveries.map((d) => JSON.parse(d.body.toString("utf8")) as JsonObject).map((n) => [byEvent(n), n]));
@@ -98,6 +98,6 @@ describe("the inventory across instances on Redis", () => {
     assert.equal(instances.filter((instance) => instance.self).length, 1);
     // Nothing more arrives: a fifth delivery would be a duplicate.
     await assert.rejects(hook.until(5, 1_000));
-    assert.equal(push.received.length, 4, "no push twice (every instance hears every change on the bus)");
+    assert.equal(push.received.length, 4, "no push twice (only the writer of a change pushes it)");
   });
 });

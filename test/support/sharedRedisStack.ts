@@ -1,8 +1,9 @@
 // Several taskgate instances sharing one real Redis (the test file's own redis-server, redisServer.ts;
 // a fresh key prefix per stack) or one real
 // PostgreSQL database (store "postgres": the caller's fresh database) in front of one real example
-// legacy server: three in process (a, b, c), and any started as real child processes (pushed to
-// `children`, so a test can SIGKILL them). close() kills the children and closes the rest.
+// legacy server: three in process (a, b, c), more on demand (another(); stop() ends one early, as a
+// restart's first half), and any started as real child processes (pushed to `children`, so a test
+// can SIGKILL them). close() kills the children and closes the rest.
 
 import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -22,6 +23,10 @@ export interface SharedRedisStack {
   /** The command-line flags that start one more instance on the same store. */
   storeArgs: string[];
   children: ChildProcess[];
+  /** One more instance on the same store (closed by close()). */
+  another(): Promise<Gateway>;
+  /** Closes one instance now (close() then leaves it alone). */
+  stop(gateway: Gateway): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -56,6 +61,7 @@ export async function startSharedRedisStack(options: SharedRedisOptions): Promis
   const a = await start();
   const b = await start();
   const c = await start();
+  const running = new Set<Gateway>([a, b, c]);
   const children: ChildProcess[] = [];
   const storeArgs = ["--store", options.postgresUrl === undefined ? "redis" : "postgres", "--store-url", options.postgresUrl ?? redisUrl];
   return {
@@ -66,11 +72,18 @@ export async function startSharedRedisStack(options: SharedRedisOptions): Promis
     prefix,
     storeArgs,
     children,
+    async another() {
+      const gateway = await start();
+      running.add(gateway);
+      return gateway;
+    },
+    async stop(gateway) {
+      if (running.delete(gateway)) await gateway.close();
+    },
     async close() {
       for (const child of children) await killHard(child);
-      await a.close();
-      await b.close();
-      await c.close();
+      for (const gateway of running) await gateway.close();
+      running.clear();
       await legacy.close();
     },
   };

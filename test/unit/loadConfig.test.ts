@@ -99,7 +99,15 @@ describe("loadConfig: layering", () => {
       log: { level: "info", format: "auto" },
       tracing: { enabled: false, serviceName: "taskgate" },
       inventory: { operators: { subjects: [], scopes: [], claims: {} } },
-      notify: { webhooks: [], timeoutMs: 5_000, attempts: 5, backoffMs: 1_000, maxBackoffMs: 60_000, queueSize: 1_000 },
+      notify: {
+        webhooks: [],
+        pushSubscriptionsPerIdentity: 10,
+        timeoutMs: 5_000,
+        attempts: 5,
+        backoffMs: 1_000,
+        maxBackoffMs: 60_000,
+        queueSize: 1_000,
+      },
       console: { enabled: true },
     });
   });
@@ -229,6 +237,7 @@ describe("loadConfig: layering", () => {
         TASKGATE_NOTIFY_BACKOFF_MS: "27",
         TASKGATE_NOTIFY_MAX_BACKOFF_MS: "28",
         TASKGATE_NOTIFY_QUEUE_SIZE: "29",
+        TASKGATE_NOTIFY_PUSH_SUBSCRIPTIONS_PER_IDENTITY: "7",
       },
     });
     assert.deepEqual(config, {
@@ -282,11 +291,11 @@ describe("loadConfig: layering", () => {
       log: { level: "silent", format: "json" },
       tracing: { enabled: true, serviceName: "gateway-eu" },
       inventory: { operators: { subjects: [], scopes: [], claims: {} }, publicUrl: "https://gw.example.com/" },
-      notify: { webhooks: [], timeoutMs: 26, attempts: 3, backoffMs: 27, maxBackoffMs: 28, queueSize: 29 },
+      notify: { webhooks: [], pushSubscriptionsPerIdentity: 7, timeoutMs: 26, attempts: 3, backoffMs: 27, maxBackoffMs: 28, queueSize: 29 },
       console: { enabled: false, oauthClientId: "taskgate-console", oauthScopes: ["tasks:read", "tasks:answer"] },
     });
     // These, the 2 upstream.command ones and the 13 auth.jwt / resource metadata variables in the next tests.
-    assert.equal(ENV_VARS.length, 82);
+    assert.equal(ENV_VARS.length, 82 + 1);
   });
 
   it("maps the stdio upstream's variables: the command line is split like a shell does, without one", () => {

@@ -63,7 +63,7 @@ describe("postgres store", skip, () => {
     const tables = await sql<{ tablename: string }>(url, "SELECT tablename FROM pg_tables WHERE tablename LIKE 'taskgate%' ORDER BY 1");
     assert.deepEqual(
       tables.map((t) => t.tablename),
-      ["taskgate_leases", "taskgate_messages", "taskgate_schema", "taskgate_tasks"],
+      ["taskgate_leases", "taskgate_messages", "taskgate_push_books", "taskgate_schema", "taskgate_tasks"],
     );
 
     await sql(url, "INSERT INTO taskgate_schema (version) VALUES ($1)", [SCHEMA_VERSION + 1]);

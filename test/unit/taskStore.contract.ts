@@ -10,6 +10,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { TaskRecord } from "../../src/tasks/taskRecord.js";
 import type { TaskStore } from "../../src/tasks/taskStore.js";
 import { listingCases } from "./taskStoreListing.contract.js";
+import { pushCases } from "./taskStorePush.contract.js";
 
 export type OpenTaskStore = () => Promise<{ store: TaskStore; reopen?: () => Promise<TaskStore> }>;
 
@@ -34,7 +35,12 @@ const finish = (record: TaskRecord): TaskRecord => ({ ...record, status: "comple
 
 /** `persistent`: the backend keeps records across close+reopen; only then are the persistence cases registered. */
 /** `skip`: why the backend's server cannot be used here (the suite is reported as skipped, with the reason). */
-export function taskStoreContract(name: string, open: OpenTaskStore, traits: { persistent: boolean; skip?: string | undefined }): void {
+/** `shared`: a reopened store is another instance on the same data (redis, postgres), not a restart's copy. */
+export function taskStoreContract(
+  name: string,
+  open: OpenTaskStore,
+  traits: { persistent: boolean; shared?: boolean; skip?: string | undefined },
+): void {
   // Registered or not, never silently skipped: a non-persistent backend simply has no such cases.
   const persistenceCase = traits.persistent ? it : () => undefined;
   describe(`TaskStore contract: ${name}`, traits.skip === undefined ? {} : { skip: traits.skip }, () => {
@@ -347,6 +353,7 @@ export function taskStoreContract(name: string, open: OpenTaskStore, traits: { p
     });
 
     listingCases(() => store, reopen, traits);
+    pushCases(() => store, reopen, traits);
 
     it("operations after close reject, naming the store", async () => {
       await store.close();

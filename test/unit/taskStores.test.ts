@@ -11,6 +11,7 @@ import path from "node:path";
 import { openPostgresPool } from "../../src/cluster/postgresConnection.js";
 import { createTaskStore } from "../../src/tasks/stores/createTaskStore.js";
 import { keyvAdapterFor } from "../../src/tasks/stores/keyvAdapter.js";
+import { pushBookFileOf } from "../../src/tasks/stores/pushBookFile.js";
 import { freshDatabase, POSTGRES_SKIP } from "../support/postgres.js";
 import { REDIS_SKIP, testRedisUrl } from "../support/redisServer.js";
 import { connectTo, freshPrefix, tempDir } from "../support/taskStores.js";
@@ -31,6 +32,7 @@ taskStoreContract(
       reopen: async () => {
         const copy = path.join(dir, `reopened-${++copies}.json`);
         await copyFile(file, copy);
+        await copyFile(pushBookFileOf(file), pushBookFileOf(copy)).catch(() => undefined); // there once a browser subscribed
         return createTaskStore({ kind: "file", path: copy });
       },
     };
@@ -47,7 +49,7 @@ taskStoreContract(
     const prefix = freshPrefix();
     return { store: await openRedis(prefix, "instance-a"), reopen: () => openRedis(prefix, "instance-a") };
   },
-  { persistent: true, skip: REDIS_SKIP },
+  { persistent: true, shared: true, skip: REDIS_SKIP },
 );
 
 const openPostgres = (url: string, instanceId: string) =>
@@ -59,7 +61,7 @@ taskStoreContract(
     const url = await freshDatabase();
     return { store: await openPostgres(url, "instance-a"), reopen: () => openPostgres(url, "instance-a") };
   },
-  { persistent: true, skip: POSTGRES_SKIP },
+  { persistent: true, shared: true, skip: POSTGRES_SKIP },
 );
 
 const openKeyv = async (uri: string, namespace?: string) =>

@@ -11,15 +11,18 @@
 // not exist; loads a journal, tolerating a torn last line; imports a taskgate 0.1 keyv-file store
 // (keeping a copy as "<file>.keyv-file-backup"); refuses anything else with an error naming the file.
 // A write not on disk within writeTimeoutMs rejects (it may still land); a failed write stops all
-// writes until restart (see JournalWriter).
+// writes until restart (see JournalWriter). Push subscriptions: "<file>.push.json" (pushBookFile.ts),
+// loaded at open, each change on disk (within writeTimeoutMs) before it counts.
 
 import { copyFile, mkdir, open, readFile } from "node:fs/promises";
 import path from "node:path";
 import { limit } from "../../util/timeLimit.js";
+import { BookTable, PushBooks } from "../pushBook.js";
 import type { TaskRecord } from "../taskRecord.js";
 import type { TaskListQuery, TaskPage, TaskStore } from "../taskStore.js";
 import { recordsFromKeyvFile } from "./keyvFileImport.js";
 import { OperationGate } from "./operationGate.js";
+import { loadPushBooks, pushBookFileOf, writePushBooks } from "./pushBookFile.js";
 import { factsOf, RecordTable, startSweeper } from "./recordTable.js";
 import { assertStorable, liveRecord, type Mutate, nextRecord } from "./storedRecord.js";
 import { acquireStoreLock, type StoreLock } from "./storeLock.js";
@@ -51,6 +54,7 @@ export async function openJournalTaskStore(options: JournalTaskStoreOptions): Pr
   try {
     const table = new RecordTable();
     const fileBytes = await load(file, table);
+    const books = new BookTable(await loadPushBooks(pushBookFileOf(file)));
     const writer = await JournalWriter.open({
       file,
       label,
@@ -59,7 +63,7 @@ export async function openJournalTaskStore(options: JournalTaskStoreOptions): Pr
       liveBytes: () => table.liveBytes,
       ...(options.minRewriteBytes !== undefined ? { minRewriteBytes: options.minRewriteBytes } : {}),
     });
-    return new JournalTaskStore(label, table, writer, lock, options);
+    return new JournalTaskStore(label, { table, books, file }, writer, lock, options);
   } catch (error) {
     await lock.release();
     throw error;
@@ -111,16 +115,29 @@ class JournalTaskStore implements TaskStore {
   private readonly gate: OperationGate;
   private readonly stopSweeper: () => void;
   private readonly writeTimeoutMs: number;
+  private readonly table: RecordTable;
+  readonly push: PushBooks;
 
   constructor(
     private readonly label: string,
-    private readonly table: RecordTable,
+    held: { table: RecordTable; books: BookTable; file: string },
     private readonly writer: JournalWriter,
     private readonly lock: StoreLock,
     options: JournalTaskStoreOptions,
   ) {
+    this.table = held.table;
     this.gate = new OperationGate(label);
-    this.stopSweeper = startSweeper(table, options.sweepIntervalMs ?? 60_000);
+    const bookFile = pushBookFileOf(held.file);
+    // A rewrite that timed out still runs: the next one waits for it, so two never share the temporary file.
+    let rewriting: Promise<void> = Promise.resolve();
+    const persist = (_owner: string, _next: string | undefined, after: () => ReadonlyMap<string, string>) => {
+      const table = after();
+      const rewrite = rewriting.then(() => writePushBooks(bookFile, table));
+      rewriting = rewrite.catch(() => undefined);
+      return this.limited(rewrite);
+    };
+    this.push = new PushBooks(label, held.books.slots(persist), (operation) => this.gate.run(operation));
+    this.stopSweeper = startSweeper(this.table, options.sweepIntervalMs ?? 60_000);
     this.writeTimeoutMs = options.writeTimeoutMs ?? 5_000;
   }
 

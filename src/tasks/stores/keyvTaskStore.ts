@@ -11,10 +11,13 @@
 //
 // Every adapter call has the limit commandTimeoutMs, ending in an error naming the store. Expired
 // records are invisible at once (keyv checks the deadline) and deleted by a sweep every
-// sweepIntervalMs (adapters without their own expiry keep them otherwise).
+// sweepIntervalMs (adapters without their own expiry keep them otherwise). Push subscriptions: one
+// key per owner ("taskgate-push-book:<ownerHash>", value {pushBook: "<book JSON>"}) in the same
+// namespace, read at open in the same pass and held in memory after (one process).
 
 import Keyv, { type KeyvStoreAdapter } from "keyv";
 import { limit } from "../../util/timeLimit.js";
+import { BookTable, type PushBook, PushBooks } from "../pushBook.js";
 import type { TaskRecord } from "../taskRecord.js";
 import type { TaskListQuery, TaskPage, TaskStore } from "../taskStore.js";
 import { ExpiryQueue } from "./expiryQueue.js";
@@ -38,6 +41,8 @@ export interface KeyvTaskStoreOptions {
   /** keyv namespace of the records (default "taskgate-tasks"; config store.prefix when set). */
   namespace?: string;
 }
+
+const BOOK_KEY = "taskgate-push-book:";
 
 /** What the in-memory indexes hold of a record. */
 interface Held {
@@ -70,6 +75,8 @@ class KeyvTaskStore implements TaskStore {
   private readonly expiry = new ExpiryQueue();
   private readonly timeoutMs: number;
   private readonly sweeper: NodeJS.Timeout;
+  private readonly books = new BookTable();
+  readonly push: PushBooks;
 
   constructor(
     private readonly name: string,
@@ -79,6 +86,11 @@ class KeyvTaskStore implements TaskStore {
   ) {
     this.gate = new OperationGate(name);
     this.timeoutMs = options.commandTimeoutMs ?? 5_000;
+    const books = keyv as unknown as Keyv<{ pushBook: string }>;
+    const persist = async (owner: string, next: string | undefined) => {
+      await this.command(next === undefined ? books.delete(`${BOOK_KEY}${owner}`) : books.set(`${BOOK_KEY}${owner}`, { pushBook: next }));
+    };
+    this.push = new PushBooks(name, this.books.slots(persist), (operation) => this.gate.run(operation));
     const onError = options.onError ?? (() => undefined);
     this.sweeper = setInterval(() => {
       this.sweep().catch((error: unknown) => onError(new Error(`${name}: deleting expired tasks failed`, { cause: error })));
@@ -93,8 +105,12 @@ class KeyvTaskStore implements TaskStore {
       );
     }
     const now = Date.now();
-    for await (const [, record] of this.keyv.iterator(this.namespace) as AsyncGenerator<[string, TaskRecord | undefined]>) {
-      if (record !== undefined && typeof record.taskId === "string" && !isExpired(record, now)) this.hold(record);
+    type Stored = (TaskRecord & { pushBook?: undefined }) | { pushBook?: unknown; taskId?: undefined } | undefined;
+    for await (const [, record] of this.keyv.iterator(this.namespace) as AsyncGenerator<[string, Stored]>) {
+      if (typeof record?.pushBook === "string") this.books.load(JSON.parse(record.pushBook) as PushBook);
+      else if (record !== undefined && typeof record.taskId === "string" && !isExpired(record as TaskRecord, now)) {
+        this.hold(record as TaskRecord);
+      }
     }
   }
 

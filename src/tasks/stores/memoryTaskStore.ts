@@ -1,8 +1,10 @@
 // MemoryTaskStore: the TaskStore of one process, lost when it exits. Records live in a RecordTable
 // (JSON text, so a read is one JSON.parse and the caller always gets its own copy); every operation
 // runs synchronously inside the call, so update() is atomic and mutate runs exactly once. Expired
-// records are dropped by a timer-driven sweep (every sweepIntervalMs, in bounded chunks).
+// records are dropped by a timer-driven sweep (every sweepIntervalMs, in bounded chunks). Push
+// subscriptions live in a BookTable beside them.
 
+import { BookTable, PushBooks } from "../pushBook.js";
 import type { TaskRecord } from "../taskRecord.js";
 import type { TaskListQuery, TaskPage, TaskStore } from "../taskStore.js";
 import { factsOf, RecordTable, startSweeper } from "./recordTable.js";
@@ -16,6 +18,10 @@ export interface MemoryTaskStoreOptions {
 
 export class MemoryTaskStore implements TaskStore {
   private readonly table = new RecordTable();
+  readonly push = new PushBooks("task store (memory)", new BookTable().slots(), async (operation) => {
+    this.assertOpen();
+    return operation();
+  });
   private readonly stopSweeper: () => void;
   private closed = false;
 

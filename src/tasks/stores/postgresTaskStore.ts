@@ -12,8 +12,10 @@
 // record = <the text it read> (compare-and-set); if another instance wrote in between, mutate runs
 // again on the newer record (up to maxUpdateAttempts). Updates on one instance are queued per task.
 // Every statement has the limit store.commandTimeoutMs (see PostgresPool.run), naming the database.
+// Push subscriptions: one row per owner in taskgate_push_books, changed by compare-and-set on its text.
 
 import type { PostgresPool } from "../../cluster/postgresConnection.js";
+import { type BookSlots, PushBooks, type SlotWrite } from "../pushBook.js";
 import type { TaskRecord } from "../taskRecord.js";
 import type { TaskListQuery, TaskPage, TaskStore } from "../taskStore.js";
 import { KeyedQueue } from "./keyedQueue.js";
@@ -66,6 +68,7 @@ class PostgresTaskStore implements TaskStore {
   private readonly gate: OperationGate;
   private readonly queue = new KeyedQueue();
   private readonly sweeper: NodeJS.Timeout;
+  readonly push: PushBooks;
 
   constructor(
     private readonly db: PostgresPool,
@@ -73,6 +76,7 @@ class PostgresTaskStore implements TaskStore {
   ) {
     this.name = `task store (${db.label})`;
     this.gate = new OperationGate(this.name);
+    this.push = new PushBooks(this.name, this.bookSlots(), (operation) => this.gate.run(operation));
     const onError = options.onError ?? (() => undefined);
     this.sweeper = setInterval(() => {
       this.sweep().catch((error: unknown) => onError(new Error(`${this.name}: deleting expired tasks failed`, { cause: error })));
@@ -206,6 +210,29 @@ class PostgresTaskStore implements TaskStore {
       const record = JSON.parse(row.record) as TaskRecord;
       return { at: positionOf(record), record };
     });
+  }
+
+  private bookSlots(): BookSlots {
+    const read = async (owner: string) =>
+      (await this.run<{ book: string }>("SELECT book FROM taskgate_push_books WHERE owner_hash = $1", [owner])).rows[0]?.book;
+    const write = async (owner: string, seen: string | undefined, next: string | undefined, max: number): Promise<SlotWrite> => {
+      if (seen === undefined && next !== undefined) {
+        const inserted = await this.run(
+          `INSERT INTO taskgate_push_books (owner_hash, book) SELECT $1, $2
+           WHERE (SELECT count(*) FROM taskgate_push_books) < $3 ON CONFLICT (owner_hash) DO NOTHING`,
+          [owner, next, max],
+        );
+        if (inserted.rowCount === 1) return "written";
+        return (await read(owner)) === undefined ? "full" : "changed";
+      }
+      const changed =
+        next === undefined
+          ? await this.run("DELETE FROM taskgate_push_books WHERE owner_hash = $1 AND book = $2", [owner, seen])
+          : await this.run("UPDATE taskgate_push_books SET book = $3 WHERE owner_hash = $1 AND book = $2", [owner, seen, next]);
+      return changed.rowCount === 1 ? "written" : "changed";
+    };
+    const all = async () => (await this.run<{ book: string }>("SELECT book FROM taskgate_push_books", [])).rows.map((row) => row.book);
+    return { read, write, all };
   }
 
   private run<R extends { [column: string]: unknown }>(text: string, values: unknown[]) {

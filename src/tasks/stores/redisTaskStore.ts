@@ -16,6 +16,9 @@
 // again on the new record (up to maxUpdateAttempts, then the update rejects naming the task). Updates
 // on one instance are queued per task, so they never race each other.
 //
+// Push subscriptions: "<prefix>:push:book:<ownerHash>" holds an owner's book (JSON), and
+// "<prefix>:push:owners" is the SET of owners that have one; a change is one compare-and-set script.
+//
 // Every command has a limit (commandTimeoutMs): one Redis does not answer in time rejects with
 // "task store (redis <label>) did not answer within N ms" (the command may still be carried out).
 // Reads also accept a record in taskgate 0.1's keyv envelope ({"value": "<record JSON>"}).
@@ -23,6 +26,7 @@
 import { createHash } from "node:crypto";
 import type { RedisClientType } from "@redis/client";
 import { limit } from "../../util/timeLimit.js";
+import { type BookSlots, PushBooks } from "../pushBook.js";
 import type { TaskRecord } from "../taskRecord.js";
 import type { TaskListQuery, TaskPage, TaskStore } from "../taskStore.js";
 import { KeyedQueue } from "./keyedQueue.js";
@@ -118,6 +122,24 @@ for _, entry in ipairs(due) do
 end
 return #due`;
 
+/**
+ * KEYS: book, owners. ARGV: expected book ("" = none), new book ("" = delete), owner, most owners.
+ * 1 = written, 0 = changed meanwhile, -1 = a new book past the most owners. The SET is changed
+ * first: a failure there (wrong type) leaves the book as it was.
+ */
+const BOOK = `
+local current = redis.call('GET', KEYS[1]) or ''
+if current ~= ARGV[1] then return 0 end
+if ARGV[2] == '' then
+  redis.call('SREM', KEYS[2], ARGV[3])
+  redis.call('DEL', KEYS[1])
+  return 1
+end
+if current == '' and redis.call('SCARD', KEYS[2]) >= tonumber(ARGV[4]) then return -1 end
+redis.call('SADD', KEYS[2], ARGV[3])
+redis.call('SET', KEYS[1], ARGV[2])
+return 1`;
+
 const MGET_CHUNK = 500;
 
 interface Script {
@@ -126,7 +148,7 @@ interface Script {
 }
 
 const script = (source: string): Script => ({ source, sha: createHash("sha1").update(source).digest("hex") });
-const SCRIPTS = { create: script(CREATE), update: script(UPDATE), sweep: script(SWEEP) };
+const SCRIPTS = { create: script(CREATE), update: script(UPDATE), sweep: script(SWEEP), book: script(BOOK) };
 const SWEEP_CHUNK = 1_000;
 
 /** Where a record sits in the listing indexes. */
@@ -166,6 +188,7 @@ class RedisTaskStore implements TaskStore {
   private readonly timeoutMs: number;
   private readonly maxAttempts: number;
   private readonly sweeper: NodeJS.Timeout;
+  readonly push: PushBooks;
 
   constructor(
     private readonly name: string,
@@ -173,6 +196,7 @@ class RedisTaskStore implements TaskStore {
     private readonly options: RedisTaskStoreOptions,
   ) {
     this.gate = new OperationGate(name);
+    this.push = new PushBooks(name, this.bookSlots(), (operation) => this.gate.run(operation));
     this.indexKey = `${options.prefix}:index:unfinished:${options.instanceId}`;
     this.listAllKey = `${options.prefix}:index:list:all`;
     this.expiryKey = `${options.prefix}:index:list:expiry`;
@@ -300,6 +324,27 @@ class RedisTaskStore implements TaskStore {
         if (this.client.isOpen) this.client.destroy();
       }
     });
+  }
+
+  private bookSlots(): BookSlots {
+    const bookKey = (owner: string) => `${this.options.prefix}:push:book:${owner}`;
+    const ownersKey = `${this.options.prefix}:push:owners`;
+    return {
+      read: async (owner) => (await this.command(() => this.client.get(bookKey(owner)))) ?? undefined,
+      write: async (owner, seen, next, max) => {
+        const written = await this.script(SCRIPTS.book, [bookKey(owner), ownersKey], [seen ?? "", next ?? "", owner, String(max)]);
+        return written === 1 ? "written" : written === -1 ? "full" : "changed";
+      },
+      all: async () => {
+        const owners = await this.command(() => this.client.sMembers(ownersKey));
+        const books: string[] = [];
+        for (let start = 0; start < owners.length; start += MGET_CHUNK) {
+          const chunk = owners.slice(start, start + MGET_CHUNK).map(bookKey);
+          for (const raw of await this.command(() => this.client.mGet(chunk))) if (raw !== null) books.push(raw);
+        }
+        return books;
+      },
+    };
   }
 
   private taskKey(taskId: string): string {
