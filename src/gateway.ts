@@ -84,14 +84,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   // alive now) leaves sessions no start will see: the living look again every lease.
   const recoverAgain = setInterval(recoverLeftovers, config.store.leaseMs);
   recoverAgain.unref();
-  const inventory = openInventorySide(config, {
-    cluster,
-    callers,
-    parts: () => endpoints.parts(),
-    instanceId,
-    log,
-    more: pushRoutes(notifier),
-  });
+  const parts = () => endpoints.parts();
+  const inventory = openInventorySide(config, { cluster, callers, parts, instanceId, log, more: pushRoutes(notifier), rate: doors.rate });
   const front = openFrontSide({
     doors,
     endpointAt: (path) => endpoints.doorAt(path),
@@ -108,6 +102,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
         resolver: callers.resolver,
         requiredScopes: config.auth.requiredScopes,
         shown: access.shown,
+        rate: doors.rate,
         log,
       });
       endpoints.mount?.(app);

@@ -50,7 +50,7 @@ const QuotasSchema = z
     }),
     requestsPerMinute: option(z.number().int().positive().optional(), {
       help: "requests per minute one identity may send to this instance (token bucket, bursts up to this many); over it HTTP 429",
-      details: "The 429 carries `Retry-After`.",
+      details: "Counts the MCP endpoint, the task inventory and `/approvals` in one bucket. The 429 carries `Retry-After`.",
       defaultText: "no limit",
     }),
   })

@@ -2,7 +2,8 @@
 // in an approver role list the calls waiting for them and decide. Same authentication as the MCP
 // endpoint; JSON; Cache-Control: no-store. Errors: {"error": {"code", "message"}} with 400 (bad
 // body), 401 (+ WWW-Authenticate), 404 (unknown approval, or one this identity may not decide:
-// never reveals that it exists), 409 (already decided, or expired).
+// never reveals that it exists), 409 (already decided, or expired), 429 (+ Retry-After: over
+// quotas.requestsPerMinute, counted in the MCP endpoint's buckets).
 //   GET  /approvals                 → {"approvals": [{approvalId, taskId, caller, backend?, tool,
 //                                      arguments? (audit.arguments), argumentsDigest, rule,
 //                                      requestedAt, expiresAt}]}
@@ -16,15 +17,19 @@ import express from "express";
 import type { Logger } from "pino";
 import type { Approvals } from "../access/approvals.js";
 import { authenticate } from "../auth/authenticate.js";
-import type { Identity, IdentityResolver } from "../auth/identity.js";
+import { type Identity, type IdentityResolver, ownerHashOf } from "../auth/identity.js";
+import { reasonMessage } from "../protocol/reasons.js";
 import type { StoredApproval, TaskRecord } from "../tasks/taskRecord.js";
 import { isObject } from "../util/json.js";
+import type { RequestRate } from "./requestRate.js";
 
 export interface ApprovalsRoutesDeps {
   approvals: Approvals;
   resolver: IdentityResolver;
   requiredScopes: readonly string[];
   shown(identity: Identity): string;
+  /** quotas.requestsPerMinute: the MCP endpoint's buckets (undefined: no rate). */
+  rate?: RequestRate | undefined;
   log: Logger;
 }
 
@@ -43,7 +48,13 @@ async function identityOf(req: Request, res: Response, deps: ApprovalsRoutesDeps
     resolver: deps.resolver,
     requiredScopes: deps.requiredScopes,
   });
-  if (verdict.ok) return verdict.identity;
+  if (verdict.ok) {
+    const rate = deps.rate?.take(ownerHashOf(verdict.identity));
+    if (!rate || rate.ok) return verdict.identity;
+    const { retryAfterSeconds } = rate;
+    fail(res, 429, "rate_limited", reasonMessage("rate_limited", { retryAfterSeconds }), { "Retry-After": String(retryAfterSeconds) });
+    return undefined;
+  }
   fail(
     res,
     verdict.status,

@@ -1,7 +1,8 @@
 // RequestRate: quotas.requestsPerMinute, a token bucket per identity (owner hash). Each bucket holds
 // up to `perMinute` requests and refills at perMinute/60 per second, so a caller may burst up to the
 // limit and then goes on at the limit's pace. take() says whether a request may go now, or after
-// how many seconds one would (for Retry-After). Buckets live in this process only: with several
+// how many seconds one would (for Retry-After). One RequestRate per instance serves both MCP doors,
+// the task inventory and /approvals. Buckets live in this process only: with several
 // instances behind a balancer each counts its own share (see the README's Security section).
 
 /** Buckets kept at most; past this, full ones (idle callers) are dropped first. */

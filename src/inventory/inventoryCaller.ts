@@ -1,13 +1,17 @@
 // Who calls the inventory: the same checks as the MCP endpoint (Origin/Host, then the bearer token
-// through authenticate(), with auth.requiredScopes), answered in the inventory's error shape. A
-// refusal is sent here; a caller that passes is returned with their owner hash and role.
+// through authenticate(), with auth.requiredScopes, then quotas.requestsPerMinute from the MCP
+// endpoint's own buckets, so both count against one rate per identity), answered in the
+// inventory's error shape. A refusal is sent here; a caller that passes is returned with their
+// owner hash and role.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { authenticate } from "../auth/authenticate.js";
 import { type Identity, type IdentityResolver, loggableSubject, ownerHashOf } from "../auth/identity.js";
 import type { InventoryOptions } from "../config/inventoryOptions.js";
 import { checkOriginAndHost } from "../http/originGuard.js";
+import type { RequestRate } from "../http/requestRate.js";
 import { type InventoryError, inventoryError } from "../protocol/errors.js";
+import { reasonMessage } from "../protocol/reasons.js";
 import { isOperator } from "./operatorRole.js";
 
 export interface Caller {
@@ -25,6 +29,8 @@ export interface CallerChecks {
   operators: InventoryOptions["operators"];
   allowedOrigins: string[];
   allowedHosts: string[];
+  /** quotas.requestsPerMinute: the MCP endpoint's buckets (undefined: no rate). */
+  rate?: RequestRate | undefined;
 }
 
 /** Sends an inventory error (JSON, no-store). */
@@ -64,9 +70,17 @@ export async function identifyCaller(req: IncomingMessage, res: ServerResponse, 
     return undefined;
   }
   const { identity } = auth;
+  const owner = ownerHashOf(identity);
+  const rate = checks.rate?.take(owner);
+  if (rate && !rate.ok) {
+    const { retryAfterSeconds } = rate;
+    const message = reasonMessage("rate_limited", { retryAfterSeconds });
+    sendInventoryError(res, inventoryError("rate_limited", message), { "Retry-After": String(retryAfterSeconds) });
+    return undefined;
+  }
   return {
     identity,
-    owner: ownerHashOf(identity),
+    owner,
     name: loggableSubject(identity, checks.identity.mode),
     operator: isOperator(identity, checks.operators),
   };

@@ -75,6 +75,8 @@ export type Door = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 /** Makes the MCP endpoints of an instance: one identity check, one request rate and one metadata document for all. */
 export interface Doors {
   open(parts: DoorParts): Door;
+  /** quotas.requestsPerMinute's buckets, shared with the inventory and approvals routes (one rate per identity). */
+  readonly rate?: RequestRate | undefined;
   /** RFC 9728 metadata, when published: mounted at the well-known paths of `path`. */
   mountMetadata(app: express.Express): void;
 }
@@ -93,6 +95,7 @@ export function openDoors(options: FrontSideOptions, callers: Callers, log: Logg
   const resourceOf = (req: IncomingMessage) => resourceIdentifier(metadata!, `http://${req.headers.host ?? "localhost"}`, options.path);
   const rate = options.requestsPerMinute !== undefined ? new RequestRate(options.requestsPerMinute) : undefined;
   return {
+    rate,
     open(parts) {
       const doorOptions: FrontDoorOptions = {
         identity: callers.resolver,

@@ -30,6 +30,8 @@ export interface InventorySideDeps {
   log: Logger;
   /** More routes under the same caller check (notify/'s push subscriptions). */
   more?: InventoryDeps["more"];
+  /** quotas.requestsPerMinute's buckets (the MCP endpoint's). */
+  rate?: InventoryDeps["rate"];
 }
 
 export interface InventorySide {
@@ -67,6 +69,7 @@ export function openInventorySide(config: Config, deps: InventorySideDeps): Inve
     operators: config.inventory.operators,
     allowedOrigins: config.allowedOrigins,
     allowedHosts: config.allowedHosts,
+    rate: deps.rate,
     store,
     records,
     access,

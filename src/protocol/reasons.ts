@@ -121,6 +121,7 @@ export const INVENTORY_ERRORS = {
   wrong_state: 409,
   unknown_input_key: 409,
   invalid_answer: 422,
+  rate_limited: 429,
   unavailable: 503,
 } as const satisfies Record<string, number>;
 export type InventoryErrorCode = keyof typeof INVENTORY_ERRORS;

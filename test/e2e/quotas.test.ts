@@ -1,6 +1,7 @@
 // E2E: quotas per identity (issue 11, problem 6). quotas.maxRunningTasks and quotas.maxHeldCalls
 // refuse a new call with HTTP 429 and a JSON-RPC error naming the quota, before anything reaches the
-// upstream; quotas.requestsPerMinute answers 429 with Retry-After. Other identities are not
+// upstream; quotas.requestsPerMinute answers 429 with Retry-After, counting the MCP endpoint, the
+// task inventory (/me, /tasks, events) and /approvals in one bucket per identity. Other identities are not
 // affected, and nothing already running is harmed: the calls and tasks that were admitted finish
 // with their normal results. Real example legacy server, real HTTP.
 // Run: node --import tsx --test test/e2e/quotas.test.ts
@@ -8,6 +9,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ErrorCode } from "../../src/protocol/errors.js";
+import type { JsonObject } from "../../src/protocol/wire.js";
+import { api, baseOf } from "../support/inventory.js";
 import { errorOf, resultOf, rpc } from "../support/mcpClient.js";
 import { type Stack, startStack } from "../support/stack.js";
 import { assertRpcError, callTool, createTask, getTask, hasStatus, TERMINAL, waitForTask } from "../support/tasks.js";
@@ -143,6 +146,49 @@ describe("quotas.requestsPerMinute", () => {
     const done = await waitForTask(stack.url, idOf(task), TERMINAL, { token: "alice", timeoutMs: 10_000 });
     assert.equal(done.status, "completed");
     assert.match(textOf(done.result), /runs on/);
+  });
+});
+
+describe("quotas.requestsPerMinute on the inventory and approvals routes", () => {
+  let stack: Stack;
+  before(async () => {
+    stack = await startStack({ speed: SPEED, config: { quotas: { requestsPerMinute: 10 } } });
+  });
+  after(() => stack.close());
+
+  test("they count in the identity's MCP bucket: past it 429 with Retry-After and the rate named, on every route; Bob unaffected", async () => {
+    const base = baseOf(stack.url);
+    for (let i = 0; i < 5; i++) assert.equal((await rpc(stack.url, "tools/list", {}, { token: "alice" })).status, 200);
+    for (const path of ["/me", "/tasks", "/approvals", "/tasks?limit=5", "/me"]) {
+      assert.equal((await api(base, "GET", path, "alice")).status, 200, path);
+    }
+    // Ten used; the bucket refills one every 6 s, so at most one more (if the test ran slow) passes.
+    let refused: Awaited<ReturnType<typeof api>> | undefined;
+    for (let i = 0; i < 2 && !refused; i++) {
+      const reply = await api(base, "GET", "/tasks", "alice");
+      if (reply.status === 429) refused = reply;
+    }
+    assert.ok(refused, "the eleventh request or so is refused");
+    const retryAfter = Number(refused.headers.get("retry-after"));
+    assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 6, `Retry-After ${refused.headers.get("retry-after")}`);
+    const error = refused.body.error as JsonObject;
+    assert.equal(error.code, "rate_limited");
+    assert.match(
+      String(error.message),
+      /^Too many requests: this identity is over its request rate \(quotas\.requestsPerMinute\); retry in \d+ s$/,
+    );
+
+    const approvals = await api(base, "GET", "/approvals", "alice");
+    assert.equal(approvals.status, 429);
+    assert.equal((approvals.body.error as JsonObject).code, "rate_limited");
+    assert.ok(Number(approvals.headers.get("retry-after")) >= 1);
+    assert.equal((await api(base, "GET", "/tasks/events", "alice")).status, 429, "the events stream too");
+    const mcp = await rpc(stack.url, "tools/list", {}, { token: "alice" });
+    assert.equal(mcp.status, 429, "the inventory used the MCP endpoint's bucket");
+    assert.equal(errorOf(mcp).data?.reason, "rate_limited");
+
+    assert.equal((await api(base, "GET", "/me", "bob")).status, 200, "Bob has his own bucket");
+    assert.equal((await api(base, "GET", "/approvals", "bob")).status, 200);
   });
 });
 
