@@ -4,42 +4,31 @@
 // stay `working` for ever (its call is over; nothing else would write it). Found by the chaos run.
 
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
-import { type LegacyServer, startLegacyServer } from "../../examples/legacy-server/server.js";
+import type { LegacyServer } from "../../examples/legacy-server/server.js";
 import type { ToolFinishedEvent } from "../../examples/legacy-server/state.js";
 import { rpcWithin } from "../support/boundedRpc.js";
-import { closeAll } from "../support/closeAll.js";
 import { failIfStillRunning } from "../support/exitGuard.js";
-import { type FaultGateway, startFaultGateway } from "../support/inProcessGateway.js";
-import { ANSWER_WITHIN_MS, STORE_COMMAND_TIMEOUT_MS, UPSTREAM_LIMITS } from "../support/limits.js";
+import type { FaultGateway } from "../support/inProcessGateway.js";
+import { ANSWER_WITHIN_MS, STORE_COMMAND_TIMEOUT_MS } from "../support/limits.js";
 import { resultOf, TASKS_CAPS } from "../support/mcpClient.js";
-import { RedisProcess } from "../support/redisServer.js";
+import type { RedisProcess } from "../support/redisServer.js";
+import { type RedisStoreGateway, startRedisStoreGateway } from "../support/redisStoreGateway.js";
 import { pollTask } from "../support/tasks.js";
 import { nextEvent } from "../support/waiting.js";
 
 failIfStillRunning();
 
+let stack: RedisStoreGateway;
 let redis: RedisProcess;
 let legacy: LegacyServer;
 let gw: FaultGateway;
 
 before(async () => {
-  redis = await RedisProcess.start();
-  legacy = await startLegacyServer({ port: 0 });
-  gw = await startFaultGateway(legacy.url, {
-    upstream: { ...UPSTREAM_LIMITS },
-    store: { kind: "redis", url: redis.url, prefix: `faults-${randomUUID()}`, commandTimeoutMs: STORE_COMMAND_TIMEOUT_MS },
-    tasks: { tools: { slow_echo: "always" } },
-  });
+  stack = await startRedisStoreGateway();
+  ({ redis, legacy, gw } = stack);
 });
-after(() =>
-  closeAll(
-    () => gw?.close(),
-    () => legacy?.close(),
-    () => redis?.close(),
-  ),
-);
+after(() => stack?.close());
 
 test("a result written while the store was frozen is written once it answers again", async () => {
   const created = await rpcWithin(

@@ -5,20 +5,18 @@
 // (not `"err":"Error"`), and /metrics counts the store errors.
 
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, test } from "node:test";
-import { type LegacyServer, startLegacyServer } from "../../examples/legacy-server/server.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
 import { rpcWithin } from "../support/boundedRpc.js";
-import { closeAll } from "../support/closeAll.js";
 import { failIfStillRunning } from "../support/exitGuard.js";
 import { assertErrorReply } from "../support/expectError.js";
-import { type FaultGateway, startFaultGateway } from "../support/inProcessGateway.js";
-import { ANSWER_WITHIN_MS, STORE_COMMAND_TIMEOUT_MS, UPSTREAM_LIMITS } from "../support/limits.js";
+import type { FaultGateway } from "../support/inProcessGateway.js";
+import { ANSWER_WITHIN_MS } from "../support/limits.js";
 import { LEVEL } from "../support/logCapture.js";
 import { resultOf, TASKS_CAPS } from "../support/mcpClient.js";
 import { scrape } from "../support/metrics.js";
-import { needsRedis, RedisProcess } from "../support/redisServer.js";
+import { needsRedis, type RedisProcess } from "../support/redisServer.js";
+import { type RedisStoreGateway, startRedisStoreGateway } from "../support/redisStoreGateway.js";
 import { timed } from "../support/waiting.js";
 
 failIfStillRunning();
@@ -27,30 +25,18 @@ const STORE_TIMEOUT = /^Task store unavailable: .*commandTimeoutMs/;
 const slowEcho = { name: "slow_echo", arguments: { text: "x", ms: 60_000 } };
 
 describe("the redis task store stops answering", needsRedis, () => {
+  let stack: RedisStoreGateway;
   let redis: RedisProcess;
-  let legacy: LegacyServer;
   let gw: FaultGateway;
   let taskId: string;
   beforeEach(async () => {
-    redis = await RedisProcess.start();
-    legacy = await startLegacyServer({ port: 0 });
-    gw = await startFaultGateway(legacy.url, {
-      upstream: { ...UPSTREAM_LIMITS },
-      store: { kind: "redis", url: redis.url, prefix: `faults-${randomUUID()}`, commandTimeoutMs: STORE_COMMAND_TIMEOUT_MS },
-      tasks: { tools: { slow_echo: "always" } },
-    });
+    stack = await startRedisStoreGateway();
+    ({ redis, gw } = stack);
     const created = await rpcWithin(ANSWER_WITHIN_MS, gw.url, "tools/call", slowEcho, { capabilities: TASKS_CAPS });
     assert.equal(resultOf(created)?.status, "working", JSON.stringify(created.message));
     taskId = resultOf(created).taskId as string;
   });
-  afterEach(async () => {
-    if (redis?.isRunning()) redis.resume(); // a stopped process cannot close its connections
-    await closeAll(
-      () => gw?.close(),
-      () => legacy?.close(),
-      () => redis?.close(),
-    );
-  });
+  afterEach(() => stack?.close());
 
   test("Redis SIGSTOPped: tasks/get, task creation and tasks/update each answer 503 store_unavailable naming store.commandTimeoutMs", async (t) => {
     redis.pause();
