@@ -6,62 +6,36 @@
 // tasks and build_report calls still open upstream; acknowledged cancels ended `failed`).
 
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
 import { after, before, test } from "node:test";
-import { type LegacyServer, startLegacyServer } from "../../examples/legacy-server/server.js";
+import type { LegacyServer } from "../../examples/legacy-server/server.js";
 import type { ToolFinishedEvent, ToolStartedEvent } from "../../examples/legacy-server/state.js";
 import { rpcWithin } from "../support/boundedRpc.js";
-import { closeAll } from "../support/closeAll.js";
+import { type ChildCluster, startChildCluster } from "../support/childCluster.js";
 import { failIfStillRunning } from "../support/exitGuard.js";
-import { type GatewayProcess, GatewayProcesses } from "../support/gatewayProcess.js";
-import { ANSWER_WITHIN_MS, UPSTREAM_LIMITS } from "../support/limits.js";
+import type { GatewayProcess, GatewayProcesses } from "../support/gatewayProcess.js";
+import { ANSWER_WITHIN_MS } from "../support/limits.js";
 import { resultOf, TASKS_CAPS } from "../support/mcpClient.js";
-import { needsRedis, testRedisUrl } from "../support/redisServer.js";
+import { needsRedis } from "../support/redisServer.js";
 import { health } from "../support/stack.js";
 import { pollTask } from "../support/tasks.js";
 import { nextEvent } from "../support/waiting.js";
 
 failIfStillRunning();
 
-const redisUrl = await testRedisUrl();
-
 /** Longer than the holder link's 3 s: a holder frozen for one command's wait still holds its lease. */
 const LONG_LEASE_MS = 10_000;
 const SHORT_LEASE_MS = 1_000;
+let cluster: ChildCluster;
 let legacy: LegacyServer;
-const processes = new GatewayProcesses();
-const prefix = `taskgate-test-${randomUUID()}`;
+let processes: GatewayProcesses;
+let config: ChildCluster["config"];
+let startTask: ChildCluster["startTask"];
 
 before(async () => {
-  legacy = await startLegacyServer({ port: 0 });
+  cluster = await startChildCluster();
+  ({ legacy, processes, config, startTask } = cluster);
 });
-after(() =>
-  closeAll(
-    () => processes.close(),
-    () => legacy?.close(),
-  ),
-);
-
-const config = (leaseMs: number) => ({
-  store: { kind: "redis", url: redisUrl, prefix, leaseMs },
-  upstream: { url: legacy.url, ...UPSTREAM_LIMITS },
-  tasks: { tools: { slow_echo: "always" } },
-});
-
-/** A slow_echo task on `url`, once it runs upstream: its id and its upstream call. */
-async function startTask(url: string): Promise<{ taskId: string; call: ToolStartedEvent }> {
-  const started = nextEvent<ToolStartedEvent>(legacy.events, "tool-started", (e) => e.tool === "slow_echo", ANSWER_WITHIN_MS);
-  const created = await rpcWithin(
-    ANSWER_WITHIN_MS,
-    url,
-    "tools/call",
-    { name: "slow_echo", arguments: { text: "x", ms: 120_000 } },
-    {
-      capabilities: TASKS_CAPS,
-    },
-  );
-  return { taskId: resultOf(created).taskId as string, call: await started };
-}
+after(() => cluster?.close());
 
 /** The upstream call's end, or an error saying the frozen holder still runs it (with its last log lines). */
 const callEnds = (call: ToolStartedEvent, holder: GatewayProcess, ms: number) =>

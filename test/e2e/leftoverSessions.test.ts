@@ -5,60 +5,32 @@
 // build_report calls of killed instances stayed open upstream for ever. Real child processes, a
 // real legacy server, a fresh key prefix on Redis.
 
-import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { type LegacyServer, startLegacyServer } from "../../examples/legacy-server/server.js";
-import type { SessionEvent, ToolStartedEvent } from "../../examples/legacy-server/state.js";
+import type { SessionEvent } from "../../examples/legacy-server/state.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { rpcWithin } from "../support/boundedRpc.js";
-import { closeAll } from "../support/closeAll.js";
+import { type ChildCluster, startChildCluster } from "../support/childCluster.js";
 import { failIfStillRunning } from "../support/exitGuard.js";
-import { GatewayProcesses } from "../support/gatewayProcess.js";
+import type { GatewayProcesses } from "../support/gatewayProcess.js";
 import { ANSWER_WITHIN_MS, UPSTREAM_LIMITS } from "../support/limits.js";
-import { resultOf, TASKS_CAPS } from "../support/mcpClient.js";
-import { needsRedis, testRedisUrl } from "../support/redisServer.js";
+import { needsRedis } from "../support/redisServer.js";
 import { nextEvent } from "../support/waiting.js";
 
 failIfStillRunning();
 
-const redisUrl = await testRedisUrl();
-
 const LEASE_MS = 1_000;
 
 describe("upstream sessions a killed instance left on Redis are closed by the next start", needsRedis, () => {
+  let cluster: ChildCluster;
   let legacy: LegacyServer;
   let processes: GatewayProcesses;
-  let prefix: string;
   beforeEach(async () => {
-    legacy = await startLegacyServer({ port: 0 });
-    processes = new GatewayProcesses();
-    prefix = `taskgate-test-${randomUUID()}`;
+    cluster = await startChildCluster();
+    ({ legacy, processes } = cluster);
   });
-  afterEach(() =>
-    closeAll(
-      () => processes?.close(),
-      () => legacy?.close(),
-    ),
-  );
+  afterEach(() => cluster?.close());
 
-  const store = () => ({ kind: "redis", url: redisUrl, prefix, leaseMs: LEASE_MS });
-
-  /** Starts a slow_echo task on `url`; resolves once it runs upstream, with its upstream session. */
-  async function startTask(url: string): Promise<ToolStartedEvent> {
-    const started = nextEvent<ToolStartedEvent>(legacy.events, "tool-started", (e) => e.tool === "slow_echo", ANSWER_WITHIN_MS);
-    const created = await rpcWithin(
-      ANSWER_WITHIN_MS,
-      url,
-      "tools/call",
-      { name: "slow_echo", arguments: { text: "x", ms: 120_000 } },
-      {
-        capabilities: TASKS_CAPS,
-      },
-    );
-    assert.equal(resultOf(created)?.status, "working", JSON.stringify(created.message));
-    return started;
-  }
+  const store = () => cluster.store(LEASE_MS);
 
   /**
    * kill -9 of `config`'s first process holding a task, and the dead one's session closed within
@@ -67,7 +39,7 @@ describe("upstream sessions a killed instance left on Redis are closed by the ne
   async function killAndRestart(config: JsonObject, taskUrl: (url: string) => string, ms: number, survivor = false): Promise<void> {
     const first = await processes.start(config, "first");
     if (survivor) await processes.start(config, "second");
-    const started = await startTask(taskUrl(first.url));
+    const { call: started } = await cluster.startTask(taskUrl(first.url));
     await first.stop("SIGKILL", 5_000);
     const closed = nextEvent<SessionEvent>(legacy.events, "session-closed", (e) => e.sessionId === started.sessionId, ms);
     if (!survivor) await processes.start(config, "second");
@@ -89,7 +61,7 @@ describe("upstream sessions a killed instance left on Redis are closed by the ne
   });
 
   test("an instance running when the other dies closes the dead one's sessions once its lease has run out", async () => {
-    const config = { store: store(), upstream: { url: legacy.url, ...UPSTREAM_LIMITS }, tasks: { tools: { slow_echo: "always" } } };
+    const config = cluster.config(LEASE_MS);
     await killAndRestart(config, (url) => url, LEASE_MS * 3 + ANSWER_WITHIN_MS, true);
   });
 });
