@@ -19,76 +19,51 @@ function packageDir(name: string): string {
 
 const sdkExample = (file: string) => join(packageDir("@modelcontextprotocol/sdk"), "dist", "esm", "examples", "server", file);
 
-export const LAUNCHES = {
-  /** @modelcontextprotocol/server-everything: tools per client capability, session resources, tasks. */
-  everything: () =>
-    ({
-      name: "server-everything",
-      args: [join(packageDir("@modelcontextprotocol/server-everything"), "dist", "index.js"), "streamableHttp"],
-      portVariable: "PORT",
-      ready: /MCP Streamable HTTP Server listening on port \d+/,
-    }) satisfies ServerLaunch,
-  /** SDK example: register_user asks with server.elicitInput() (no relatedRequestId → GET stream). */
-  elicitationFormExample: () =>
-    ({
-      name: "elicitationFormExample",
-      args: [sdkExample("elicitationFormExample.js")],
-      portVariable: "PORT",
-      ready: /Form elicitation example server is running on/,
-    }) satisfies ServerLaunch,
-  /** SDK example: multi-greet logs on GET, collect-user-info asks on the call's POST stream. */
-  simpleStreamableHttp: () =>
-    ({
-      name: "simpleStreamableHttp",
-      args: [sdkExample("simpleStreamableHttp.js")],
-      portVariable: "MCP_PORT",
-      ready: /MCP Streamable HTTP Server listening on port \d+/,
-    }) satisfies ServerLaunch,
-  /** SDK example: task-only tools whose questions go out on GET once tasks/result is open. */
-  simpleTaskInteractive: () =>
-    ({
-      name: "simpleTaskInteractive",
-      args: [sdkExample("simpleTaskInteractive.js")],
-      portVariable: "PORT",
-      ready: /Starting server on http/,
-    }) satisfies ServerLaunch,
-  /** Ours, on FastMCP (test/support/fixtures/fastmcpServer.ts): context.elicit, progress, logs, stdout lines. */
-  fastmcp: () =>
-    ({
-      name: "fastmcp fixture",
-      args: mainArgs("fastmcpServer"),
-      portVariable: "PORT",
-      ready: /\[FastMCP info\] server is running on HTTP Stream at/,
-    }) satisfies ServerLaunch,
-  /** Ours, on the v2 SDK (test/fixtures/modernServer.ts): 2026-07-28 and, through the SDK's fallback, 2025-era clients. */
-  modernDualEra: () =>
-    ({
-      name: "modern fixture (dual-era)",
-      args: mainArgs("modernServer"),
-      portVariable: "PORT",
-      ready: /modern fixture listening on/,
-    }) satisfies ServerLaunch,
-  /** The same server, 2026-07-28 only (the SDK's legacy: 'reject'). */
-  modernOnly: () =>
-    ({
-      name: "modern fixture (2026-only)",
-      args: mainArgs("modernServer"),
-      portVariable: "PORT",
-      ready: /modern fixture listening on/,
-      env: { LEGACY: "reject" },
-    }) satisfies ServerLaunch,
-  /** 2026-only and without the tasks extension: taskgate makes the tasks. */
-  modernNoTasks: () =>
-    ({
-      name: "modern fixture (2026-only, no tasks)",
-      args: mainArgs("modernServer"),
-      portVariable: "PORT",
-      ready: /modern fixture listening on/,
-      env: { LEGACY: "reject", TASKS: "off" },
-    }) satisfies ServerLaunch,
-} as const;
+/** One server: its name in messages, its argv (made at start: packageDir checks it is installed), port variable, readiness line, environment. */
+type Row = [name: string, args: () => string[], portVariable: string, ready: RegExp, env?: Record<string, string>];
 
-export type ServerName = keyof typeof LAUNCHES;
+const HTTP_READY = /MCP Streamable HTTP Server listening on port \d+/;
+const MODERN_READY = /modern fixture listening on/;
+const modern = () => mainArgs("modernServer");
+
+const ROWS = {
+  /** @modelcontextprotocol/server-everything: tools per client capability, session resources, tasks. */
+  everything: [
+    "server-everything",
+    () => [join(packageDir("@modelcontextprotocol/server-everything"), "dist", "index.js"), "streamableHttp"],
+    "PORT",
+    HTTP_READY,
+  ],
+  /** SDK example: register_user asks with server.elicitInput() (no relatedRequestId → GET stream). */
+  elicitationFormExample: [
+    "elicitationFormExample",
+    () => [sdkExample("elicitationFormExample.js")],
+    "PORT",
+    /Form elicitation example server is running on/,
+  ],
+  /** SDK example: multi-greet logs on GET, collect-user-info asks on the call's POST stream. */
+  simpleStreamableHttp: ["simpleStreamableHttp", () => [sdkExample("simpleStreamableHttp.js")], "MCP_PORT", HTTP_READY],
+  /** SDK example: task-only tools whose questions go out on GET once tasks/result is open. */
+  simpleTaskInteractive: ["simpleTaskInteractive", () => [sdkExample("simpleTaskInteractive.js")], "PORT", /Starting server on http/],
+  /** Ours, on FastMCP (test/support/fixtures/fastmcpServer.ts): context.elicit, progress, logs, stdout lines. */
+  fastmcp: ["fastmcp fixture", () => mainArgs("fastmcpServer"), "PORT", /\[FastMCP info\] server is running on HTTP Stream at/],
+  /** Ours, on the v2 SDK (test/fixtures/modernServer.ts): 2026-07-28 and, through the SDK's fallback, 2025-era clients. */
+  modernDualEra: ["modern fixture (dual-era)", modern, "PORT", MODERN_READY],
+  /** The same server, 2026-07-28 only (the SDK's legacy: 'reject'). */
+  modernOnly: ["modern fixture (2026-only)", modern, "PORT", MODERN_READY, { LEGACY: "reject" }],
+  /** 2026-only and without the tasks extension: taskgate makes the tasks. */
+  modernNoTasks: ["modern fixture (2026-only, no tasks)", modern, "PORT", MODERN_READY, { LEGACY: "reject", TASKS: "off" }],
+} as const satisfies Record<string, Row>;
+
+/** How to start each server, by name. */
+export const LAUNCHES = Object.fromEntries(
+  Object.entries(ROWS).map(([key, [name, args, portVariable, ready, env]]: [string, Row]) => [
+    key,
+    (): ServerLaunch => ({ name, args: args(), portVariable, ready, ...(env ? { env } : {}) }),
+  ]),
+) as { readonly [K in keyof typeof ROWS]: () => ServerLaunch };
+
+export type ServerName = keyof typeof ROWS;
 
 /** Starts the named server on a free loopback port and waits until it is ready. */
 export async function startThirdPartyServer(name: ServerName): Promise<ServerProcess> {
