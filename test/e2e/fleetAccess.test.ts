@@ -7,50 +7,35 @@
 // Run: node --import tsx --test test/e2e/fleetAccess.test.ts
 
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type LegacyServer, startLegacyServer } from "../../examples/legacy-server/server.js";
-import { loadConfig } from "../../src/config/loadConfig.js";
-import { type Gateway, startGateway } from "../../src/gateway.js";
-import { createLogger } from "../../src/observability/logger.js";
+import type { Gateway } from "../../src/gateway.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
+import { type FleetFromFile, startFleetFromFile } from "../support/fleetFromFile.js";
 import { errorOf, resultOf, rpc } from "../support/mcpClient.js";
 import { callTool, createTask, pollTask } from "../support/tasks.js";
 
 describe("access rules in a fleet, on the backend's path and the federated endpoint, and on reload", () => {
   let legacy: LegacyServer;
-  let dir: string;
-  let file: string;
+  let fleet: FleetFromFile;
   let gateway: Gateway;
   let base: string;
-  const write = (access: JsonObject) =>
-    writeFileSync(
-      file,
-      "auth: { mode: demo }\nport: 0\nshutdown: { graceMs: 0 }\nreload: { watchFile: false }\nfederation: { path: /mcp }\n" +
-        `backends: ${JSON.stringify({ ops: { url: legacy.url, tasks: { tools: { slow_echo: "always" } }, access } })}\n`,
-    );
+  const fileOf = (access: JsonObject) =>
+    "reload: { watchFile: false }\nfederation: { path: /mcp }\n" +
+    `backends: ${JSON.stringify({ ops: { url: legacy.url, tasks: { tools: { slow_echo: "always" } }, access } })}\n`;
+  const write = (access: JsonObject) => fleet.write(fileOf(access));
   const denyBob = { rules: [{ subjects: ["bob"], deny: { tools: ["slow_*"] } }] };
   const names = async (url: string, token: string) =>
     ((resultOf(await rpc(url, "tools/list", {}, { token })).tools as JsonObject[]) ?? []).map((tool) => tool.name as string);
 
   before(async () => {
     legacy = await startLegacyServer({ port: 0, speed: 20 });
-    dir = mkdtempSync(join(tmpdir(), "taskgate-fleet-access-"));
-    file = join(dir, "taskgate.yaml");
-    write(denyBob);
-    gateway = await startGateway(loadConfig({ file }), {
-      log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent"),
-      configFile: file,
-      reloadConfig: () => loadConfig({ file }),
-    });
-    base = `http://127.0.0.1:${gateway.port}`;
+    fleet = await startFleetFromFile("fleet-access", fileOf(denyBob));
+    ({ gateway, base } = fleet);
   });
   after(async () => {
-    await gateway?.close();
+    await fleet?.close();
     await legacy?.close();
-    rmSync(dir, { recursive: true, force: true });
   });
 
   test("bob's lists lack the denied tools on the backend's path and in the federated catalog; calls answer as unknown", async () => {

@@ -6,14 +6,10 @@
 // Run: node --import tsx --test test/e2e/fleetReload.test.ts
 
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type LegacyServer, startLegacyServer } from "../../examples/legacy-server/server.js";
-import { loadConfig } from "../../src/config/loadConfig.js";
-import { type Gateway, startGateway } from "../../src/gateway.js";
-import { createLogger } from "../../src/observability/logger.js";
+import type { Gateway } from "../../src/gateway.js";
+import { type FleetFromFile, startFleetFromFile } from "../support/fleetFromFile.js";
 import { errorOf, resultOf, rpc } from "../support/mcpClient.js";
 import { callTool, createTask, getTask, pollTask } from "../support/tasks.js";
 import { until } from "../support/waiting.js";
@@ -25,34 +21,22 @@ interface Backends {
 describe("a fleet reloads its configuration file", () => {
   let first: LegacyServer;
   let second: LegacyServer;
-  let dir: string;
-  let file: string;
+  let fleet: FleetFromFile;
   let gateway: Gateway;
   let base: string;
-  const write = (backends: Backends, extra = "") =>
-    writeFileSync(
-      file,
-      `auth: { mode: demo }\nport: 0\nshutdown: { graceMs: 0 }\nreload: { drainMs: 300 }\nbackends: ${JSON.stringify(backends)}\n${extra}`,
-    );
+  const fileOf = (backends: Backends, extra = "") => `reload: { drainMs: 300 }\nbackends: ${JSON.stringify(backends)}\n${extra}`;
+  const write = (backends: Backends, extra = "") => fleet.write(fileOf(backends, extra));
   const slowTasks = { tools: { slow_echo: "always" } };
   const greets = async (name: string) => resultOf(await rpc(`${base}/mcp/${name}`, "tools/call", { name: "greet", arguments: { name } }));
 
   before(async () => {
     [first, second] = await Promise.all([startLegacyServer({ port: 0, speed: 20 }), startLegacyServer({ port: 0, speed: 20 })]);
-    dir = mkdtempSync(join(tmpdir(), "taskgate-reload-"));
-    file = join(dir, "taskgate.yaml");
-    write({ first: { url: first.url, tasks: slowTasks } });
-    gateway = await startGateway(loadConfig({ file }), {
-      log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent"),
-      configFile: file,
-      reloadConfig: () => loadConfig({ file }),
-    });
-    base = `http://127.0.0.1:${gateway.port}`;
+    fleet = await startFleetFromFile("reload", fileOf({ first: { url: first.url, tasks: slowTasks } }));
+    ({ gateway, base } = fleet);
   });
   after(async () => {
-    await gateway?.close();
+    await fleet?.close();
     await Promise.all([first?.close(), second?.close()]);
-    rmSync(dir, { recursive: true, force: true });
   });
 
   test("a changed file adds a backend while a task runs on another; that task completes", async () => {
