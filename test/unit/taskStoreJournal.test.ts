@@ -1,7 +1,8 @@
 // The file store's own behaviour beyond the shared contract: one process per file (lock file, stale
 // locks), what it does with files it did not write (an old keyv-file store is imported, anything else
-// refused untouched), a torn or damaged journal, compaction (at start and as the journal grows), a
-// disk that refuses a write (a real EFBIG: the child runs under `ulimit -f`), and the write time limit.
+// refused untouched; so is a damaged push subscription file), a torn or damaged journal, compaction
+// (at start and as the journal grows), a disk that refuses a write (a real EFBIG: the child runs
+// under `ulimit -f`), and the write time limit.
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -150,6 +151,27 @@ describe("file store: files it did not write", () => {
       return true;
     });
     assert.equal(await readFile(file, "utf8"), "name,age\nada,36\n");
+  });
+
+  it("refuses a push subscription file that is not a list of them, naming it, leaving it untouched; a kept one is read at open", async () => {
+    const file = await newFile("push");
+    const books = `${file}.push.json`;
+    const first = await openFile(file);
+    await first.push.add("owner", { subject: "alice" }, { endpoint: "https://push.example.com/1", keys: { p256dh: "p", auth: "a" } }, 10);
+    await first.close();
+    const again = await openFile(file);
+    assert.deepEqual((await again.push.of("owner"))?.subscriptions.length, 1);
+    await again.close();
+    for (const text of ["{not json", '{"owner": "x"}', '[{"owner": "x"}]']) {
+      await writeFile(books, text);
+      await assert.rejects(openFile(file), (error: Error) => {
+        assert.ok(error.message.includes(`push subscription file ${books} is not a list of push subscriptions`), error.message);
+        assert.match(error.message, /move it away/);
+        return true;
+      });
+      assert.equal(await readFile(books, "utf8"), text);
+      await assert.rejects(stat(`${file}.lock`), /ENOENT/, "the lock is released after a refused open");
+    }
   });
 
   it("refuses a journal with a damaged line before its end, naming the line, leaving the file untouched", async () => {
