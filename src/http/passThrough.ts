@@ -12,11 +12,17 @@
 // closed after LEGACY_IDLE_MS, under the 5 s keep-alive timeout of Node-based servers, so a request
 // is never written to a socket the upstream is closing. Busy ones are not capped: a capped agent
 // queues requests without a limit behind long-lived GET streams.
+// With tracing on, a POST carrying one request is a server span and its proxied copy a client span
+// under it, whose context replaces the caller's in the body's `_meta` and in the traceparent header
+// (the only change made to the bytes); off, the door does one boolean test.
 
 import { Agent as HttpAgent, type IncomingMessage, type ServerResponse } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
 import { createProxyMiddleware } from "http-proxy-middleware";
 import type { Logger } from "pino";
+import { endLegacySpan, failLegacySpan, startLegacySpan, tracedRequestOf, watchResponse } from "../observability/legacySpan.js";
+import { type Span, traceHeadersOf, tracingOn, withSpan } from "../observability/tracing.js";
+import { endClientSpan, startClientSpan } from "../observability/upstreamSpan.js";
 import { internalError, invalidRequest } from "../protocol/errors.js";
 import type { UpstreamCredentials } from "../upstream/upstreamCredentials.js";
 import { sendError } from "./jsonResponse.js";
@@ -50,6 +56,22 @@ const LEGACY_IDLE_MS = 4_000;
 /** A session nobody used for this long is forgotten (the upstream will have expired it too). */
 const SESSION_IDLE_MS = 24 * 60 * 60 * 1000;
 
+/** What the front door already knows of a request: the body it read, the request id, the caller; its spans when traced. */
+interface KnownRequest {
+  body: Buffer | undefined;
+  requestId: string;
+  caller: LegacyCaller | undefined;
+  traced?: TracedRequest;
+}
+
+interface TracedRequest {
+  server: Span;
+  client: Span;
+  id: string | number;
+  /** The trace headers of the forwarded copy (the client span's context). */
+  headers: Record<string, string> | undefined;
+}
+
 interface KnownSession {
   lastSeen: number;
   /** Owner hash of the identity that opened it (bound sessions only). */
@@ -60,7 +82,7 @@ export function createPassThrough(upstreamUrl: string, log: Logger, options: Pas
   const target = new URL(upstreamUrl);
   const sessions = new Map<string, KnownSession>();
   /** What the front door already knows of each request: the body it read, the request id, the caller. */
-  const known = new WeakMap<IncomingMessage, { body: Buffer | undefined; requestId: string; caller: LegacyCaller | undefined }>();
+  const known = new WeakMap<IncomingMessage, KnownRequest>();
 
   // `timeout` closes idle sockets only: on a busy one it is an event nobody acts on (no proxyTimeout).
   const agentOptions = { keepAlive: true, maxFreeSockets: LEGACY_IDLE_SOCKETS, timeout: LEGACY_IDLE_MS, scheduling: "lifo" as const };
@@ -79,6 +101,7 @@ export function createPassThrough(upstreamUrl: string, log: Logger, options: Pas
           (name, value) => proxyReq.setHeader(name, value),
           (name) => proxyReq.removeHeader(name),
         );
+        for (const [name, value] of Object.entries(request?.traced?.headers ?? {})) proxyReq.setHeader(name, value);
         // The body was already read to classify the request; send the same bytes on.
         const body = request?.body;
         if (body && body.length > 0) {
@@ -88,6 +111,13 @@ export function createPassThrough(upstreamUrl: string, log: Logger, options: Pas
       },
       proxyRes: (proxyRes, req) => {
         const request = known.get(req);
+        const traced = request?.traced;
+        if (traced)
+          watchResponse(
+            proxyRes,
+            traced.id,
+            (response) => (failLegacySpan(traced.server, response), endClientSpan(traced.client, response)),
+          );
         const issued = proxyRes.headers["mcp-session-id"];
         if (typeof issued === "string")
           sessions.set(issued, { lastSeen: Date.now(), ...(request?.caller ? { owner: request.caller.owner } : {}) });
@@ -105,7 +135,14 @@ export function createPassThrough(upstreamUrl: string, log: Logger, options: Pas
         );
       },
       error: (error, req, res) => {
-        log.warn({ event: "legacy.proxy.failed", requestId: known.get(req)?.requestId, err: String(error) }, "legacy pass-through failed");
+        const request = known.get(req);
+        log.warn({ event: "legacy.proxy.failed", requestId: request?.requestId, err: String(error) }, "legacy pass-through failed");
+        if (request?.traced) {
+          const failure = { reason: "upstream_unreachable", message: error.message };
+          failLegacySpan(request.traced.server, undefined, failure);
+          failLegacySpan(request.traced.client, undefined, failure);
+          request.traced.client.end();
+        }
         const out = res as ServerResponse;
         if (!out.headersSent) sendError(out, null, internalError(`Upstream unreachable: ${error.message}`, undefined, 502));
       },
@@ -121,7 +158,8 @@ export function createPassThrough(upstreamUrl: string, log: Logger, options: Pas
         log.info({ event: "legacy.session.refused", requestId, known: session !== undefined }, "legacy session not bound to this identity");
         return sendError(res, null, invalidRequest("Session not found: send initialize to start a new session", 404));
       }
-      known.set(req, { body, requestId, caller });
+      const traced = tracingOn() ? traceRequest(req, res, body, target.href) : undefined;
+      known.set(req, { body: traced?.body ?? body, requestId, caller, ...(traced ? { traced: traced.spans } : {}) });
       if (session) session.lastSeen = Date.now();
       void proxy(req, res, () => undefined);
     },
@@ -139,4 +177,28 @@ export function createPassThrough(upstreamUrl: string, log: Logger, options: Pas
       agent.destroy();
     },
   };
+}
+
+/** A POST carrying one request, traced: its server span (ended with the response), the client span of its
+ *  proxied copy, and the body with that span's context in `_meta`; undefined for what gets no span. */
+function traceRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Buffer | undefined,
+  target: string,
+): { spans: TracedRequest; body: Buffer } | undefined {
+  let message: unknown;
+  try {
+    message = body && body.length > 0 ? JSON.parse(body.toString("utf8")) : undefined;
+  } catch {
+    return undefined;
+  }
+  const request = tracedRequestOf(message);
+  const server = startLegacySpan(req, message, "pass_through");
+  if (!request || !server) return undefined;
+  res.once("close", () => endLegacySpan(server, res.statusCode, res.writableFinished));
+  const client = withSpan(server, () => startClientSpan(request.method, request.id, request.params, target));
+  if (!client) return undefined;
+  const forwarded = Buffer.from(JSON.stringify({ ...(message as object), params: client.params }));
+  return { spans: { server, client: client.span, id: request.id, headers: traceHeadersOf(client.params._meta) }, body: forwarded };
 }
