@@ -225,7 +225,7 @@ async function serveLegacy(visit: Visit, body: Buffer | undefined, json: unknown
     if (!known) return;
     caller = { owner: known.owner, subject: known.identity.subject };
   }
-  return options.passThrough.handle(req, res, body, visit.requestId, caller);
+  return options.passThrough.handle(req, res, body, visit, caller);
 }
 
 /** A modern request: the router's reply (or the error it threw) written as JSON or SSE. */

@@ -19,7 +19,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { endLegacySpan, failLegacySpan, startLegacySpan } from "../observability/legacySpan.js";
-import { activeSpan, withSpan } from "../observability/tracing.js";
+import { activeSpan, traceIdsOf, withSpan } from "../observability/tracing.js";
 import { internalError, invalidRequest, RpcError, requestCancelled } from "../protocol/errors.js";
 import { type JsonObject, META, PROTOCOL_VERSION, type RequestId, TASKS_EXTENSION } from "../protocol/wire.js";
 import type { BackendEra } from "../upstream/backendEra.js";
@@ -29,7 +29,7 @@ import { toClientError } from "../upstream/upstreamFailure.js";
 import { isObject } from "../util/json.js";
 import { LEGACY_VERSIONS } from "./envelope.js";
 import { sendError, sendJson } from "./jsonResponse.js";
-import type { LegacyCaller, PassThrough } from "./passThrough.js";
+import type { LegacyCaller, LegacyVisit, PassThrough } from "./passThrough.js";
 import { SseWriter } from "./sseWriter.js";
 
 export interface OldClientDoorOptions {
@@ -72,14 +72,14 @@ export function eraAwareLegacyDoor(passThrough: PassThrough, options: OldClientD
     return session;
   };
   return {
-    handle(req, res, body, requestId, caller) {
+    handle(req, res, body, visit, caller) {
+      const { requestId } = visit;
       void (async () => {
         const used = req.headers["mcp-session-id"];
         const ours = typeof used === "string" && sessions.has(used);
         const theirs = typeof used === "string" && !ours && passThrough.isKnownSession(used);
-        if (theirs || (!ours && (await eraOf(options, req, caller)) !== "modern"))
-          return passThrough.handle(req, res, body, requestId, caller);
-        const context: DoorContext = { options, sessions, live, requestId, caller, authorization: req.headers.authorization };
+        if (theirs || (!ours && (await eraOf(options, req, caller)) !== "modern")) return passThrough.handle(req, res, body, visit, caller);
+        const context: DoorContext = { options, sessions, live, visit, caller, authorization: req.headers.authorization };
         await serveOldClient(context, req, res, body);
       })().catch((error: unknown) => {
         options.log.warn({ event: "legacy.modern.failed", requestId, err: String(error) }, "old client request failed");
@@ -100,7 +100,7 @@ interface DoorContext {
   options: OldClientDoorOptions;
   sessions: Map<string, OldSession>;
   live: (id: string) => OldSession | undefined;
-  requestId: string;
+  visit: LegacyVisit;
   caller: LegacyCaller | undefined;
   /** The caller's Authorization (sent on with upstream.forwardAuthorization only). */
   authorization: string | undefined;
@@ -117,6 +117,7 @@ async function serveOldClient(context: DoorContext, req: IncomingMessage, res: S
   const message = parsed(body);
   const span = req.method === "POST" ? startLegacySpan(req, message, "old_client") : undefined;
   if (!span) return answerOldClient(context, req, res, message);
+  Object.assign(context.visit.note, traceIdsOf(span));
   res.once("close", () => endLegacySpan(span, res.statusCode, res.writableFinished));
   return withSpan(span, () => answerOldClient(context, req, res, message));
 }
@@ -182,7 +183,7 @@ async function initialize(context: DoorContext, res: ServerResponse, message: Js
     ...(typeof found.instructions === "string" ? { instructions: found.instructions } : {}),
   };
   options.log.info(
-    { event: "legacy.modern.session", requestId: context.requestId },
+    { event: "legacy.modern.session", requestId: context.visit.requestId },
     "old client session opened in front of a modern backend",
   );
   sendJson(res, 200, { jsonrpc: "2.0", id: message.id ?? null, result }, { "Mcp-Session-Id": id });
@@ -251,7 +252,12 @@ async function relay(context: DoorContext, session: OldSession, res: ServerRespo
   } finally {
     session.running.delete(String(id));
     context.options.log.info(
-      { event: "legacy.modern.relayed", requestId: context.requestId, rpcMethod: message.method, cancelled: controller.signal.aborted },
+      {
+        event: "legacy.modern.relayed",
+        requestId: context.visit.requestId,
+        rpcMethod: message.method,
+        cancelled: controller.signal.aborted,
+      },
       "old client request served by a modern backend",
     );
     sse.end();

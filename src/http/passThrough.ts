@@ -21,7 +21,7 @@ import { Agent as HttpsAgent } from "node:https";
 import { createProxyMiddleware } from "http-proxy-middleware";
 import type { Logger } from "pino";
 import { endLegacySpan, failLegacySpan, startLegacySpan, tracedRequestOf, watchResponse } from "../observability/legacySpan.js";
-import { type Span, traceHeadersOf, tracingOn, withSpan } from "../observability/tracing.js";
+import { type Span, traceHeadersOf, traceIdsOf, tracingOn, withSpan } from "../observability/tracing.js";
 import { endClientSpan, startClientSpan } from "../observability/upstreamSpan.js";
 import { internalError, invalidRequest } from "../protocol/errors.js";
 import type { UpstreamCredentials } from "../upstream/upstreamCredentials.js";
@@ -34,10 +34,16 @@ export interface LegacyCaller {
   subject: string;
 }
 
+/** What the front door knows of a legacy request: its id, for the lines logged about it, and the
+ *  fields of its `request` line, where a door that traces it writes the trace and span ids. */
+export interface LegacyVisit {
+  requestId: string;
+  note: { trace_id?: string; span_id?: string };
+}
+
 export interface PassThrough {
-  /** `requestId`: the request's id, for the lines logged about it. `caller`: the authenticated
-   *  identity (undefined when the legacy door is open). */
-  handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, requestId: string, caller?: LegacyCaller): void;
+  /** `caller`: the authenticated identity (undefined when the legacy door is open). */
+  handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, visit: LegacyVisit, caller?: LegacyCaller): void;
   isKnownSession(id: string): boolean;
   /** Ends what the door holds (the stdio bridge: its sessions and their processes). */
   close(): Promise<void>;
@@ -111,13 +117,7 @@ export function createPassThrough(upstreamUrl: string, log: Logger, options: Pas
       },
       proxyRes: (proxyRes, req) => {
         const request = known.get(req);
-        const traced = request?.traced;
-        if (traced)
-          watchResponse(
-            proxyRes,
-            traced.id,
-            (response) => (failLegacySpan(traced.server, response), endClientSpan(traced.client, response)),
-          );
+        if (request?.traced) traceAnswer(request.traced, proxyRes);
         const issued = proxyRes.headers["mcp-session-id"];
         if (typeof issued === "string")
           sessions.set(issued, { lastSeen: Date.now(), ...(request?.caller ? { owner: request.caller.owner } : {}) });
@@ -137,12 +137,7 @@ export function createPassThrough(upstreamUrl: string, log: Logger, options: Pas
       error: (error, req, res) => {
         const request = known.get(req);
         log.warn({ event: "legacy.proxy.failed", requestId: request?.requestId, err: String(error) }, "legacy pass-through failed");
-        if (request?.traced) {
-          const failure = { reason: "upstream_unreachable", message: error.message };
-          failLegacySpan(request.traced.server, undefined, failure);
-          failLegacySpan(request.traced.client, undefined, failure);
-          request.traced.client.end();
-        }
+        if (request?.traced) traceFailure(request.traced, error);
         const out = res as ServerResponse;
         if (!out.headersSent) sendError(out, null, internalError(`Upstream unreachable: ${error.message}`, undefined, 502));
       },
@@ -150,7 +145,8 @@ export function createPassThrough(upstreamUrl: string, log: Logger, options: Pas
   });
 
   return {
-    handle(req, res, body, requestId, caller) {
+    handle(req, res, body, visit, caller) {
+      const { requestId } = visit;
       const used = req.headers["mcp-session-id"];
       const session = typeof used === "string" ? sessions.get(used) : undefined;
       if (options.bindSessions && typeof used === "string" && (session === undefined || session.owner !== caller?.owner)) {
@@ -159,9 +155,12 @@ export function createPassThrough(upstreamUrl: string, log: Logger, options: Pas
         return sendError(res, null, invalidRequest("Session not found: send initialize to start a new session", 404));
       }
       const traced = tracingOn() ? traceRequest(req, res, body, target.href) : undefined;
+      if (traced) Object.assign(visit.note, traceIdsOf(traced.spans.server));
       known.set(req, { body: traced?.body ?? body, requestId, caller, ...(traced ? { traced: traced.spans } : {}) });
       if (session) session.lastSeen = Date.now();
-      void proxy(req, res, () => undefined);
+      // Traced, the proxy's own lines (legacy.proxied, legacy.proxy.failed) are written inside the door's span.
+      if (traced) void withSpan(traced.spans.server, () => proxy(req, res, () => undefined));
+      else void proxy(req, res, () => undefined);
     },
     isKnownSession(id) {
       const session = sessions.get(id);
@@ -201,4 +200,20 @@ function traceRequest(
   if (!client) return undefined;
   const forwarded = Buffer.from(JSON.stringify({ ...(message as object), params: client.params }));
   return { spans: { server, client: client.span, id: request.id, headers: traceHeadersOf(client.params._meta) }, body: forwarded };
+}
+
+/** The upstream's answer read along as it is proxied: its JSON-RPC response ends the client span and marks both. */
+function traceAnswer(traced: TracedRequest, answer: IncomingMessage): void {
+  watchResponse(answer, traced.id, (response) => {
+    failLegacySpan(traced.server, response);
+    endClientSpan(traced.client, response);
+  });
+}
+
+/** The proxy could not reach the upstream: both spans say upstream_unreachable. */
+function traceFailure(traced: TracedRequest, error: Error): void {
+  const failure = { reason: "upstream_unreachable", message: error.message };
+  failLegacySpan(traced.server, undefined, failure);
+  failLegacySpan(traced.client, undefined, failure);
+  traced.client.end();
 }

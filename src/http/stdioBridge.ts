@@ -23,7 +23,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "pino";
 import { endLegacySpan, failLegacySpan, startLegacySpan, tracedRequestOf } from "../observability/legacySpan.js";
-import { activeSpan, type Span, withSpan } from "../observability/tracing.js";
+import { activeSpan, type Span, traceIdsOf, withSpan } from "../observability/tracing.js";
 import { endClientSpan, startClientSpan } from "../observability/upstreamSpan.js";
 import { internalError, invalidRequest, parseError } from "../protocol/errors.js";
 import type { RequestId } from "../protocol/wire.js";
@@ -32,7 +32,7 @@ import type { StdioProcesses } from "../upstream/stdioProcesses.js";
 import type { JsonRpcMessage } from "../upstream/transport.js";
 import { UpstreamFailure } from "../upstream/upstreamFailure.js";
 import { sendError } from "./jsonResponse.js";
-import type { LegacyCaller, PassThrough } from "./passThrough.js";
+import type { LegacyCaller, LegacyVisit, PassThrough } from "./passThrough.js";
 
 export interface StdioBridgeOptions {
   processes: StdioProcesses;
@@ -71,8 +71,9 @@ class StdioBridge implements PassThrough {
     this.sweeper.unref();
   }
 
-  handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, requestId: string, caller: LegacyCaller | undefined): void {
+  handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, visit: LegacyVisit, caller: LegacyCaller | undefined): void {
     const { log } = this.options;
+    const { requestId } = visit;
     const parsed = parsedBody(body);
     // The front door has read the body already: the SDK transport must be given it parsed, never
     // left to read the (consumed) request itself.
@@ -88,7 +89,10 @@ class StdioBridge implements PassThrough {
       if (!res.headersSent) sendError(res, null, internalError("legacy session failed", undefined, 502));
     };
     const span = startLegacySpan(req, parsed, "stdio_bridge");
-    if (span) res.once("close", () => endLegacySpan(span, res.statusCode, res.writableFinished));
+    if (span) {
+      Object.assign(visit.note, traceIdsOf(span));
+      res.once("close", () => endLegacySpan(span, res.statusCode, res.writableFinished));
+    }
     if (session) {
       session.lastUsed = Date.now();
       // The request reaches forward() inside the SDK transport's handling: its client span is the door span's child.

@@ -69,7 +69,8 @@ describe("tracing with an HTTP upstream", () => {
     assert.equal(server.attributes["gen_ai.tool.name"], "trace_context");
     assert.equal(server.attributes["taskgate.outcome"], "ok");
     assert.match(String(server.attributes["taskgate.identity.subject_hash"]), /^[0-9a-f]{64}$/);
-    assert.equal(server.resource["service.name"], "taskgate-under-test");
+    assert.equal(server.resource["service.name"], "taskgate-under-test", "OTEL_SERVICE_NAME names the service");
+    assert.equal(server.resource["deployment.environment.name"], "under-test", "OTEL_RESOURCE_ATTRIBUTES are the resource's");
     // The upstream client span is the server span's child, and the upstream got its context both ways.
     assert.equal(client.parentSpanId, server.spanId);
     assert.equal(client.attributes["network.transport"], "tcp");
@@ -132,6 +133,29 @@ describe("tracing with an HTTP upstream", () => {
     assert.equal(taskLine?.trace_id, origin.traceId, "the task's log line carries the trace id");
     const requestLine = logLines.find((line) => line.event === "request" && line.trace_id === answering.traceId);
     assert.equal(requestLine?.span_id, update.spanId);
+  });
+});
+
+describe("tracing with OTEL_TRACES_SAMPLER=always_off", () => {
+  let upstream: TraceEchoHttp;
+  let gw: Gateway;
+  before(async () => {
+    process.env.OTEL_TRACES_SAMPLER = "always_off";
+    upstream = await startTraceEchoHttp();
+    gw = await gateway({ url: upstream.url });
+  });
+  after(async () => {
+    delete process.env.OTEL_TRACES_SAMPLER;
+    await gw.close();
+    await upstream.close();
+  });
+
+  test("the sampler is the environment's: the trace goes on upstream, marked not sampled", async () => {
+    const client = newTrace();
+    const reply = await callTool(gw.url, "trace_context", { meta: { traceparent: traceparent(client) } });
+    const upstreamSaw = seenBy(resultOf(reply));
+    assert.match(String(upstreamSaw.meta), new RegExp(`^00-${client.traceId}-[0-9a-f]{16}-00$`));
+    assert.equal(upstreamSaw.header, upstreamSaw.meta);
   });
 });
 

@@ -19,6 +19,7 @@ import { CLIENT, type OtlpReceiver, SERVER } from "../support/servers/otlpReceiv
 import type { ServerProcess } from "../support/servers/serverProcess.js";
 import { startThirdPartyServer } from "../support/servers/thirdParty.js";
 import { newTrace, seenBy, spanOf, startTraceReceiver, tracedGateway, traceparent } from "../support/traces.js";
+import { until } from "../support/waiting.js";
 
 let receiver: OtlpReceiver;
 before(async () => {
@@ -77,9 +78,10 @@ async function tracedOldClientCall(url: string, door: string, headers: Record<st
 describe("tracing through the legacy pass-through (an old client, a legacy HTTP server)", () => {
   let upstream: TraceEchoHttp;
   let gw: Gateway;
+  const logLines: JsonObject[] = [];
   before(async () => {
     upstream = await startTraceEchoHttp();
-    gw = await tracedGateway({ url: upstream.url });
+    gw = await tracedGateway({ url: upstream.url }, {}, logLines);
   });
   after(async () => {
     await gw.close();
@@ -93,6 +95,13 @@ describe("tracing through the legacy pass-through (an old client, a legacy HTTP 
     assert.equal(server.attributes["taskgate.outcome"], "ok");
     assert.equal(client.attributes["network.transport"], "tcp");
     assert.equal(saw.header, saw.meta, "the header the upstream got is the client span's, not the caller's");
+    const lines = await until(5_000, "the request's log lines", () => {
+      const request = logLines.find((line) => line.event === "request" && line.trace_id === server.traceId);
+      const proxied = logLines.find((line) => line.event === "legacy.proxied" && line.trace_id === server.traceId);
+      return request && proxied ? { request, proxied } : undefined;
+    });
+    assert.equal(lines.request.span_id, server.spanId, "the request line names the door's span");
+    assert.equal(lines.proxied.span_id, server.spanId, "the proxy's own line is written inside it");
   });
 
   test("the upstream's JSON-RPC error marks both spans failed with its code", async () => {

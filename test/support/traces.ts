@@ -22,6 +22,7 @@ export async function startTraceReceiver(): Promise<OtlpReceiver> {
   process.env.OTEL_EXPORTER_OTLP_PROTOCOL = "http/json";
   process.env.OTEL_BSP_SCHEDULE_DELAY = "50";
   process.env.OTEL_SERVICE_NAME = "taskgate-under-test";
+  process.env.OTEL_RESOURCE_ATTRIBUTES = "deployment.environment.name=under-test";
   return receiver;
 }
 
