@@ -10,7 +10,7 @@
 // the HTTP status; anything else that is not MCP is an UpstreamFailure naming what was answered.
 
 import { Agent, type Dispatcher, request } from "undici";
-import { failSpan, failureOf, traceHeadersOf } from "../observability/tracing.js";
+import { failSpan, failureOf, type Span, traceHeadersOf } from "../observability/tracing.js";
 import { endClientSpan, startClientSpan } from "../observability/upstreamSpan.js";
 import type { HeaderMap } from "../protocol/headerValue.js";
 import type { UpstreamReason } from "../protocol/reasons.js";
@@ -85,25 +85,28 @@ export class ModernLink {
     return `tg-${this.ids}`;
   }
 
-  /** The messages of one exchange, the response last; with tracing on, in a client span. */
-  async *exchange(req: ModernRequest): AsyncGenerator<ModernMessage> {
+  /** The messages of one exchange, the response last; with tracing on, in a client span (off: no extra layer). */
+  exchange(req: ModernRequest): AsyncGenerator<ModernMessage> {
     const traced = req.untraced ? undefined : startClientSpan(req.method, req.id, req.params, this.options.url);
-    if (!traced) return yield* this.exchangeOnce(req);
+    return traced ? this.tracedExchange({ ...req, params: traced.params }, traced.span) : this.exchangeOnce(req);
+  }
+
+  private async *tracedExchange(req: ModernRequest, span: Span): AsyncGenerator<ModernMessage> {
     let ended = false;
     try {
-      for await (const found of this.exchangeOnce({ ...req, params: traced.params })) {
+      for await (const found of this.exchangeOnce(req)) {
         // The span ends with the response, before it is handed on: a consumer may stop there without closing the exchange.
         if (!isNotification(found.message)) {
           ended = true;
-          endClientSpan(traced.span, found.message);
+          endClientSpan(span, found.message);
         }
         yield found;
       }
     } catch (error) {
-      if (!ended) failSpan(traced.span, failureOf(error));
+      if (!ended) failSpan(span, failureOf(error));
       throw error;
     } finally {
-      if (!ended) traced.span.end();
+      if (!ended) span.end();
     }
   }
 
