@@ -115,7 +115,7 @@ async function eraOf(options: OldClientDoorOptions, req: IncomingMessage, caller
 
 async function serveOldClient(context: DoorContext, req: IncomingMessage, res: ServerResponse, body: Buffer | undefined): Promise<void> {
   const message = parsed(body);
-  const span = req.method === "POST" ? startLegacySpan(req, message, "old_client") : undefined;
+  const span = req.method === "POST" ? startLegacySpan(req, message, "old_client", context.caller?.owner) : undefined;
   if (!span) return answerOldClient(context, req, res, message);
   Object.assign(context.visit.note, traceIdsOf(span));
   res.once("close", () => endLegacySpan(span, res.statusCode, res.writableFinished));

@@ -154,7 +154,7 @@ export function createPassThrough(upstreamUrl: string, log: Logger, options: Pas
         log.info({ event: "legacy.session.refused", requestId, known: session !== undefined }, "legacy session not bound to this identity");
         return sendError(res, null, invalidRequest("Session not found: send initialize to start a new session", 404));
       }
-      const traced = tracingOn() ? traceRequest(req, res, body, target.href) : undefined;
+      const traced = tracingOn() ? traceRequest(req, res, body, target.href, caller?.owner) : undefined;
       if (traced) Object.assign(visit.note, traceIdsOf(traced.spans.server));
       known.set(req, { body: traced?.body ?? body, requestId, caller, ...(traced ? { traced: traced.spans } : {}) });
       if (session) session.lastSeen = Date.now();
@@ -185,6 +185,7 @@ function traceRequest(
   res: ServerResponse,
   body: Buffer | undefined,
   target: string,
+  owner: string | undefined,
 ): { spans: TracedRequest; body: Buffer } | undefined {
   let message: unknown;
   try {
@@ -193,7 +194,7 @@ function traceRequest(
     return undefined;
   }
   const request = tracedRequestOf(message);
-  const server = startLegacySpan(req, message, "pass_through");
+  const server = startLegacySpan(req, message, "pass_through", owner);
   if (!request || !server) return undefined;
   res.once("close", () => endLegacySpan(server, res.statusCode, res.writableFinished));
   const client = withSpan(server, () => startClientSpan(request.method, request.id, request.params, target));

@@ -88,7 +88,7 @@ class StdioBridge implements PassThrough {
       log.warn({ event: "legacy.bridge.failed", requestId, err: String(error) }, "legacy request through the stdio bridge failed");
       if (!res.headersSent) sendError(res, null, internalError("legacy session failed", undefined, 502));
     };
-    const span = startLegacySpan(req, parsed, "stdio_bridge");
+    const span = startLegacySpan(req, parsed, "stdio_bridge", caller?.owner);
     if (span) {
       Object.assign(visit.note, traceIdsOf(span));
       res.once("close", () => endLegacySpan(span, res.statusCode, res.writableFinished));

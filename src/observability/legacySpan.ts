@@ -2,7 +2,8 @@
 // pass-through (http/passThrough.ts), the stdio bridge (http/stdioBridge.ts) and the old-client door
 // of a modern backend (http/oldClientDoor.ts). Each POST carrying one JSON-RPC request gets a server
 // span, named and described as the modern door's are (`{mcp.method.name} {target}`), plus the session
-// (mcp.session.id) and the version the client speaks; its parent is the request's `_meta` trace
+// (mcp.session.id), the version the client speaks and, when the door authenticates, the caller's
+// subject hash; its parent is the request's `_meta` trace
 // context, else its headers', as at the modern door. Notifications, answers to the server's
 // questions, batches, GET streams, DELETEs and pings get none (they are the session's plumbing).
 // The upstream side is a client span (upstreamSpan.ts), made by the door that forwards.
@@ -32,8 +33,9 @@ export function tracedRequestOf(message: unknown): LegacyRequest | undefined {
   return { method, id, params: plain };
 }
 
-/** The server span of a legacy request; undefined when tracing is off or the message gets none. */
-export function startLegacySpan(req: IncomingMessage, message: unknown, door: LegacyDoor): Span | undefined {
+/** The server span of a legacy request (`owner`: the caller's subject hash, when the door authenticates);
+ *  undefined when tracing is off or the message gets none. */
+export function startLegacySpan(req: IncomingMessage, message: unknown, door: LegacyDoor, owner?: string): Span | undefined {
   if (!tracingOn()) return undefined;
   const request = tracedRequestOf(message);
   if (!request) return undefined;
@@ -52,6 +54,7 @@ export function startLegacySpan(req: IncomingMessage, message: unknown, door: Le
     "taskgate.trace_context.source": parent.source,
     ...(typeof version === "string" ? { "mcp.protocol.version": version.slice(0, 40) } : {}),
     ...(typeof session === "string" ? { "mcp.session.id": session } : {}),
+    ...(owner !== undefined ? { "taskgate.identity.subject_hash": owner } : {}),
     ...targetAttributes(request.method, request.params),
   };
   if (parent.differs) attributes["taskgate.trace_context.headers_differ"] = true;
