@@ -170,14 +170,15 @@ class StdioBridge implements PassThrough {
     endClientSpan(spans.client, response);
   }
 
-  /** The spans still open when the process exited (`failure`) or the session ended: ended, failed. */
-  private endTraced(session: BridgedSession, failure: { reason: string; message: string }): void {
-    for (const spans of session.traced?.values() ?? []) {
+  /** The spans still open (of request `only`, else all) when the process exited or the session ended: failed, ended. */
+  private endTraced(session: BridgedSession, failure: { reason: string; message: string }, only?: RequestId): void {
+    for (const [id, spans] of session.traced ?? []) {
+      if (only !== undefined && id !== only) continue;
+      session.traced?.delete(id);
       if (spans.server) failLegacySpan(spans.server, undefined, failure);
       failLegacySpan(spans.client, undefined, failure);
       spans.client.end();
     }
-    session.traced?.clear();
   }
 
   /** Passes one message of the old client to the process, keeping track of the requests still open. */
@@ -192,9 +193,16 @@ class StdioBridge implements PassThrough {
       // A cancelled request gets no response: it no longer keeps the session busy.
       const cancelled = request.params?.requestId;
       session.open = session.open.filter((id) => id !== cancelled);
+      const spans = session.traced?.get(cancelled as RequestId);
+      if (spans) {
+        session.traced?.delete(cancelled as RequestId);
+        spans.client.setAttribute("taskgate.outcome", "cancelled");
+        spans.client.end();
+      }
     }
     session.server.send(request, this.options.sendTimeoutMs).catch((error: unknown) => {
-      this.endTraced(session, { reason: "upstream_exited", message: (error as Error).message });
+      const reason = error instanceof UpstreamFailure ? error.reason : "upstream_exited";
+      if (request.id !== undefined) this.endTraced(session, { reason, message: (error as Error).message }, request.id);
       this.options.log.warn(
         { event: "legacy.bridge.send.failed", pid: session.server.pid, err: (error as Error).message },
         "a message of the old client could not reach the server process",
