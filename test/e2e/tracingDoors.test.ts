@@ -7,6 +7,7 @@
 // client span to the upstream, in `_meta` and (over HTTP) in the headers. Failures carry their reason.
 
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import type { Gateway } from "../../src/gateway.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
@@ -20,6 +21,8 @@ import type { ServerProcess } from "../support/servers/serverProcess.js";
 import { startThirdPartyServer } from "../support/servers/thirdParty.js";
 import { newTrace, seenBy, spanOf, startTraceReceiver, tracedGateway, traceparent } from "../support/traces.js";
 import { until } from "../support/waiting.js";
+
+const sha256Hex = (text: string) => createHash("sha256").update(text).digest("hex");
 
 let receiver: OtlpReceiver;
 before(async () => {
@@ -35,12 +38,12 @@ const spansOf = (traceId: string, name: string) =>
     return server && client ? { server, client } : undefined;
   });
 
-/** An old client's session through the legacy door: its id. */
-async function openSession(url: string): Promise<string> {
-  const opened = await legacyRequest(url, { body: legacyInitialize() });
+/** An old client's session through the legacy door (with `headers`, e.g. its Authorization): its id. */
+async function openSession(url: string, headers: Record<string, string> = {}): Promise<string> {
+  const opened = await legacyRequest(url, { body: legacyInitialize(), headers });
   const id = opened.headers.get("mcp-session-id");
   assert.ok(id, `initialize opened no session: ${opened.status} ${JSON.stringify(opened.message)}`);
-  await legacyRequest(url, { sessionId: id, body: { jsonrpc: "2.0", method: "notifications/initialized" } });
+  await legacyRequest(url, { sessionId: id, headers, body: { jsonrpc: "2.0", method: "notifications/initialized" } });
   return id;
 }
 
@@ -61,7 +64,7 @@ const traceContextCall = { name: "trace_context", arguments: {} };
  * upstream saw the upstream request's span in `_meta`. What else a door shows is the test's.
  */
 async function tracedOldClientCall(url: string, door: string, headers: Record<string, string> = {}) {
-  const session = await openSession(url);
+  const session = await openSession(url, headers);
   const trace = newTrace();
   const answer = await legacyCall(url, session, "tools/call", traceContextCall, traceparent(trace), headers);
   const saw = seenBy(answer.message.result as JsonObject);
@@ -116,6 +119,26 @@ describe("tracing through the legacy pass-through (an old client, a legacy HTTP 
       assert.equal(span.attributes["rpc.response.status_code"], String(code));
     }
     assert.equal(server.attributes["taskgate.outcome"], "error");
+  });
+});
+
+describe("tracing through the legacy pass-through when it authenticates (auth.mode tokens)", () => {
+  let upstream: TraceEchoHttp;
+  let gw: Gateway;
+  before(async () => {
+    upstream = await startTraceEchoHttp();
+    const tokens = [{ sha256: sha256Hex("s3cret-alice"), subject: "alice" }];
+    gw = await tracedGateway({ url: upstream.url }, { auth: { mode: "tokens", tokens } });
+  });
+  after(async () => {
+    await gw.close();
+    await upstream.close();
+  });
+
+  test("the door's span names the caller by its subject hash, never by its subject", async () => {
+    const { server } = await tracedOldClientCall(gw.url, "pass_through", { Authorization: "Bearer s3cret-alice" });
+    assert.equal(server.attributes["taskgate.identity.subject_hash"], sha256Hex("subject:alice"));
+    assert.ok(!JSON.stringify(server.attributes).includes("s3cret"), "no token in the span");
   });
 });
 
