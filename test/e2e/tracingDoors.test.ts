@@ -13,12 +13,13 @@ import type { Gateway } from "../../src/gateway.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
 import { mainArgs } from "../support/fixtureModules.js";
 import { startTraceEchoHttp, type TraceEchoHttp } from "../support/fixtures/traceEchoServer.js";
-import { legacyInitialize, legacyRequest } from "../support/legacyClient.js";
+import { LEGACY_VERSION, legacyInitialize, legacyRequest } from "../support/legacyClient.js";
 import { errorOf, resultOf, rpc } from "../support/mcpClient.js";
 import { deadUpstreamUrl } from "../support/ports.js";
 import { CLIENT, type OtlpReceiver, SERVER } from "../support/servers/otlpReceiver.js";
 import type { ServerProcess } from "../support/servers/serverProcess.js";
 import { startThirdPartyServer } from "../support/servers/thirdParty.js";
+import { readSse } from "../support/sse.js";
 import { newTrace, seenBy, spanOf, startTraceReceiver, tracedGateway, traceparent } from "../support/traces.js";
 import { until } from "../support/waiting.js";
 
@@ -40,7 +41,9 @@ const spansOf = (traceId: string, name: string) =>
 
 /** An old client's session through the legacy door (with `headers`, e.g. its Authorization): its id. */
 async function openSession(url: string, headers: Record<string, string> = {}): Promise<string> {
-  const opened = await legacyRequest(url, { body: legacyInitialize(), headers });
+  const init = legacyInitialize();
+  const body = { ...init, params: { ...(init.params as JsonObject), capabilities: { elicitation: {} } } };
+  const opened = await legacyRequest(url, { body, headers });
   const id = opened.headers.get("mcp-session-id");
   assert.ok(id, `initialize opened no session: ${opened.status} ${JSON.stringify(opened.message)}`);
   await legacyRequest(url, { sessionId: id, headers, body: { jsonrpc: "2.0", method: "notifications/initialized" } });
@@ -188,7 +191,51 @@ describe("tracing through the stdio bridge (an old client, a stdio server)", () 
     assert.equal(client.attributes["error.type"], "upstream_exited");
     assert.equal(server.attributes["taskgate.error.reason"], "upstream_exited");
   });
+
+  test("a request the old client cancels ends its client span as cancelled, not failed", async () => {
+    const session = await openSession(gw.url);
+    const trace = newTrace();
+    const stop = new AbortController();
+    try {
+      await openCall(gw.url, session, "confirm", traceparent(trace), stop.signal);
+      const cancel = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 9 } };
+      assert.equal((await legacyRequest(gw.url, { sessionId: session, body: cancel })).status, 202);
+      const client = await receiver.waitFor("the cancelled call's client span", (all) =>
+        spanOf(all, trace.traceId, "tools/call confirm", CLIENT),
+      );
+      assert.equal(client.attributes["taskgate.outcome"], "cancelled");
+      assert.notEqual(client.statusCode, 2, "a cancel is not a failure");
+    } finally {
+      stop.abort();
+    }
+  });
 });
+
+/** An old client's tools/call `tool` on `session` left open: resolves once the server asked its question on the call's stream. */
+async function openCall(url: string, session: string, tool: string, trace: string, stop: AbortSignal): Promise<void> {
+  const response = await fetch(url, {
+    method: "POST",
+    signal: stop,
+    headers: {
+      Accept: "application/json, text/event-stream",
+      "Content-Type": "application/json",
+      "Mcp-Session-Id": session,
+      "MCP-Protocol-Version": LEGACY_VERSION,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 9,
+      method: "tools/call",
+      params: { name: tool, arguments: {}, _meta: { traceparent: trace } },
+    }),
+  });
+  await new Promise<void>((resolve, reject) => {
+    readSse(response, { onFrame: (frame) => frame.method === "elicitation/create" && resolve() }).then(
+      () => reject(new Error("the call's stream ended before the server asked")),
+      () => undefined, // aborted by the test once done
+    );
+  });
+}
 
 describe("tracing in front of a modern backend (v2 SDK)", () => {
   let backend: ServerProcess;
