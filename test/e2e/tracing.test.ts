@@ -129,6 +129,14 @@ describe("tracing with an HTTP upstream", () => {
       update.links.some((l) => l.traceId === origin.traceId && l.spanId === creating.spanId),
       "the follow-up request links to the task",
     );
+    const poll = await receiver.waitFor("a tasks/get span", (all) =>
+      all.find((s) => s.name === "tasks/get" && s.kind === SERVER && s.attributes["taskgate.task.id"] === taskId),
+    );
+    assert.notEqual(poll.traceId, origin.traceId, "a poll is a trace of its own");
+    assert.ok(
+      poll.links.some((l) => l.traceId === origin.traceId && l.spanId === creating.spanId),
+      "a tasks/get links to the task too",
+    );
     const taskLine = logLines.find((line) => line.event === "task.created" && line.taskId === taskId);
     assert.equal(taskLine?.trace_id, origin.traceId, "the task's log line carries the trace id");
     const requestLine = logLines.find((line) => line.event === "request" && line.trace_id === answering.traceId);
