@@ -14,7 +14,8 @@
 // queues requests without a limit behind long-lived GET streams.
 // With tracing on, a POST carrying one request is a server span and its proxied copy a client span
 // under it, whose context replaces the caller's in the body's `_meta` and in the traceparent header
-// (the only change made to the bytes); off, the door does one boolean test.
+// (the only change: the body is written again as JSON, its other values the caller's); off, the door
+// does one boolean test and the bytes go on as read.
 
 import { Agent as HttpAgent, type IncomingMessage, type ServerResponse } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
