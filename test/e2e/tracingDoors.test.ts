@@ -1,7 +1,8 @@
 // OpenTelemetry traces through the doors tracing.test.ts does not cover: the legacy pass-through
 // (an old client in front of a legacy HTTP server), the stdio bridge (an old client's session on a
 // server process of its own), and a modern backend (our v2 SDK server as a child process) reached
-// by a 2026-07-28 client through the relay and by an old client through the old-client door. The
+// by a 2026-07-28 client through the relay and by an old client through the old-client door, and
+// server-everything over stdio (it takes the trace context in `_meta` and still answers). The
 // receiver is a real OTLP/HTTP one in this process; the upstreams answer with the traceparent they
 // received, so the client's trace must be seen to continue through taskgate's server span and its
 // client span to the upstream, in `_meta` and (over HTTP) in the headers. Failures carry their reason.
@@ -18,7 +19,7 @@ import { errorOf, resultOf, rpc } from "../support/mcpClient.js";
 import { deadUpstreamUrl } from "../support/ports.js";
 import { CLIENT, type OtlpReceiver, SERVER } from "../support/servers/otlpReceiver.js";
 import type { ServerProcess } from "../support/servers/serverProcess.js";
-import { startThirdPartyServer } from "../support/servers/thirdParty.js";
+import { STDIO_COMMANDS, startThirdPartyServer } from "../support/servers/thirdParty.js";
 import { readSse } from "../support/sse.js";
 import { newTrace, seenBy, spanOf, startTraceReceiver, tracedGateway, traceparent } from "../support/traces.js";
 import { until } from "../support/waiting.js";
@@ -208,6 +209,35 @@ describe("tracing through the stdio bridge (an old client, a stdio server)", () 
     } finally {
       stop.abort();
     }
+  });
+});
+
+describe("tracing in front of server-everything over stdio", () => {
+  let gw: Gateway;
+  before(async () => {
+    gw = await tracedGateway({ command: STDIO_COMMANDS.everything() });
+  });
+  after(() => gw.close());
+
+  const echo = { name: "echo", arguments: { message: "traced" } };
+  const textOf = (result: JsonObject) => (result.content as { text: string }[])[0]?.text ?? "";
+
+  test("a 2026-07-28 call and an old client's call each continue the client's trace to the server process", async () => {
+    const modern = newTrace();
+    const reply = await rpc(gw.url, "tools/call", echo, { meta: { traceparent: traceparent(modern) } });
+    assert.match(textOf(resultOf(reply)), /traced/, "the server takes the trace context in _meta");
+    const direct = await spansOf(modern.traceId, "tools/call echo");
+    assert.equal(direct.client.parentSpanId, direct.server.spanId);
+    assert.equal(direct.client.attributes["network.transport"], "pipe");
+
+    const session = await openSession(gw.url);
+    const old = newTrace();
+    const answer = await legacyCall(gw.url, session, "tools/call", echo, traceparent(old));
+    assert.match(textOf(answer.message.result as JsonObject), /traced/);
+    const bridged = await spansOf(old.traceId, "tools/call echo");
+    assert.equal(bridged.server.parentSpanId, old.parent);
+    assert.equal(bridged.server.attributes["taskgate.door"], "stdio_bridge");
+    assert.equal(bridged.client.parentSpanId, bridged.server.spanId);
   });
 });
 
