@@ -14,7 +14,7 @@ import type { MethodRequest } from "../methods/handler.js";
 import type { MethodRouter } from "../methods/router.js";
 import { requestLog } from "../observability/requestLog.js";
 import { endRequestSpan, startRequestSpan } from "../observability/requestSpan.js";
-import { traceIdsOf, withSpan } from "../observability/tracing.js";
+import { traceIdsOf, tracingOn, withSpan } from "../observability/tracing.js";
 import { internalError, invalidRequest, legacyDoorClosed, RpcError, tooManyRequests, verifierFailure } from "../protocol/errors.js";
 import type { Reason } from "../protocol/reasons.js";
 import { errorMessage, errorReply, type Reply } from "../protocol/reply.js";
@@ -225,7 +225,7 @@ async function serveLegacy(visit: Visit, body: Buffer | undefined, json: unknown
     if (!known) return;
     caller = { owner: known.owner, subject: known.identity.subject };
   }
-  return options.passThrough.handle(req, res, body, visit.requestId, caller);
+  return options.passThrough.handle(req, res, body, visit, caller);
 }
 
 /** A modern request: the router's reply (or the error it threw) written as JSON or SSE. */
@@ -241,7 +241,8 @@ async function serveModern(
   note.rpcId = request.id;
   const clientGone = new AbortController();
   const meta = request.params._meta as JsonObject;
-  const span = startRequestSpan({ ...request, meta, headers: visit.req.headers, ownerHash: owner });
+  // Off: not even the span's input is made.
+  const span = tracingOn() ? startRequestSpan({ ...request, meta, headers: visit.req.headers, ownerHash: owner }) : undefined;
   res.on("close", () => {
     if (!res.writableFinished) clientGone.abort();
     if (span) setImmediate(() => endRequestSpan(span, note, requestOutcome(note, res.statusCode, res.writableFinished), res.statusCode));

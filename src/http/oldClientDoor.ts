@@ -12,10 +12,14 @@
 // inputResponses with the backend's requestState, a backend task followed with tasks/get until
 // it ends, then the response in the old shape (no resultType). `notifications/cancelled` from the
 // client aborts the relayed exchange (the backend sees its request closed) and cancels a followed task.
+// With tracing on, each request of the client is a server span; the exchanges with the backend are
+// the modern link's client spans under it (a followed task's polls go untraced).
 
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
+import { endLegacySpan, failLegacySpan, startLegacySpan } from "../observability/legacySpan.js";
+import { activeSpan, traceIdsOf, withSpan } from "../observability/tracing.js";
 import { internalError, invalidRequest, RpcError, requestCancelled } from "../protocol/errors.js";
 import { type JsonObject, META, PROTOCOL_VERSION, type RequestId, TASKS_EXTENSION } from "../protocol/wire.js";
 import type { BackendEra } from "../upstream/backendEra.js";
@@ -25,7 +29,7 @@ import { toClientError } from "../upstream/upstreamFailure.js";
 import { isObject } from "../util/json.js";
 import { LEGACY_VERSIONS } from "./envelope.js";
 import { sendError, sendJson } from "./jsonResponse.js";
-import type { LegacyCaller, PassThrough } from "./passThrough.js";
+import type { LegacyCaller, LegacyVisit, PassThrough } from "./passThrough.js";
 import { SseWriter } from "./sseWriter.js";
 
 export interface OldClientDoorOptions {
@@ -68,14 +72,14 @@ export function eraAwareLegacyDoor(passThrough: PassThrough, options: OldClientD
     return session;
   };
   return {
-    handle(req, res, body, requestId, caller) {
+    handle(req, res, body, visit, caller) {
+      const { requestId } = visit;
       void (async () => {
         const used = req.headers["mcp-session-id"];
         const ours = typeof used === "string" && sessions.has(used);
         const theirs = typeof used === "string" && !ours && passThrough.isKnownSession(used);
-        if (theirs || (!ours && (await eraOf(options, req, caller)) !== "modern"))
-          return passThrough.handle(req, res, body, requestId, caller);
-        const context: DoorContext = { options, sessions, live, requestId, caller, authorization: req.headers.authorization };
+        if (theirs || (!ours && (await eraOf(options, req, caller)) !== "modern")) return passThrough.handle(req, res, body, visit, caller);
+        const context: DoorContext = { options, sessions, live, visit, caller, authorization: req.headers.authorization };
         await serveOldClient(context, req, res, body);
       })().catch((error: unknown) => {
         options.log.warn({ event: "legacy.modern.failed", requestId, err: String(error) }, "old client request failed");
@@ -96,7 +100,7 @@ interface DoorContext {
   options: OldClientDoorOptions;
   sessions: Map<string, OldSession>;
   live: (id: string) => OldSession | undefined;
-  requestId: string;
+  visit: LegacyVisit;
   caller: LegacyCaller | undefined;
   /** The caller's Authorization (sent on with upstream.forwardAuthorization only). */
   authorization: string | undefined;
@@ -110,9 +114,17 @@ async function eraOf(options: OldClientDoorOptions, req: IncomingMessage, caller
 }
 
 async function serveOldClient(context: DoorContext, req: IncomingMessage, res: ServerResponse, body: Buffer | undefined): Promise<void> {
+  const message = parsed(body);
+  const span = req.method === "POST" ? startLegacySpan(req, message, "old_client", context.caller?.owner) : undefined;
+  if (!span) return answerOldClient(context, req, res, message);
+  Object.assign(context.visit.note, traceIdsOf(span));
+  res.once("close", () => endLegacySpan(span, res.statusCode, res.writableFinished));
+  return withSpan(span, () => answerOldClient(context, req, res, message));
+}
+
+async function answerOldClient(context: DoorContext, req: IncomingMessage, res: ServerResponse, message: unknown): Promise<void> {
   const { options, caller } = context;
   const used = req.headers["mcp-session-id"];
-  const message = parsed(body);
   if (req.method === "POST" && isObject(message) && message.method === "initialize") return initialize(context, res, message);
   const session = typeof used === "string" ? context.live(used) : undefined;
   if (session === undefined || (options.bindSessions && session.owner !== caller?.owner)) {
@@ -171,7 +183,7 @@ async function initialize(context: DoorContext, res: ServerResponse, message: Js
     ...(typeof found.instructions === "string" ? { instructions: found.instructions } : {}),
   };
   options.log.info(
-    { event: "legacy.modern.session", requestId: context.requestId },
+    { event: "legacy.modern.session", requestId: context.visit.requestId },
     "old client session opened in front of a modern backend",
   );
   sendJson(res, 200, { jsonrpc: "2.0", id: message.id ?? null, result }, { "Mcp-Session-Id": id });
@@ -231,11 +243,21 @@ async function relay(context: DoorContext, session: OldSession, res: ServerRespo
     emit({ id, result });
   } catch (error) {
     // A cancelled request gets no response (the client has given up on it).
-    if (!controller.signal.aborted) emit({ id, error: errorObject(toClientError(error)) });
+    if (!controller.signal.aborted) {
+      const failure = errorObject(toClientError(error));
+      const span = activeSpan();
+      if (span) failLegacySpan(span, { error: failure });
+      emit({ id, error: failure });
+    }
   } finally {
     session.running.delete(String(id));
     context.options.log.info(
-      { event: "legacy.modern.relayed", requestId: context.requestId, rpcMethod: message.method, cancelled: controller.signal.aborted },
+      {
+        event: "legacy.modern.relayed",
+        requestId: context.visit.requestId,
+        rpcMethod: message.method,
+        cancelled: controller.signal.aborted,
+      },
       "old client request served by a modern backend",
     );
     sse.end();
@@ -278,10 +300,11 @@ async function exchanged(
   params: JsonObject,
   signal: AbortSignal,
   emit: (frame: JsonObject) => void,
+  untraced = false,
 ): Promise<JsonObject> {
   const { link } = context.options;
   const headers = headersOf(context);
-  for await (const { message, httpStatus } of link.exchange({ id: link.nextId(), method, params, headers, signal, long: true })) {
+  for await (const { message, httpStatus } of link.exchange({ id: link.nextId(), method, params, headers, signal, long: true, untraced })) {
     if (typeof message.method === "string" && message.id === undefined) {
       emit(message);
       continue;
@@ -367,7 +390,7 @@ async function followed(
   signal.addEventListener("abort", cancel, { once: true });
   const deadline = Date.now() + followTaskMs;
   try {
-    for (let task = created; ; task = await exchanged(context, "tasks/get", { taskId, _meta: meta }, signal, emit)) {
+    for (let task = created; ; task = await exchanged(context, "tasks/get", { taskId, _meta: meta }, signal, emit, true)) {
       if (task.status === "completed" || task.status === "failed") {
         if (isObject(task.result)) return task.result;
         throw internalError(`The backend's task ${task.status}${typeof task.statusMessage === "string" ? `: ${task.statusMessage}` : ""}`);

@@ -12,11 +12,18 @@
 // closed after LEGACY_IDLE_MS, under the 5 s keep-alive timeout of Node-based servers, so a request
 // is never written to a socket the upstream is closing. Busy ones are not capped: a capped agent
 // queues requests without a limit behind long-lived GET streams.
+// With tracing on, a POST carrying one request is a server span and its proxied copy a client span
+// under it, whose context replaces the caller's in the body's `_meta` and in the traceparent header
+// (the only change: the body is written again as JSON, its other values the caller's); off, the door
+// does one boolean test and the bytes go on as read.
 
 import { Agent as HttpAgent, type IncomingMessage, type ServerResponse } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
 import { createProxyMiddleware } from "http-proxy-middleware";
 import type { Logger } from "pino";
+import { endLegacySpan, failLegacySpan, startLegacySpan, tracedRequestOf, watchResponse } from "../observability/legacySpan.js";
+import { type Span, traceHeadersOf, traceIdsOf, tracingOn, withSpan } from "../observability/tracing.js";
+import { endClientSpan, startClientSpan } from "../observability/upstreamSpan.js";
 import { internalError, invalidRequest } from "../protocol/errors.js";
 import type { UpstreamCredentials } from "../upstream/upstreamCredentials.js";
 import { sendError } from "./jsonResponse.js";
@@ -28,10 +35,16 @@ export interface LegacyCaller {
   subject: string;
 }
 
+/** What the front door knows of a legacy request: its id, for the lines logged about it, and the
+ *  fields of its `request` line, where a door that traces it writes the trace and span ids. */
+export interface LegacyVisit {
+  requestId: string;
+  note: { trace_id?: string; span_id?: string };
+}
+
 export interface PassThrough {
-  /** `requestId`: the request's id, for the lines logged about it. `caller`: the authenticated
-   *  identity (undefined when the legacy door is open). */
-  handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, requestId: string, caller?: LegacyCaller): void;
+  /** `caller`: the authenticated identity (undefined when the legacy door is open). */
+  handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, visit: LegacyVisit, caller?: LegacyCaller): void;
   isKnownSession(id: string): boolean;
   /** Ends what the door holds (the stdio bridge: its sessions and their processes). */
   close(): Promise<void>;
@@ -50,6 +63,22 @@ const LEGACY_IDLE_MS = 4_000;
 /** A session nobody used for this long is forgotten (the upstream will have expired it too). */
 const SESSION_IDLE_MS = 24 * 60 * 60 * 1000;
 
+/** What the front door already knows of a request: the body it read, the request id, the caller; its spans when traced. */
+interface KnownRequest {
+  body: Buffer | undefined;
+  requestId: string;
+  caller: LegacyCaller | undefined;
+  traced?: TracedRequest;
+}
+
+interface TracedRequest {
+  server: Span;
+  client: Span;
+  id: string | number;
+  /** The trace headers of the forwarded copy (the client span's context). */
+  headers: Record<string, string> | undefined;
+}
+
 interface KnownSession {
   lastSeen: number;
   /** Owner hash of the identity that opened it (bound sessions only). */
@@ -60,7 +89,7 @@ export function createPassThrough(upstreamUrl: string, log: Logger, options: Pas
   const target = new URL(upstreamUrl);
   const sessions = new Map<string, KnownSession>();
   /** What the front door already knows of each request: the body it read, the request id, the caller. */
-  const known = new WeakMap<IncomingMessage, { body: Buffer | undefined; requestId: string; caller: LegacyCaller | undefined }>();
+  const known = new WeakMap<IncomingMessage, KnownRequest>();
 
   // `timeout` closes idle sockets only: on a busy one it is an event nobody acts on (no proxyTimeout).
   const agentOptions = { keepAlive: true, maxFreeSockets: LEGACY_IDLE_SOCKETS, timeout: LEGACY_IDLE_MS, scheduling: "lifo" as const };
@@ -79,6 +108,7 @@ export function createPassThrough(upstreamUrl: string, log: Logger, options: Pas
           (name, value) => proxyReq.setHeader(name, value),
           (name) => proxyReq.removeHeader(name),
         );
+        for (const [name, value] of Object.entries(request?.traced?.headers ?? {})) proxyReq.setHeader(name, value);
         // The body was already read to classify the request; send the same bytes on.
         const body = request?.body;
         if (body && body.length > 0) {
@@ -88,6 +118,7 @@ export function createPassThrough(upstreamUrl: string, log: Logger, options: Pas
       },
       proxyRes: (proxyRes, req) => {
         const request = known.get(req);
+        if (request?.traced) traceAnswer(request.traced, proxyRes);
         const issued = proxyRes.headers["mcp-session-id"];
         if (typeof issued === "string")
           sessions.set(issued, { lastSeen: Date.now(), ...(request?.caller ? { owner: request.caller.owner } : {}) });
@@ -105,7 +136,9 @@ export function createPassThrough(upstreamUrl: string, log: Logger, options: Pas
         );
       },
       error: (error, req, res) => {
-        log.warn({ event: "legacy.proxy.failed", requestId: known.get(req)?.requestId, err: String(error) }, "legacy pass-through failed");
+        const request = known.get(req);
+        log.warn({ event: "legacy.proxy.failed", requestId: request?.requestId, err: String(error) }, "legacy pass-through failed");
+        if (request?.traced) traceFailure(request.traced, error);
         const out = res as ServerResponse;
         if (!out.headersSent) sendError(out, null, internalError(`Upstream unreachable: ${error.message}`, undefined, 502));
       },
@@ -113,7 +146,8 @@ export function createPassThrough(upstreamUrl: string, log: Logger, options: Pas
   });
 
   return {
-    handle(req, res, body, requestId, caller) {
+    handle(req, res, body, visit, caller) {
+      const { requestId } = visit;
       const used = req.headers["mcp-session-id"];
       const session = typeof used === "string" ? sessions.get(used) : undefined;
       if (options.bindSessions && typeof used === "string" && (session === undefined || session.owner !== caller?.owner)) {
@@ -121,9 +155,13 @@ export function createPassThrough(upstreamUrl: string, log: Logger, options: Pas
         log.info({ event: "legacy.session.refused", requestId, known: session !== undefined }, "legacy session not bound to this identity");
         return sendError(res, null, invalidRequest("Session not found: send initialize to start a new session", 404));
       }
-      known.set(req, { body, requestId, caller });
+      const traced = tracingOn() ? traceRequest(req, res, body, target.href, caller?.owner) : undefined;
+      if (traced) Object.assign(visit.note, traceIdsOf(traced.spans.server));
+      known.set(req, { body: traced?.body ?? body, requestId, caller, ...(traced ? { traced: traced.spans } : {}) });
       if (session) session.lastSeen = Date.now();
-      void proxy(req, res, () => undefined);
+      // Traced, the proxy's own lines (legacy.proxied, legacy.proxy.failed) are written inside the door's span.
+      if (traced) void withSpan(traced.spans.server, () => proxy(req, res, () => undefined));
+      else void proxy(req, res, () => undefined);
     },
     isKnownSession(id) {
       const session = sessions.get(id);
@@ -139,4 +177,45 @@ export function createPassThrough(upstreamUrl: string, log: Logger, options: Pas
       agent.destroy();
     },
   };
+}
+
+/** A POST carrying one request, traced: its server span (ended with the response), the client span of its
+ *  proxied copy, and the body with that span's context in `_meta`; undefined for what gets no span. */
+function traceRequest(
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Buffer | undefined,
+  target: string,
+  owner: string | undefined,
+): { spans: TracedRequest; body: Buffer } | undefined {
+  let message: unknown;
+  try {
+    message = body && body.length > 0 ? JSON.parse(body.toString("utf8")) : undefined;
+  } catch {
+    return undefined;
+  }
+  const request = tracedRequestOf(message);
+  const server = startLegacySpan(req, message, "pass_through", owner);
+  if (!request || !server) return undefined;
+  res.once("close", () => endLegacySpan(server, res.statusCode, res.writableFinished));
+  const client = withSpan(server, () => startClientSpan(request.method, request.id, request.params, target));
+  if (!client) return undefined;
+  const forwarded = Buffer.from(JSON.stringify({ ...(message as object), params: client.params }));
+  return { spans: { server, client: client.span, id: request.id, headers: traceHeadersOf(client.params._meta) }, body: forwarded };
+}
+
+/** The upstream's answer read along as it is proxied: its JSON-RPC response ends the client span and marks both. */
+function traceAnswer(traced: TracedRequest, answer: IncomingMessage): void {
+  watchResponse(answer, traced.id, (response) => {
+    failLegacySpan(traced.server, response);
+    endClientSpan(traced.client, response);
+  });
+}
+
+/** The proxy could not reach the upstream: both spans say upstream_unreachable. */
+function traceFailure(traced: TracedRequest, error: Error): void {
+  const failure = { reason: "upstream_unreachable", message: error.message };
+  failLegacySpan(traced.server, undefined, failure);
+  failLegacySpan(traced.client, undefined, failure);
+  traced.client.end();
 }

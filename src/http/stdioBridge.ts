@@ -13,12 +13,18 @@
 // process exits, or at shutdown; later requests on it get 404 (old clients initialize again). A
 // process is started for an initialize only: anything else without a session is a 400.
 // Processes count against upstream.maxProcesses; at the bound the initialize gets HTTP 503.
+// With tracing on, a POST carrying one request is a server span, and the request written to the
+// process a client span under it (network.transport pipe) whose context replaces the caller's in
+// its `_meta`; the response, an exit or the session's end ends it.
 
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "pino";
+import { endLegacySpan, failLegacySpan, startLegacySpan, tracedRequestOf } from "../observability/legacySpan.js";
+import { activeSpan, type Span, traceIdsOf, withSpan } from "../observability/tracing.js";
+import { endClientSpan, startClientSpan } from "../observability/upstreamSpan.js";
 import { internalError, invalidRequest, parseError } from "../protocol/errors.js";
 import type { RequestId } from "../protocol/wire.js";
 import type { ServerProcess } from "../upstream/serverProcess.js";
@@ -26,7 +32,7 @@ import type { StdioProcesses } from "../upstream/stdioProcesses.js";
 import type { JsonRpcMessage } from "../upstream/transport.js";
 import { UpstreamFailure } from "../upstream/upstreamFailure.js";
 import { sendError } from "./jsonResponse.js";
-import type { LegacyCaller, PassThrough } from "./passThrough.js";
+import type { LegacyCaller, LegacyVisit, PassThrough } from "./passThrough.js";
 
 export interface StdioBridgeOptions {
   processes: StdioProcesses;
@@ -48,6 +54,8 @@ interface BridgedSession {
   lastUsed: number;
   /** The owner hash of the identity that opened it (when the door authenticates). */
   owner?: string;
+  /** With tracing on: the spans of the requests still waiting for their response, by id. */
+  traced?: Map<RequestId, { client: Span; server: Span | undefined }>;
 }
 
 export function createStdioBridge(options: StdioBridgeOptions): PassThrough {
@@ -63,8 +71,9 @@ class StdioBridge implements PassThrough {
     this.sweeper.unref();
   }
 
-  handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, requestId: string, caller: LegacyCaller | undefined): void {
+  handle(req: IncomingMessage, res: ServerResponse, body: Buffer | undefined, visit: LegacyVisit, caller: LegacyCaller | undefined): void {
     const { log } = this.options;
+    const { requestId } = visit;
     const parsed = parsedBody(body);
     // The front door has read the body already: the SDK transport must be given it parsed, never
     // left to read the (consumed) request itself.
@@ -79,15 +88,23 @@ class StdioBridge implements PassThrough {
       log.warn({ event: "legacy.bridge.failed", requestId, err: String(error) }, "legacy request through the stdio bridge failed");
       if (!res.headersSent) sendError(res, null, internalError("legacy session failed", undefined, 502));
     };
+    const span = startLegacySpan(req, parsed, "stdio_bridge", caller?.owner);
+    if (span) {
+      Object.assign(visit.note, traceIdsOf(span));
+      res.once("close", () => endLegacySpan(span, res.statusCode, res.writableFinished));
+    }
     if (session) {
       session.lastUsed = Date.now();
-      session.transport.handleRequest(req, res, parsed).catch(done);
+      // The request reaches forward() inside the SDK transport's handling: its client span is the door span's child.
+      const handled = () => session.transport.handleRequest(req, res, parsed);
+      (span ? withSpan(span, handled) : handled()).catch(done);
     } else if (typeof id === "string") {
       // Ended (DELETE, idle, its process exited) or never ours: 404 tells an old client to initialize again.
       const gone = `Session not found: legacy session ${id} has ended (closed, idle, or its server process exited); initialize again`;
       sendError(res, null, invalidRequest(gone, 404));
     } else if (req.method === "POST" && isInitialize(parsed)) {
-      this.open(req, res, parsed, requestId, caller?.owner).catch(done);
+      const opened = () => this.open(req, res, parsed, requestId, caller?.owner);
+      (span ? withSpan(span, opened) : opened()).catch(done);
     } else {
       // A process is started for an initialize only.
       sendError(res, null, invalidRequest("Bad Request: no Mcp-Session-Id; a legacy session starts with initialize", 400));
@@ -117,6 +134,7 @@ class StdioBridge implements PassThrough {
   private async end(id: string, session: BridgedSession): Promise<void> {
     if (this.sessions.get(id) !== session) return;
     this.sessions.delete(id);
+    this.endTraced(session, { reason: "upstream_lost", message: "the legacy session ended before the response" });
     await Promise.allSettled([session.transport.close(), session.server.stop()]);
   }
 
@@ -126,6 +144,7 @@ class StdioBridge implements PassThrough {
     let related: RequestId | undefined;
     if (message.method === undefined && message.id !== undefined) {
       session.open = session.open.filter((id) => id !== message.id);
+      if (session.traced) this.answered(session.traced, message);
       for (const [token, id] of session.progressTokens) if (id === message.id) session.progressTokens.delete(token);
     } else if (message.method === "notifications/progress") {
       related = session.progressTokens.get(message.params?.progressToken as string | number);
@@ -142,9 +161,30 @@ class StdioBridge implements PassThrough {
       });
   }
 
+  /** Ends the spans of the request `response` answers. */
+  private answered(traced: NonNullable<BridgedSession["traced"]>, response: JsonRpcMessage): void {
+    const spans = traced.get(response.id as RequestId);
+    if (!spans) return;
+    traced.delete(response.id as RequestId);
+    if (spans.server) failLegacySpan(spans.server, response);
+    endClientSpan(spans.client, response);
+  }
+
+  /** The spans still open (of request `only`, else all) when the process exited or the session ended: failed, ended. */
+  private endTraced(session: BridgedSession, failure: { reason: string; message: string }, only?: RequestId): void {
+    for (const [id, spans] of session.traced ?? []) {
+      if (only !== undefined && id !== only) continue;
+      session.traced?.delete(id);
+      if (spans.server) failLegacySpan(spans.server, undefined, failure);
+      failLegacySpan(spans.client, undefined, failure);
+      spans.client.end();
+    }
+  }
+
   /** Passes one message of the old client to the process, keeping track of the requests still open. */
-  private forward(session: BridgedSession, request: JsonRpcMessage): void {
+  private forward(session: BridgedSession, message: JsonRpcMessage): void {
     session.lastUsed = Date.now();
+    const request = this.traced(session, message);
     if (request.method !== undefined && request.id !== undefined) {
       session.open.push(request.id);
       const token = (request.params?._meta as { progressToken?: string | number } | undefined)?.progressToken;
@@ -153,13 +193,33 @@ class StdioBridge implements PassThrough {
       // A cancelled request gets no response: it no longer keeps the session busy.
       const cancelled = request.params?.requestId;
       session.open = session.open.filter((id) => id !== cancelled);
+      const spans = session.traced?.get(cancelled as RequestId);
+      if (spans) {
+        session.traced?.delete(cancelled as RequestId);
+        spans.client.setAttribute("taskgate.outcome", "cancelled");
+        spans.client.end();
+      }
     }
     session.server.send(request, this.options.sendTimeoutMs).catch((error: unknown) => {
+      const reason = error instanceof UpstreamFailure ? error.reason : "upstream_exited";
+      if (request.id !== undefined) this.endTraced(session, { reason, message: (error as Error).message }, request.id);
       this.options.log.warn(
         { event: "legacy.bridge.send.failed", pid: session.server.pid, err: (error as Error).message },
         "a message of the old client could not reach the server process",
       );
     });
+  }
+
+  /** The message as it goes to the process: with tracing on, a request in a client span under the door's span. */
+  private traced(session: BridgedSession, message: JsonRpcMessage): JsonRpcMessage {
+    const request = tracedRequestOf(message as unknown);
+    const server = request ? activeSpan() : undefined;
+    const client =
+      request && server ? startClientSpan(request.method, request.id, request.params, this.options.processes.target) : undefined;
+    if (!request || !client) return message;
+    session.traced ??= new Map();
+    session.traced.set(request.id, { client: client.span, server });
+    return { ...message, params: client.params };
   }
 
   /** An initialize: a server process of its own, and the SDK transport in front of it. */
@@ -202,6 +262,7 @@ class StdioBridge implements PassThrough {
           { event: "legacy.bridge.exited", session: session.transport.sessionId, pid: server.pid, err: failure.message },
           "the server process of a legacy session ended",
         );
+        this.endTraced(session, { reason: failure.reason, message: failure.message });
         if (session.transport.sessionId) void this.end(session.transport.sessionId, session);
         else void session.transport.close();
       },

@@ -7,7 +7,7 @@
 import { createRequire } from "node:module";
 import pino, { type Logger } from "pino";
 import type PinoPretty from "pino-pretty";
-import { traceLogFields } from "./tracing.js";
+import { mergeTraceFields, traceLogFields } from "./tracing.js";
 
 const require = createRequire(import.meta.url);
 
@@ -20,6 +20,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       base: { service: "taskgate" },
       // Lines written while a span is active carry its trace_id and span_id (nothing when tracing is off).
       mixin: traceLogFields,
+      mixinMergeStrategy: mergeTraceFields,
       redact: { paths: ["req.headers.authorization", "headers.authorization", "token"], censor: "[redacted]" },
     },
     destination,

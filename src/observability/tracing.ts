@@ -174,16 +174,29 @@ export function activeSpanContext(): SpanContext | undefined {
   return found && trace.isSpanContextValid(found) ? found : undefined;
 }
 
+/** The active span, when tracing is on and one is. */
+export function activeSpan(): Span | undefined {
+  return engine ? trace.getSpan(context.active()) : undefined;
+}
+
 /** A span's ids as log fields. */
 export function traceIdsOf(span: Span): { trace_id: string; span_id: string } {
   const { traceId, spanId } = span.spanContext();
   return { trace_id: traceId, span_id: spanId };
 }
 
+/** What the mixin gives a line outside a span: one shared empty object (off, a log line allocates nothing here). */
+const NO_FIELDS: Readonly<Record<string, string>> = Object.freeze({});
+
 /** Log fields of the active span (pino mixin): trace_id and span_id, or nothing. */
-export function traceLogFields(): Record<string, string> {
+export function traceLogFields(): Readonly<Record<string, string>> {
   const active = activeSpanContext();
-  return active ? { trace_id: active.traceId, span_id: active.spanId } : {};
+  return active ? { trace_id: active.traceId, span_id: active.spanId } : NO_FIELDS;
+}
+
+/** pino's mixinMergeStrategy for traceLogFields: the line's own fields win; outside a span the line is left as it is. */
+export function mergeTraceFields(line: object, fields: object): object {
+  return fields === NO_FIELDS ? line : Object.assign(fields, line);
 }
 
 export { type Attributes, type Context, type Span, SpanKind };

@@ -1,6 +1,7 @@
 // The client span of one request taskgate sends upstream (HTTP or stdio alike: it is made where
-// JSON-RPC requests are numbered, upstream/jsonRpcPeer.ts), named as the MCP semantic conventions
-// say, with the trace context written into the request's `_meta` (SEP-414; the HTTP transport
+// JSON-RPC requests are numbered, upstream/jsonRpcPeer.ts; for a modern backend in
+// upstream/modernLink.ts; for the legacy doors where they forward a request), named as the MCP
+// semantic conventions say, with the trace context written into the request's `_meta` (SEP-414; the HTTP transport
 // copies it into its headers). A failure marks the span with its reason (upstream_timeout, …) or
 // the upstream's JSON-RPC code. Liveness pings and the polls of a 2025-11-25 upstream task run for
 // as long as a session or a task lives and would bury a trace: they get no span.
@@ -27,14 +28,25 @@ export function startUpstreamSpan<P extends Record<string, unknown>>(
   params: P,
   upstream: UpstreamTarget,
 ): { span: Span; params: P } | undefined {
-  if (!tracingOn() || UNTRACED.has(method)) return undefined;
+  if (UNTRACED.has(method)) return undefined;
+  return startClientSpan(method, id, params, upstream.target);
+}
+
+/** The client span of one request to `target` (a URL or a command line), whatever its method; undefined when off. */
+export function startClientSpan<P extends Record<string, unknown>>(
+  method: string,
+  id: string | number,
+  params: P,
+  target: string,
+): { span: Span; params: P } | undefined {
+  if (!tracingOn()) return undefined;
   const attributes: Attributes = {
     "mcp.method.name": method,
     "jsonrpc.request.id": String(id),
     "jsonrpc.protocol.version": "2.0",
     "rpc.system.name": "jsonrpc",
     "rpc.method": method,
-    ...transportAttributes(upstream.target),
+    ...transportAttributes(target),
     ...targetAttributes(method, params),
   };
   const parent = context.active();
@@ -52,6 +64,20 @@ export function endUpstreamSpan<T>(span: Span, request: Promise<T>): Promise<T> 
     },
   );
   return request;
+}
+
+/** Ends the span with the upstream's JSON-RPC response: an error marks it failed (its code, its data.reason). */
+export function endClientSpan(span: Span, response: { error?: unknown } | undefined): void {
+  const error = response?.error as { code?: unknown; message?: unknown; data?: { reason?: unknown } } | undefined;
+  if (typeof error === "object" && error !== null) {
+    const reason = typeof error.data?.reason === "string" ? error.data.reason : undefined;
+    failSpan(span, {
+      reason,
+      code: typeof error.code === "number" ? error.code : undefined,
+      message: typeof error.message === "string" ? error.message : "error",
+    });
+  }
+  span.end();
 }
 
 function transportAttributes(target: string): Attributes {

@@ -88,6 +88,8 @@ export class BackendTasks {
       method,
       params: { ...params, taskId: task.backendTaskId, _meta: meta },
       headers: this.deps.headersFor(owner),
+      // taskgate's own polls (a listen stream following the task) carry TASKS_META; a client's request its own _meta.
+      untraced: meta === TASKS_META,
     });
     if (isObject(message.error)) {
       throw RpcError.from(message.error as { code: number; message: string; data?: unknown }, httpStatus);

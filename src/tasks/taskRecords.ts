@@ -9,7 +9,7 @@
 
 import type { TaskBus } from "../cluster/taskBus.js";
 import { linkToTask, recordTaskPhase, type TaskPhase, taskOriginHere } from "../observability/taskTrace.js";
-import { inSpan } from "../observability/tracing.js";
+import { inSpan, tracingOn } from "../observability/tracing.js";
 import { internalError, RpcError, storeUnavailable } from "../protocol/errors.js";
 import { type JsonRpcErrorObject, TERMINAL_STATUSES } from "../protocol/wire.js";
 import { startHistory, withHistory } from "./taskHistory.js";
@@ -80,6 +80,8 @@ export class TaskRecords {
 
   /** Runs one store operation, timed; a store failure is named for the client (errors we raise ourselves pass unchanged). */
   private guard<T>(operation: StoreOperation, run: () => Promise<T>): Promise<T> {
+    // Off: no span, so no name, attributes or closure made for one.
+    if (!tracingOn()) return this.timed(operation, run);
     return inSpan(`task_store ${operation}`, { "db.operation.name": operation }, () => this.timed(operation, run));
   }
 

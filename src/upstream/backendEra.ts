@@ -120,6 +120,7 @@ export class BackendEra {
           _meta: { [META.protocolVersion]: PROTOCOL_VERSION, [META.clientCapabilities]: {}, [META.clientInfo]: CLIENT_INFO },
         },
         headers,
+        untraced: true, // readiness probes repeat: no trace of their own
       });
     } catch (error) {
       // Not MCP-shaped to a sessionless POST: a legacy server may still answer initialize.

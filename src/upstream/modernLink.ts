@@ -1,14 +1,17 @@
 // ModernLink: speaks 2026-07-28 to a backend that already does (Streamable HTTP, no session): one
 // POST per request, with the standard headers built from the body (MCP-Protocol-Version,
 // Mcp-Method, Mcp-Name), the Mcp-Param-* headers the client sent, the credentials the backend is
-// shown of taskgate and the caller, and the trace context. The answer is one JSON message or an
+// shown of taskgate and the caller, and the trace context: with tracing on each exchange is a client
+// span whose context replaces the caller's in the request's `_meta` and goes in its headers too
+// (taskgate's own task polls and era probes go untraced). The answer is one JSON message or an
 // SSE stream (notifications related to the request, then the response); `exchange()` yields them
 // in order and ends after the response. Closing the exchange (its signal) closes the HTTP request:
 // in 2026-07-28 that is the cancellation. A JSON-RPC error body is a message like any other, whatever
 // the HTTP status; anything else that is not MCP is an UpstreamFailure naming what was answered.
 
 import { Agent, type Dispatcher, request } from "undici";
-import { traceHeadersOf } from "../observability/tracing.js";
+import { failSpan, failureOf, type Span, traceHeadersOf } from "../observability/tracing.js";
+import { endClientSpan, startClientSpan } from "../observability/upstreamSpan.js";
 import type { HeaderMap } from "../protocol/headerValue.js";
 import type { UpstreamReason } from "../protocol/reasons.js";
 import { type JsonObject, META, NAME_PARAM, PROTOCOL_VERSION } from "../protocol/wire.js";
@@ -37,6 +40,8 @@ export interface ModernRequest {
   signal?: AbortSignal;
   /** The exchange may stream for long (a call): no response-time limit. */
   long?: boolean;
+  /** A request taskgate repeats on its own (a task poll, an era probe): no span, it would bury the trace. */
+  untraced?: boolean;
 }
 
 /** A message the backend sent in one exchange, and the HTTP status it came with. */
@@ -80,8 +85,32 @@ export class ModernLink {
     return `tg-${this.ids}`;
   }
 
-  /** The messages of one exchange, the response last. */
-  async *exchange(req: ModernRequest): AsyncGenerator<ModernMessage> {
+  /** The messages of one exchange, the response last; with tracing on, in a client span (off: no extra layer). */
+  exchange(req: ModernRequest): AsyncGenerator<ModernMessage> {
+    const traced = req.untraced ? undefined : startClientSpan(req.method, req.id, req.params, this.options.url);
+    return traced ? this.tracedExchange({ ...req, params: traced.params }, traced.span) : this.exchangeOnce(req);
+  }
+
+  private async *tracedExchange(req: ModernRequest, span: Span): AsyncGenerator<ModernMessage> {
+    let ended = false;
+    try {
+      for await (const found of this.exchangeOnce(req)) {
+        // The span ends with the response, before it is handed on: a consumer may stop there without closing the exchange.
+        if (!isNotification(found.message)) {
+          ended = true;
+          endClientSpan(span, found.message);
+        }
+        yield found;
+      }
+    } catch (error) {
+      if (!ended) failSpan(span, failureOf(error));
+      throw error;
+    } finally {
+      if (!ended) span.end();
+    }
+  }
+
+  private async *exchangeOnce(req: ModernRequest): AsyncGenerator<ModernMessage> {
     const controller = new AbortController();
     const stop = () => controller.abort(req.signal?.reason);
     req.signal?.addEventListener("abort", stop, { once: true });

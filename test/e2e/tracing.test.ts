@@ -5,50 +5,24 @@
 // spans of one trace, linked to the requests that caused them; a failed upstream call says why.
 
 import assert from "node:assert/strict";
-import { Writable } from "node:stream";
 import { after, before, describe, test } from "node:test";
-import { type ConfigInput, ConfigSchema } from "../../src/config/schema.js";
-import { type Gateway, startGateway } from "../../src/gateway.js";
-import { createLogger } from "../../src/observability/logger.js";
+import type { ConfigInput } from "../../src/config/schema.js";
+import type { Gateway } from "../../src/gateway.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
 import { mainArgs } from "../support/fixtureModules.js";
 import { startTraceEchoHttp, type TraceEchoHttp } from "../support/fixtures/traceEchoServer.js";
 import { errorOf, type RpcOptions, resultOf, rpc } from "../support/mcpClient.js";
 import { needsRedis } from "../support/redisServer.js";
-import { CLIENT, type OtlpReceiver, type ReceivedSpan, SERVER, startOtlpReceiver } from "../support/servers/otlpReceiver.js";
+import { CLIENT, type OtlpReceiver, type ReceivedSpan, SERVER } from "../support/servers/otlpReceiver.js";
 import { startSharedRedisStack } from "../support/sharedRedisStack.js";
 import { keysOf, waitForTask } from "../support/tasks.js";
-
-const hex = (n: number) => [...crypto.getRandomValues(new Uint8Array(n))].map((b) => b.toString(16).padStart(2, "0")).join("");
-const newTrace = () => ({ traceId: hex(16), parent: hex(8) });
-const traceparent = (t: { traceId: string; parent: string }) => `00-${t.traceId}-${t.parent}-01`;
+import { newTrace, seenBy, spanOf, startTraceReceiver, tracedGateway, traceparent } from "../support/traces.js";
 
 let receiver: OtlpReceiver;
 const logLines: JsonObject[] = [];
 
-async function gateway(upstream: ConfigInput["upstream"], extra: Partial<ConfigInput> = {}): Promise<Gateway> {
-  const lines = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString("utf8").split("\n")) if (line) logLines.push(JSON.parse(line) as JsonObject);
-      done();
-    },
-  });
-  const config = ConfigSchema.parse({
-    port: 0,
-    auth: { mode: "demo" },
-    shutdown: { graceMs: 0 },
-    tracing: { enabled: true },
-    upstream,
-    ...extra,
-  });
-  return startGateway(config, { log: createLogger("info", lines) });
-}
-
-/** The tool's answer: the traceparent the upstream saw in `_meta` and in its headers. */
-function seen(result: JsonObject): { meta: string | null; header: string | null } {
-  const content = result.content as { text: string }[];
-  return JSON.parse(content[0]!.text) as { meta: string | null; header: string | null };
-}
+const gateway = (upstream: ConfigInput["upstream"], extra: Partial<ConfigInput> = {}): Promise<Gateway> =>
+  tracedGateway(upstream, extra, logLines);
 
 /** tools/call `name` without arguments. */
 const callTool = (url: string, name: string, options: RpcOptions) => rpc(url, "tools/call", { name, arguments: {} }, options);
@@ -61,15 +35,8 @@ const callSpans = (traceId: string, tool: string) =>
     return server && client ? { server, client } : undefined;
   });
 
-const spanOf = (spans: ReceivedSpan[], traceId: string, name: string, kind?: number) =>
-  spans.find((s) => s.traceId === traceId && s.name === name && (kind === undefined || s.kind === kind));
-
 before(async () => {
-  receiver = await startOtlpReceiver();
-  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.endpoint;
-  process.env.OTEL_EXPORTER_OTLP_PROTOCOL = "http/json";
-  process.env.OTEL_BSP_SCHEDULE_DELAY = "50";
-  process.env.OTEL_SERVICE_NAME = "taskgate-under-test";
+  receiver = await startTraceReceiver();
 });
 after(() => receiver.close());
 
@@ -92,7 +59,7 @@ describe("tracing with an HTTP upstream", () => {
       meta: { traceparent: traceparent(fromMeta) },
       headers: { traceparent: traceparent(fromHeader) },
     });
-    const upstreamSaw = seen(resultOf(reply));
+    const upstreamSaw = seenBy(resultOf(reply));
     const { server, client } = await callSpans(fromMeta.traceId, "trace_context");
     // _meta wins over the differing header; the server span is the client's span's child.
     assert.equal(server.parentSpanId, fromMeta.parent);
@@ -102,7 +69,8 @@ describe("tracing with an HTTP upstream", () => {
     assert.equal(server.attributes["gen_ai.tool.name"], "trace_context");
     assert.equal(server.attributes["taskgate.outcome"], "ok");
     assert.match(String(server.attributes["taskgate.identity.subject_hash"]), /^[0-9a-f]{64}$/);
-    assert.equal(server.resource["service.name"], "taskgate-under-test");
+    assert.equal(server.resource["service.name"], "taskgate-under-test", "OTEL_SERVICE_NAME names the service");
+    assert.equal(server.resource["deployment.environment.name"], "under-test", "OTEL_RESOURCE_ATTRIBUTES are the resource's");
     // The upstream client span is the server span's child, and the upstream got its context both ways.
     assert.equal(client.parentSpanId, server.spanId);
     assert.equal(client.attributes["network.transport"], "tcp");
@@ -114,7 +82,7 @@ describe("tracing with an HTTP upstream", () => {
   test("a traceparent header alone is the parent when _meta carries none", async () => {
     const fromHeader = newTrace();
     const reply = await callTool(gw.url, "trace_context", { headers: { traceparent: traceparent(fromHeader) } });
-    assert.match(String(seen(resultOf(reply)).meta), new RegExp(`^00-${fromHeader.traceId}-`));
+    assert.match(String(seenBy(resultOf(reply)).meta), new RegExp(`^00-${fromHeader.traceId}-`));
     const server = await receiver.waitFor("server span", (all) => spanOf(all, fromHeader.traceId, "tools/call trace_context", SERVER));
     assert.equal(server.parentSpanId, fromHeader.parent);
     assert.equal(server.attributes["taskgate.trace_context.source"], "headers");
@@ -161,10 +129,41 @@ describe("tracing with an HTTP upstream", () => {
       update.links.some((l) => l.traceId === origin.traceId && l.spanId === creating.spanId),
       "the follow-up request links to the task",
     );
+    const poll = await receiver.waitFor("a tasks/get span", (all) =>
+      all.find((s) => s.name === "tasks/get" && s.kind === SERVER && s.attributes["taskgate.task.id"] === taskId),
+    );
+    assert.notEqual(poll.traceId, origin.traceId, "a poll is a trace of its own");
+    assert.ok(
+      poll.links.some((l) => l.traceId === origin.traceId && l.spanId === creating.spanId),
+      "a tasks/get links to the task too",
+    );
     const taskLine = logLines.find((line) => line.event === "task.created" && line.taskId === taskId);
     assert.equal(taskLine?.trace_id, origin.traceId, "the task's log line carries the trace id");
     const requestLine = logLines.find((line) => line.event === "request" && line.trace_id === answering.traceId);
     assert.equal(requestLine?.span_id, update.spanId);
+  });
+});
+
+describe("tracing with OTEL_TRACES_SAMPLER=always_off", () => {
+  let upstream: TraceEchoHttp;
+  let gw: Gateway;
+  before(async () => {
+    process.env.OTEL_TRACES_SAMPLER = "always_off";
+    upstream = await startTraceEchoHttp();
+    gw = await gateway({ url: upstream.url });
+  });
+  after(async () => {
+    delete process.env.OTEL_TRACES_SAMPLER;
+    await gw.close();
+    await upstream.close();
+  });
+
+  test("the sampler is the environment's: the trace goes on upstream, marked not sampled", async () => {
+    const client = newTrace();
+    const reply = await callTool(gw.url, "trace_context", { meta: { traceparent: traceparent(client) } });
+    const upstreamSaw = seenBy(resultOf(reply));
+    assert.match(String(upstreamSaw.meta), new RegExp(`^00-${client.traceId}-[0-9a-f]{16}-00$`));
+    assert.equal(upstreamSaw.header, upstreamSaw.meta);
   });
 });
 
@@ -178,7 +177,7 @@ describe("tracing with a stdio upstream", () => {
   test("the client's trace continues to the stdio server in _meta", async () => {
     const trace = newTrace();
     const reply = await callTool(gw.url, "trace_context", { meta: { traceparent: traceparent(trace) } });
-    const upstreamSaw = seen(resultOf(reply));
+    const upstreamSaw = seenBy(resultOf(reply));
     const { server, client } = await callSpans(trace.traceId, "trace_context");
     assert.equal(client.parentSpanId, server.spanId);
     assert.equal(client.attributes["network.transport"], "pipe");

@@ -11,6 +11,7 @@ import {
   incomingContext,
   inSpan,
   installTracing,
+  mergeTraceFields,
   traceHeadersOf,
   traceLogFields,
   tracingOn,
@@ -34,6 +35,9 @@ describe("tracing off", () => {
     assert.equal(startRequestSpan({ method: "tools/call", id: 1, params, meta: params._meta, headers: {}, ownerHash: "x" }), undefined);
     assert.equal(await inSpan("x", {}, async (span) => span.isRecording()), false);
     assert.deepEqual(traceLogFields(), {});
+    assert.equal(traceLogFields(), traceLogFields(), "a log line outside a span makes no object for its fields");
+    const line = { event: "request" };
+    assert.equal(mergeTraceFields(line, traceLogFields()), line, "and the line is written as it is");
     await running.shutdown();
   });
 
@@ -85,7 +89,9 @@ describe("tracing on", () => {
       assert.equal(meta.progressToken, 7);
       assert.equal(meta.traceparent, `00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`);
       assert.deepEqual(traceHeadersOf(meta), { traceparent: meta.traceparent });
-      assert.deepEqual(traceLogFields(), { trace_id: span.spanContext().traceId, span_id: span.spanContext().spanId });
+      const fields = { trace_id: span.spanContext().traceId, span_id: span.spanContext().spanId };
+      assert.deepEqual(traceLogFields(), fields);
+      assert.deepEqual(mergeTraceFields({ event: "x", span_id: "mine" }, traceLogFields()), { ...fields, event: "x", span_id: "mine" });
     });
     assert.equal(trace.getSpan(context.active()), undefined, "the span is no longer active after");
   });

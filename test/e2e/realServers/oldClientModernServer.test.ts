@@ -73,7 +73,7 @@ describe("an SDK 1.x client through the legacy door of a 2026-only backend", () 
 
   it("lists the backend's tools and calls one as the caller", async () => {
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name).sort(), ["ask_name", "greet", "native_report", "slow"]);
+    assert.deepEqual(tools.map((t) => t.name).sort(), ["ask_name", "greet", "native_report", "slow", "trace_context"]);
     const greeted = await client.callTool({ name: "greet", arguments: { name: "Ada" } });
     assert.match(textOf(greeted), /^Hello, Ada! \(as /);
     assert.equal((greeted as Record<string, unknown>).resultType, undefined, "the old shape: no resultType");
