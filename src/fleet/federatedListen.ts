@@ -1,16 +1,21 @@
 // subscriptions/listen on the federated endpoint: one stream over every member. Tasks are followed
 // by the federated endpoint's own listen streams (a task's record says where it runs); list-changed
-// notifications come from a listen stream opened on each member asked for them, within
-// listTimeoutMs (a member that does not answer in time is not listened to). Contract, as for any
-// listen stream: the acknowledgement is the first message and says what is honoured (a list kind is
-// honoured when at least one member honours it); then task frames and every member's list-changed
-// notifications, each once, tagged with this stream's subscriptionId; the members' own closing
-// results are dropped, the federated stream's own one ends it. A client that leaves closes them all.
-// Resource subscriptions are not honoured here (listen on the backend's own path for those).
+// notifications and resource subscriptions come from a listen stream opened on each member asked
+// for them, within listTimeoutMs (a member that does not answer in time is not listened to).
+// Contract, as for any listen stream: the whole filter is checked first (-32602, -32021 as on a
+// backend's own path); the acknowledgement is the first message and says what is honoured (a list
+// kind is honoured when at least one member honours it; a subscribed URI when the member that owns
+// it — the one the federated catalog routes it to, as for resources/read — subscribed to it; a URI
+// no member lists is not honoured); then task frames and every member's notifications, each once,
+// tagged with this stream's subscriptionId; a member is asked only for the URIs it owns, so
+// resources/updated arrives only for subscribed URIs, from their own backend. The members' own
+// closing results are dropped, the federated stream's own one ends it. A client that leaves closes
+// them all.
 
 import type { MethodRequest } from "../methods/handler.js";
 import type { Reply } from "../protocol/reply.js";
-import type { JsonObject } from "../protocol/wire.js";
+import { declaresTasks, type JsonObject } from "../protocol/wire.js";
+import { parseListenFilter } from "../subscriptions/listenFilter.js";
 import { AsyncQueue } from "../util/asyncQueue.js";
 import { isObject } from "../util/json.js";
 
@@ -20,33 +25,47 @@ const ACKNOWLEDGED = "notifications/subscriptions/acknowledged";
 type StreamReply = Extract<Reply, { kind: "stream" }>;
 
 export interface ListenMember {
+  name: string;
   dispatch(request: MethodRequest): Promise<Reply>;
 }
+
+/** The member owning each URI (by member name); URIs no member lists are absent. */
+export type OwnersOf = (request: MethodRequest, uris: readonly string[]) => Promise<Map<string, string[]>>;
 
 export async function federatedListen(
   request: MethodRequest,
   openTasks: (request: MethodRequest) => Promise<Reply>,
   members: readonly ListenMember[],
   limitMs: number,
+  ownersOf: OwnersOf,
 ): Promise<Reply> {
-  const asked = isObject(request.params.notifications) ? request.params.notifications : undefined;
-  const lists = Object.fromEntries(LIST_FIELDS.filter((field) => asked?.[field] === true).map((field) => [field, true]));
-  const tasksPart = asked && "taskIds" in asked ? { taskIds: asked.taskIds } : {};
-  const main = await openTasks({ ...request, params: asked ? { ...request.params, notifications: tasksPart } : request.params });
-  if (main.kind !== "stream" || Object.keys(lists).length === 0) return main;
-  const opened = await Promise.all(members.map((member) => listOn(member, request, lists, limitMs)));
+  const filter = parseListenFilter(request.params, declaresTasks(request.capabilities));
+  const asked = request.params.notifications as JsonObject;
+  const lists: JsonObject = Object.fromEntries(LIST_FIELDS.filter((field) => filter[field]).map((field) => [field, true]));
+  const tasksPart = filter.asked.taskIds ? { taskIds: asked.taskIds } : {};
+  const main = await openTasks({ ...request, params: { ...request.params, notifications: tasksPart } });
+  const subscribing = filter.asked.resourceSubscriptions;
+  if (main.kind !== "stream" || (Object.keys(lists).length === 0 && !subscribing)) return main;
+  const owned = filter.resourceSubscriptions.length > 0 ? await ownersOf(request, filter.resourceSubscriptions) : new Map();
+  const parts = members.flatMap((member) => {
+    const uris = owned.get(member.name);
+    const part: JsonObject = { ...lists, ...(uris ? { resourceSubscriptions: uris } : {}) };
+    return Object.keys(part).length > 0 ? [{ member, part }] : [];
+  });
+  const opened = await Promise.all(parts.map(({ member, part }) => listOn(member, request, part, limitMs)));
   return merge(
     main,
     opened.filter((stream): stream is StreamReply => stream !== undefined),
+    subscribing ? filter.resourceSubscriptions : undefined,
   );
 }
 
-/** A member's listen stream for list changes, or undefined when it cannot give one in time. */
-async function listOn(member: ListenMember, request: MethodRequest, lists: JsonObject, limitMs: number): Promise<StreamReply | undefined> {
+/** A member's listen stream for `part`, or undefined when it cannot give one in time. */
+async function listOn(member: ListenMember, request: MethodRequest, part: JsonObject, limitMs: number): Promise<StreamReply | undefined> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), limitMs)));
   const opening = member
-    .dispatch({ ...request, note: {}, params: { notifications: lists } })
+    .dispatch({ ...request, note: {}, params: { notifications: part } })
     .then((reply) => (reply.kind === "stream" ? reply : undefined))
     .catch(() => undefined);
   const reply = await Promise.race([opening, late]);
@@ -56,7 +75,7 @@ async function listOn(member: ListenMember, request: MethodRequest, lists: JsonO
   return reply;
 }
 
-function merge(main: StreamReply, members: StreamReply[]): StreamReply {
+function merge(main: StreamReply, members: StreamReply[], subscribed: readonly string[] | undefined): StreamReply {
   const out = new AsyncQueue<JsonObject>();
   const memberIterators = members.map((member) => member.messages[Symbol.asyncIterator]());
   const closeMembers = () => {
@@ -74,6 +93,7 @@ function merge(main: StreamReply, members: StreamReply[]): StreamReply {
       withHonoured(
         first.value,
         acks.flatMap((ack) => (ack.done ? [] : [ack.value])),
+        subscribed,
       ),
     );
     for (const iterator of memberIterators) void forwardNotifications(iterator, out);
@@ -92,14 +112,26 @@ function merge(main: StreamReply, members: StreamReply[]): StreamReply {
   };
 }
 
-/** The federated acknowledgement: what the task stream honours, plus each list kind some member honours. */
-function withHonoured(ack: JsonObject, memberAcks: JsonObject[]): JsonObject {
+/**
+ * The federated acknowledgement: what the task stream honours, each list kind some member honours,
+ * and (when asked) the subscribed URIs their owners honour, in the request's order. The
+ * resourceSubscriptions field is left out, like any kind no one honours, when no member said it
+ * honours subscriptions at all.
+ */
+function withHonoured(ack: JsonObject, memberAcks: JsonObject[], subscribed: readonly string[] | undefined): JsonObject {
   if (ack.method !== ACKNOWLEDGED || !isObject(ack.params)) return ack;
   const honoured: JsonObject = { ...(isObject(ack.params.notifications) ? ack.params.notifications : {}) };
+  const held = new Set<string>();
+  let subscriptionsHonoured = false;
   for (const memberAck of memberAcks) {
     const theirs = isObject(memberAck.params) && isObject(memberAck.params.notifications) ? memberAck.params.notifications : {};
     for (const field of LIST_FIELDS) if (theirs[field] === true) honoured[field] = true;
+    if (Array.isArray(theirs.resourceSubscriptions)) {
+      subscriptionsHonoured = true;
+      for (const uri of theirs.resourceSubscriptions) if (typeof uri === "string") held.add(uri);
+    }
   }
+  if (subscribed && subscriptionsHonoured) honoured.resourceSubscriptions = subscribed.filter((uri) => held.has(uri));
   return { ...ack, params: { ...ack.params, notifications: honoured } };
 }
 

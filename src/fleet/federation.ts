@@ -1,6 +1,7 @@
 // The federated endpoint: one 2026-07-28 endpoint over several backends. Contract:
 //
-// - server/discover: the union of the members' capabilities (each member asked as the caller).
+// - server/discover: the union of the members' capabilities and their listChanged / subscribe flags
+//   (each member asked as the caller).
 // - tools/list, prompts/list, resources/list, resources/templates/list: every member's whole list
 //   (all its pages), merged by mergeCatalog (prefixed names, collisions left out and logged and
 //   counted, missing members left out); the answer names the members left out in
@@ -13,8 +14,8 @@
 // - resources/read, completion/complete: routed by the URI (or the prompt name of a ref).
 // - tasks/*, subscriptions/listen: by the task's record (it names its backend and endpoint), or, for
 //   a modern backend's own task, by the backend its id names, never asking the other backends; a
-//   listen stream here also carries every member's list changes (resource subscriptions are not
-//   honoured here; the members' own endpoints serve them).
+//   listen stream here also carries every member's list changes, and each subscribed resource's
+//   updates from the member that owns its URI (routed as resources/read is).
 
 import type { Logger } from "pino";
 import type { MethodHandler, MethodRequest } from "../methods/handler.js";
@@ -123,7 +124,14 @@ export class Federation {
     const capabilities: JsonObject = {};
     for (const answer of answers) {
       if (!("result" in answer) || !isObject(answer.result.capabilities)) continue;
-      for (const kind of ["tools", "prompts", "resources", "completions"]) if (answer.result.capabilities[kind]) capabilities[kind] = {};
+      for (const kind of ["tools", "prompts", "resources", "completions"]) {
+        const theirs = answer.result.capabilities[kind];
+        if (!theirs) continue;
+        // A flag some member offers is offered here: the federated listen stream carries it from that member.
+        const mine: JsonObject = isObject(capabilities[kind]) ? capabilities[kind] : {};
+        for (const flag of ["listChanged", "subscribe"]) if (isObject(theirs) && theirs[flag] === true) mine[flag] = true;
+        capabilities[kind] = mine;
+      }
     }
     capabilities.extensions = { [TASKS_EXTENSION]: {} };
     return {
@@ -271,9 +279,26 @@ export class Federation {
     return member.dispatch({ ...request, endpoint: this.options.path });
   }
 
-  /** One stream: tasks of any member, list changes of every member (federatedListen.ts). */
+  /** One stream: tasks of any member, list changes of every member, resource subscriptions by owner (federatedListen.ts). */
   private listen(request: MethodRequest): Promise<Reply> {
-    return federatedListen(request, listenHandler(this.deps.subscriptions), this.deps.members(), this.options.listTimeoutMs);
+    return federatedListen(
+      request,
+      listenHandler(this.deps.subscriptions),
+      this.deps.members(),
+      this.options.listTimeoutMs,
+      (asking, uris) => this.ownersOf(asking, uris),
+    );
+  }
+
+  /** The member each URI goes to (as resources/read routes it), from one look at the merged lists. */
+  private async ownersOf(request: MethodRequest, uris: readonly string[]): Promise<Map<string, string[]>> {
+    const [resources, templates] = await Promise.all([this.merged(request, "resources"), this.merged(request, "resourceTemplates")]);
+    const owners = new Map<string, string[]>();
+    for (const uri of uris) {
+      const route = routeResource(uri, resources, templates);
+      if (route) owners.set(route.backend, [...(owners.get(route.backend) ?? []), uri]);
+    }
+    return owners;
   }
 }
 

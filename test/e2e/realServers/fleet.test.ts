@@ -24,6 +24,7 @@ import { cancelTask, getTask, hasStatus, keysOf, taskRpc, updateTask, waitForTas
 const alice = { token: "alice", capabilities: TASKS_AND_FORMS };
 const bob = { token: "bob", capabilities: TASKS_AND_FORMS };
 const PLAIN = { token: "alice", capabilities: {} };
+const COUNTER = "example://counter";
 
 describe("a fleet: server-everything (HTTP), server-filesystem (stdio) and the example legacy server behind one taskgate", () => {
   let everything: ServerProcess;
@@ -172,6 +173,55 @@ describe("a fleet: server-everything (HTTP), server-filesystem (stdio) and the e
       listen.close();
       await callTool(federated(), "legacy__toggle_beta", {}, PLAIN);
     }
+  });
+
+  test("federated resource subscriptions: each URI's updates come from the backend that lists it, and only for URIs subscribed", async () => {
+    const discovered = resultOf(await call(federated(), "server/discover", {}, PLAIN));
+    assert.equal((discovered.capabilities as JsonObject & { resources: JsonObject }).resources.subscribe, true, "subscribe is offered");
+    const listed = (resultOf(await call(at("everything"), "resources/list", {}, PLAIN)).resources as { uri: string }[]).map((r) => r.uri);
+    const [mine, theirs] = listed;
+    assert.ok(mine && theirs, `server-everything lists resources: ${listed.join(", ")}`);
+    const isUpdateOf = (uri: string) => (frame: JsonObject) =>
+      frame.method === "notifications/resources/updated" && (frame.params as JsonObject).uri === uri;
+    const asked = [mine, COUNTER, "nobody://listed"];
+    const stream = await openListen(federated(), { resourceSubscriptions: asked, toolsListChanged: true }, { id: "fleet-resources" });
+    // The same identity's other stream holds `theirs` on the same upstream session of server-everything.
+    const other = await openListen(federated(), { resourceSubscriptions: [theirs] }, { id: "fleet-other" });
+    try {
+      const ack = await stream.waitFor(() => true, 10_000, "the acknowledgement");
+      assert.equal(ack.method, "notifications/subscriptions/acknowledged");
+      assert.deepEqual((ack.params as JsonObject).notifications, { toolsListChanged: true, resourceSubscriptions: [mine, COUNTER] });
+      assert.deepEqual(((await other.waitFor(() => true, 10_000, "the other acknowledgement")).params as JsonObject).notifications, {
+        resourceSubscriptions: [theirs],
+      });
+      // server-everything sends resources/updated for every URI its session subscribed to (both streams' URIs), then every 5 s.
+      expectComplete(await callTool(federated(), "everything__toggle-subscriber-updates", {}, PLAIN));
+      const updated = await stream.waitFor(isUpdateOf(mine), 10_000, `resources/updated for ${mine}`);
+      assert.deepEqual(updated.params, { uri: mine, _meta: { "io.modelcontextprotocol/subscriptionId": "fleet-resources" } });
+      await other.waitFor(isUpdateOf(theirs), 10_000, `resources/updated for ${theirs} on the other stream`);
+      expectComplete(await callTool(federated(), "legacy__touch_resource", {}, PLAIN));
+      await stream.waitFor(isUpdateOf(COUNTER), 10_000, "resources/updated for the legacy server's counter");
+      // Both servers' updates have reached taskgate by now: neither stream got the other's URIs.
+      const uris = (listen: typeof stream) =>
+        listen.frames.filter((f) => f.method === "notifications/resources/updated").map((f) => (f.params as JsonObject).uri);
+      assert.deepEqual([...new Set(uris(stream))].sort(), [COUNTER, mine].sort(), "only the URIs this stream subscribed to");
+      assert.deepEqual([...new Set(uris(other))], [theirs], "the other stream got only its own URI");
+    } finally {
+      stream.close();
+      other.close();
+      await callTool(federated(), "everything__toggle-subscriber-updates", {}, PLAIN);
+    }
+  });
+
+  test("a federated listen filter that is not well-formed is refused as on a backend's own path", async () => {
+    for (const bad of [{ resourceSubscriptions: "example://counter" }, { toolsListChanged: "yes" }, { resourceSubscriptions: [""] }]) {
+      const refused = await openListen(federated(), bad);
+      assert.equal(refused.status, 200, JSON.stringify(bad));
+      assert.equal((refused.json?.error as JsonObject | undefined)?.code, -32602, JSON.stringify(refused.json));
+    }
+    const undeclared = await openListen(federated(), { taskIds: ["whatever"], toolsListChanged: true }, { capabilities: {} });
+    assert.equal(undeclared.status, 400);
+    assert.equal((undeclared.json?.error as JsonObject | undefined)?.code, -32021, JSON.stringify(undeclared.json));
   });
 
   test("an SDK 1.x client reaches each backend through /mcp/<name>", async () => {
