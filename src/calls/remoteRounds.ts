@@ -57,6 +57,7 @@ export class RemoteRounds {
       inputResponses,
       capabilities: request.capabilities as JsonObject,
       asTask: options.asTask,
+      ...(request.endpoint !== undefined ? { endpoint: request.endpoint } : {}),
     };
     request.note.holder = holder;
     const final = this.options.link.send(holder, command).then((reply) => finalOf(reply, request.note, options.decorate));
@@ -105,6 +106,8 @@ export class RemoteRounds {
       signal: leave.signal,
       note,
       params: { requestState, inputResponses },
+      // A task made of the call answers on the path the retry came to, as it would on this instance.
+      ...(command.endpoint !== undefined ? { endpoint: command.endpoint } : {}),
     };
     const binding: CallBinding = { owner, method: command.method, name: command.name, args: command.args };
     try {

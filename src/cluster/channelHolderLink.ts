@@ -57,7 +57,8 @@ function isHolderCommand(value: unknown): value is HolderCommand {
         ["requestState", "method", "name", "args"].every((key) => typeof value[key] === "string") &&
         isObject(value.inputResponses) &&
         isObject(value.capabilities) &&
-        typeof value.asTask === "boolean"
+        typeof value.asTask === "boolean" &&
+        (value.endpoint === undefined || typeof value.endpoint === "string")
       );
     case "leave":
       return typeof value.requestState === "string";

@@ -30,6 +30,8 @@ export interface ResumeCommand {
   capabilities: JsonObject;
   /** The call goes on as a task on the holder once every question is answered (policy auto). */
   asTask: boolean;
+  /** The MCP path the retry came to (a fleet's): a task made of it answers only there. */
+  endpoint?: string;
 }
 
 /** The client of a forwarded retry went away: the held call is cancelled, as an inline call's would be. */

@@ -11,7 +11,7 @@ import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createClient } from "@redis/client";
 import { createCluster } from "../../src/cluster/createCluster.js";
-import type { HolderCommand, HolderReply, TaskCommand } from "../../src/cluster/holderLink.js";
+import type { HolderCommand, HolderReply, ResumeCommand, TaskCommand } from "../../src/cluster/holderLink.js";
 import { RedisHolderLink } from "../../src/cluster/redisHolderLink.js";
 import { RedisLeases } from "../../src/cluster/redisLeases.js";
 import { needsRedis, testRedisUrl } from "../support/redisServer.js";
@@ -263,15 +263,20 @@ describe("RedisHolderLink", needsRedis, () => {
     try {
       await holder.serve(async (command) => (seen.push(command), { ok: true }));
       const leave: HolderCommand = { kind: "leave", ownerHash: "o".repeat(64), requestState: "box.seal" };
+      const inAFleet: HolderCommand = { ...resume(), endpoint: "/mcp/legacy" };
       assert.deepEqual(await sender.send("holder-rounds", resume()), { ok: true });
+      assert.deepEqual(await sender.send("holder-rounds", inAFleet), { ok: true });
       assert.deepEqual(await sender.send("holder-rounds", leave), { ok: true });
-      assert.deepEqual(seen, [resume(), leave]);
+      assert.deepEqual(seen, [resume(), inAFleet, leave]);
       const malformed = { kind: "resume", ownerHash: "o".repeat(64), requestState: "box.seal" } as unknown as HolderCommand;
-      assert.deepEqual(await sender.send("holder-rounds", malformed), {
-        ok: false,
-        error: { code: -32602, message: "Malformed holder command" },
-      });
-      assert.equal(seen.length, 2, "a malformed command never reaches the handler");
+      const badEndpoint = { ...resume(), endpoint: 42 } as unknown as HolderCommand;
+      for (const bad of [malformed, badEndpoint]) {
+        assert.deepEqual(await sender.send("holder-rounds", bad), {
+          ok: false,
+          error: { code: -32602, message: "Malformed holder command" },
+        });
+      }
+      assert.equal(seen.length, 3, "a malformed command never reaches the handler");
     } finally {
       await Promise.all([holder.close(), sender.close()]);
     }
@@ -337,7 +342,7 @@ describe("createCluster", () => {
   });
 });
 
-function resume(): HolderCommand {
+function resume(): ResumeCommand {
   return {
     kind: "resume",
     ownerHash: "o".repeat(64),
