@@ -7,59 +7,31 @@
 // (its ENV) is part of each replica's environment.
 
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { parse } from "yaml";
 import { ENV_VARS, loadConfigWithReport } from "../../src/config/loadConfig.js";
 import type { Config } from "../../src/config/schema.js";
+import { type ComposeService, readCompose, serviceEnv } from "../support/composeFiles.js";
 import { dockerCmd, dockerTaskgateEnv } from "../support/dockerfiles.js";
 import { REPO } from "../support/repoRoot.js";
 
-interface Service {
-  build?: unknown;
-  image?: string;
-  command?: string[];
-  entrypoint?: string[];
-  environment?: Record<string, string>;
-  ports?: string[];
+/** Its services' depends_on is the long form (conditions). */
+interface Service extends ComposeService {
   depends_on?: Record<string, { condition: string }>;
 }
 
-const compose = parse(readFileSync(join(REPO, "compose.yaml"), "utf8"), { merge: true }) as { services: Record<string, Service> };
-const services = compose.services;
+const compose = readCompose(join(REPO, "compose.yaml"));
+const services = compose.services as Record<string, Service>;
 const replicas = Object.entries(services).filter(([, service]) => service.command?.[0] === "serve");
 
 /** The Dockerfile's default command and the variables its image sets. */
 const imageCmd = dockerCmd();
 const imageEnv = dockerTaskgateEnv();
 
-/**
- * Compose interpolation of one value, as `docker compose` does it: ${NAME}, ${NAME:-default} and
- * ${NAME:?message} (required). `given` plays the operator's shell; `required` collects the names.
- */
-function interpolate(value: string, given: Record<string, string>, required: Set<string>): string {
-  return value.replace(
-    /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:-|:\?)([^}]*))?\}/g,
-    (match, name: string | undefined, op?: string, arg?: string) => {
-      if (match === "$$") return "$";
-      const set = name !== undefined ? given[name] : undefined;
-      if (op === ":?") {
-        required.add(name as string);
-        assert.ok(set, `${name} is required: ${arg}`);
-        return set;
-      }
-      if (op === ":-") return set || (arg ?? "");
-      assert.ok(set !== undefined, `${name} has neither a value nor a default`);
-      return set;
-    },
-  );
-}
-
 /** A replica's configuration, loaded by taskgate's loader from its environment (the image's, then its own) and flags. */
 function replicaConfig(service: Service, given: Record<string, string>, required = new Set<string>()): Config {
-  const env: Record<string, string> = { ...imageEnv };
-  for (const [name, raw] of Object.entries(service.environment ?? {})) env[name] = interpolate(String(raw), given, required);
+  const env = serviceEnv(service, imageEnv, given, required);
   const flags = service.command?.slice(1) ?? [];
   assert.deepEqual(flags, [], "no flags: the bind address is the image's TASKGATE_HOST");
   return loadConfigWithReport({ env }).config;
