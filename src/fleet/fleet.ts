@@ -242,7 +242,9 @@ export class Fleet implements Endpoints {
         for (const running of this.active.values()) running.part.upstream.credentials.remember(owner, subject, authorization);
       },
     };
-    const door = shared.doors.open({ router, credentials, metrics: this.federationMetrics, log, endpoint: path });
+    // Old clients are served on the members' own paths: a refused one is told which.
+    const legacyElsewhere = () => members().map((member) => `${shared.path}/${member.name}`);
+    const door = shared.doors.open({ router, credentials, metrics: this.federationMetrics, log, endpoint: path, legacyElsewhere });
     return { path, door, subscriptions };
   }
 

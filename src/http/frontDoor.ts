@@ -54,6 +54,8 @@ export interface FrontDoorOptions {
     requiredScopes?: readonly string[];
     /** Read per request: the door is closed now (the upstream has access rules or approvals a pass-through cannot apply). */
     closed?: () => boolean;
+    /** Read per request: the paths whose legacy doors are open, named to an old client this door refuses (a federated endpoint). */
+    elsewhere?: () => readonly string[];
   };
   /** quotas.requestsPerMinute, per identity, on both doors. */
   rate?: RequestRate;
@@ -217,7 +219,8 @@ async function serveLegacy(visit: Visit, body: Buffer | undefined, json: unknown
   note.door = "legacy";
   if (!options.legacy.enabled || options.legacy.closed?.()) {
     note.rejected = "legacy_disabled";
-    return sendError(res, idOf(json), legacyDoorClosed(legacyVersionOf(req.headers["mcp-protocol-version"], json)));
+    const elsewhere = options.legacy.enabled ? [] : (options.legacy.elsewhere?.() ?? []);
+    return sendError(res, idOf(json), legacyDoorClosed(legacyVersionOf(req.headers["mcp-protocol-version"], json), elsewhere));
   }
   let caller: LegacyCaller | undefined;
   if (options.legacy.authenticate) {

@@ -61,6 +61,8 @@ export interface DoorParts {
   legacyDoor?: PassThrough | undefined;
   /** Read per request: the legacy door is closed now (access rules or approvals apply to this upstream). */
   legacyClosed?: (() => boolean) | undefined;
+  /** Without a legacy door (a federated endpoint): the paths whose doors take old clients, read per request. */
+  legacyElsewhere?: (() => readonly string[]) | undefined;
   /** Told who each request is from (what the upstream sees of the caller); a federated endpoint tells every member's. */
   credentials?: Pick<UpstreamCredentials, "remember"> | undefined;
   metrics: RequestObserver;
@@ -108,6 +110,7 @@ export function openDoors(options: FrontSideOptions, callers: Callers, log: Logg
           authenticate: callers.legacyAuthenticates,
           ...(options.legacy.requiredScopes ? { requiredScopes: options.legacy.requiredScopes } : {}),
           ...(parts.legacyClosed ? { closed: parts.legacyClosed } : {}),
+          ...(parts.legacyElsewhere && options.legacy.enabled ? { elsewhere: parts.legacyElsewhere } : {}),
         },
         ...(rate ? { rate } : {}),
         ...(parts.credentials

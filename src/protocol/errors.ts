@@ -62,13 +62,15 @@ export const unsupportedVersion = (requested: string, supported: readonly string
     400,
   );
 
-/** The legacy door is turned off (legacy.enabled false): the client is told which version to speak. */
-export const legacyDoorClosed = (requested: string) =>
+/** The legacy door is turned off (legacy.enabled false), or this endpoint has none: the client is
+ *  told which version to speak, and (`elsewhere`, a fleet's federated endpoint) the paths that take old clients. */
+export const legacyDoorClosed = (requested: string, elsewhere: readonly string[] = []) =>
   new RpcError(
     ErrorCode.UnsupportedProtocolVersion,
     `This server speaks MCP ${PROTOCOL_VERSION} only: legacy sessions (initialize, Mcp-Session-Id; ${requested}) are turned off here. ` +
-      `Use a client that speaks ${PROTOCOL_VERSION}.`,
-    { supported: [PROTOCOL_VERSION], requested },
+      `Use a client that speaks ${PROTOCOL_VERSION}` +
+      (elsewhere.length > 0 ? `, or point this client at one backend's own path: ${elsewhere.join(", ")}.` : "."),
+    { supported: [PROTOCOL_VERSION], requested, ...(elsewhere.length > 0 ? { legacyPaths: [...elsewhere] } : {}) },
     400,
   );
 

@@ -13,7 +13,7 @@ import { ConfigSchema } from "../../../src/config/schema.js";
 import { type Gateway, startGateway } from "../../../src/gateway.js";
 import { createLogger } from "../../../src/observability/logger.js";
 import type { JsonObject } from "../../../src/protocol/wire.js";
-import { connectLegacyClient } from "../../support/legacyClient.js";
+import { connectLegacyClient, legacyInitialize, legacyRequest } from "../../support/legacyClient.js";
 import { openListen } from "../../support/listen.js";
 import { errorOf, resultOf, TASKS_CAPS } from "../../support/mcpClient.js";
 import { call, callTool, expectComplete, expectTask, TASKS_AND_FORMS, textOf } from "../../support/realServerCalls.js";
@@ -222,6 +222,15 @@ describe("a fleet: server-everything (HTTP), server-filesystem (stdio) and the e
     const undeclared = await openListen(federated(), { taskIds: ["whatever"], toolsListChanged: true }, { capabilities: {} });
     assert.equal(undeclared.status, 400);
     assert.equal((undeclared.json?.error as JsonObject | undefined)?.code, -32021, JSON.stringify(undeclared.json));
+  });
+
+  test("an old client at the federated endpoint is refused with -32022 naming the backends' own paths, where it is served", async () => {
+    const refused = await legacyRequest(federated(), { body: legacyInitialize(), token: "alice" });
+    assert.equal(refused.status, 400);
+    const error = refused.message.error as { code: number; message: string; data: JsonObject };
+    assert.equal(error.code, -32022);
+    assert.match(error.message, /point this client at one backend's own path: \/mcp\/everything, \/mcp\/files, \/mcp\/legacy\./);
+    assert.deepEqual(error.data.legacyPaths, ["/mcp/everything", "/mcp/files", "/mcp/legacy"]);
   });
 
   test("an SDK 1.x client reaches each backend through /mcp/<name>", async () => {
