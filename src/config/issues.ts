@@ -23,7 +23,10 @@ export function describeIssue(issue: Issue, context: IssueContext): string[] {
   if (issue.code === "unrecognized_keys") return issue.keys.map((key) => unknownKey(path, key, context));
 
   const pathText = formatPath(path);
-  let text = issue.message;
+  // A backend takes the upstream's options, whose checks speak of upstream.<option>: name the backend's own.
+  const backend = path[0] === "backends" && typeof path[1] === "string" ? path[1] : undefined;
+  const own = backend === undefined ? path : path.slice(2);
+  let text = backend === undefined ? issue.message : issue.message.replace(/\bupstream\./g, `backends.${backend}.`);
   if (pathText && text.startsWith(`${pathText} `)) text = text.slice(pathText.length + 1);
 
   if (issue.code === "invalid_value" && text.startsWith("Invalid option")) {
@@ -40,7 +43,10 @@ export function describeIssue(issue: Issue, context: IssueContext): string[] {
   }
 
   // Token hashes and upstream header values (credentials) are never echoed.
-  const sensitive = (path[0] === "auth" && path[1] === "tokens") || (path[0] === "upstream" && path[1] === "headers");
+  const sensitive =
+    (path[0] === "auth" && path[1] === "tokens") ||
+    (path[0] === "upstream" && path[1] === "headers") ||
+    (backend !== undefined && own[0] === "headers");
   if (!sensitive && (typeof value === "string" || typeof value === "number" || typeof value === "boolean")) {
     text += `, got ${typeof value === "string" ? quote(value) : String(value)}`;
   }
@@ -72,6 +78,8 @@ function alsoFrom(issue: Issue, path: Segment[], context: IssueContext): string 
 }
 
 function whereToSet(path: Segment[]): string {
+  // A backend's options live only in the config file (no variable or flag names a backend).
+  if (path[0] === "backends") return " (set it in the config file)";
   const key = pathKey(path);
   const variable = ENV_ENTRIES.find((entry) => pathKey(entry.path) === key)?.variable;
   return ` (set it in the config file${variable ? `, with ${variable}` : ""} or with a flag)`;

@@ -72,14 +72,36 @@ describe("fleet configuration", () => {
     assert.match(problem as string, /^backends\.files\.colour: unknown option/);
   });
 
-  it("refuses url and command together in a backend, naming it", () => {
+  it("refuses url and command together in a backend, naming it (its options, not upstream's)", () => {
     const [problem] = problemsOf(`backends:\n  files:\n    url: ${URL_A}\n    command: [node, server.js]\n`);
-    assert.match(problem as string, /^backends\.files\.command: .*mutually exclusive/);
+    assert.match(problem as string, /^backends\.files\.command: backends\.files\.url and backends\.files\.command are mutually exclusive/);
+    assert.doesNotMatch(problem as string, /upstream\./);
   });
 
-  it("refuses a backend with neither url nor command", () => {
+  it("refuses a backend with neither url nor command, saying where to set them", () => {
     const [problem] = problemsOf("backends:\n  files:\n    requestTimeoutMs: 5000\n");
-    assert.match(problem as string, /^backends\.files\.url: is required/);
+    assert.match(
+      problem as string,
+      /^backends\.files\.url: is required but not set — set backends\.files\.url .* or backends\.files\.command /,
+    );
+    assert.doesNotMatch(problem as string, /upstream\.|with a flag/);
+  });
+
+  it("names the backend's own options for the stdio and HTTP ones used on the wrong kind", () => {
+    assert.match(
+      problemsOf(`backends:\n  web:\n    url: ${URL_A}\n    env: { A: b }\n`)[0] as string,
+      /^backends\.web\.env: is only used with backends\.web\.command /,
+    );
+    assert.match(
+      problemsOf("backends:\n  files:\n    command: [node, server.js]\n    headers: { X-Key: v }\n")[0] as string,
+      /^backends\.files\.headers: is only used with backends\.files\.url .* through backends\.files\.env /,
+    );
+  });
+
+  it("never echoes a backend's header value (a credential) in a refusal", () => {
+    const [problem] = problemsOf(`backends:\n  web:\n    url: ${URL_A}\n    headers: { X-Key: "s3cret\\u0000key" }\n`);
+    assert.match(problem as string, /^backends\.web\.headers\.X-Key: must be printable ASCII/);
+    assert.doesNotMatch(problem as string, /s3cret/);
   });
 
   it("refuses a separator that would make names invalid or ambiguous, naming the option", () => {
