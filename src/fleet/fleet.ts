@@ -375,7 +375,7 @@ async function guarded(
   request: MethodRequest,
   isDraining: () => boolean,
 ): Promise<Reply> {
-  if (isDraining() && !WHILE_DRAINING.has(request.method)) throw backendRemoved(backend);
+  if (isDraining() && !WHILE_DRAINING.has(request.method)) throw backendRemoved(backend, true);
   try {
     const reply = await router.dispatch(request);
     return reply.kind === "error" ? { kind: "error", error: namedFor(backend, reply.error) as RpcError } : reply;

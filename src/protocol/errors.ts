@@ -94,9 +94,16 @@ export const shuttingDown = () => reasonError("shutting_down", reasonMessage("sh
 /** A retry reached this instance for a call whose holder instance is gone (and its upstream call with it). */
 export const holderGone = () => reasonError("holder_gone", reasonMessage("holder_gone"));
 
-/** A reload removed (or replaced) the backend that was running this (HTTP 503). */
-export const backendRemoved = (backend: string) =>
-  reasonError("backend_removed", reasonMessage("backend_removed", { backend }), { backend });
+/** A reload removed (or replaced) the backend that was running this (HTTP 503); `newCall`: a call
+ *  that reached it after the reload, refused before it started. */
+export const backendRemoved = (backend: string, newCall = false) =>
+  reasonError(
+    "backend_removed",
+    newCall
+      ? `backend '${backend}' was removed from the configuration: it takes no new calls (its tasks still answer tasks/get here)`
+      : reasonMessage("backend_removed", { backend }),
+    { backend },
+  );
 
 /** A tool call names a tool the upstream does not list, or one hidden from this caller: the same answer for both. */
 export const unknownTool = (name: string) => invalidParams(`Unknown tool: '${name}' is not in the upstream's tools/list`);

@@ -78,6 +78,8 @@ describe("a fleet reloads its configuration file", () => {
     assert.match(failed.statusMessage as string, /backend 'first' was removed/);
     // New work on the removed backend was refused at once, naming why.
     assert.equal(errorOf(refusedNew)?.data?.reason, "backend_removed", JSON.stringify(refusedNew.message));
+    assert.match(errorOf(refusedNew)?.message ?? "", /^backend 'first' was removed from the configuration: it takes no new calls/);
+    assert.equal(refusedNew.status, 503);
     await getTask(`${base}/mcp/first`, task.taskId as string);
     assert.match(JSON.stringify(await greets("second")), /Hello, second!/);
   });
