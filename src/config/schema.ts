@@ -11,6 +11,7 @@ import { ConsoleSchema } from "./consoleOptions.js";
 import { option, section } from "./declaration.js";
 import { BackendsOption, checkFleet, FederationSchema, ReloadSchema } from "./fleetOptions.js";
 import { InventorySchema, NotifySchema } from "./inventoryOptions.js";
+import { checkOwnPaths } from "./ownPaths.js";
 import { UpstreamSchema } from "./upstreamOptions.js";
 import { positiveMs, scopeToken, TaskPolicy, timerMs } from "./values.js";
 
@@ -228,7 +229,9 @@ export const ConfigSchema = z
       flag: "--port <port>",
     }),
     path: option(z.string().startsWith("/").default("/mcp"), {
-      help: "path of the MCP endpoint on taskgate (must start with /); the health endpoints are separate",
+      help: "path of the MCP endpoint on taskgate (must start with /); not one of taskgate's own (/readyz, /metrics, /tasks, …)",
+      details:
+        "Refused at or under /livez, /readyz, /healthz, /metrics, /console, /tasks, /me, /admin, /notify, /approvals and /.well-known.",
     }),
     bodyLimitBytes: option(z.number().int().positive().default(1_048_576), {
       help: "largest accepted request body, in bytes; larger is HTTP 413",
@@ -262,7 +265,10 @@ export const ConfigSchema = z
     console: section(ConsoleSchema.prefault({}), { help: "The web console at /console: people's tasks and questions, in a browser." }),
   })
   .strict()
-  .superRefine((config, ctx) => checkFleet(config, ctx));
+  .superRefine((config, ctx) => {
+    checkOwnPaths(config, ctx);
+    checkFleet(config, ctx);
+  });
 
 export type Config = z.infer<typeof ConfigSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;
