@@ -109,8 +109,10 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       inventory.mount(app);
     },
   });
-  const { server, port, url } = await listenHttp(config, front);
-  ownUrl = new URL(url).origin;
+  const { server, port, url: listening } = await listenHttp(config, front);
+  ownUrl = new URL(listening).origin;
+  // A fleet's one URL is its federated endpoint (without one: the path its backends are under).
+  const url = config.upstream === undefined ? `${ownUrl}${config.federation?.path ?? config.path}` : listening;
   log.info(
     { event: "gateway.started", url, ...endpoints.describe(), store: config.store.kind, instanceId, auth: callers.resolver.mode },
     "taskgate listening",
@@ -119,7 +121,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
 
   const processes = endpoints.parts().some((part) => part.upstream.processes !== undefined);
   return {
-    url: config.upstream === undefined ? `${url.slice(0, url.length - config.path.length)}${config.federation?.path ?? config.path}` : url,
+    url,
     port,
     server,
     log,

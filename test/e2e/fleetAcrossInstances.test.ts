@@ -1,6 +1,6 @@
 // A fleet run as two instances sharing one real Redis (the test file's own redis-server, a fresh key
 // prefix) and one mrtr.secret, in front of two real example legacy servers (backends `legacy` and
-// `other`, and the federated endpoint at /mcp). An inline call's first round is answered by A; its
+// `other`, and the federated endpoint at /all). An inline call's first round is answered by A; its
 // retry reaches B, which sends it to A (the holder); under policy auto the answered call becomes a
 // task on A. That task must answer only on the path the retry came to — a backend's own path or the
 // federated endpoint — on either instance, and be unknown (-32602) on every other path.
@@ -14,6 +14,7 @@ import { ConfigSchema } from "../../src/config/schema.js";
 import { type Gateway, startGateway } from "../../src/gateway.js";
 import { createLogger } from "../../src/observability/logger.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
+import { LogCapture } from "../support/logCapture.js";
 import { errorOf, resultOf } from "../support/mcpClient.js";
 import { needsRedis, testRedisUrl } from "../support/redisServer.js";
 import { health } from "../support/stack.js";
@@ -27,6 +28,7 @@ describe("a fleet on two instances: a retry that becomes a task on the holder ke
   let other: LegacyServer;
   let a: Gateway;
   let b: Gateway;
+  const logs = new LogCapture();
   const at = (gateway: Gateway, path: string) => `http://127.0.0.1:${gateway.port}${path}`;
 
   before(async () => {
@@ -43,10 +45,10 @@ describe("a fleet on two instances: a retry that becomes a task on the holder ke
           store: { kind: "redis", url: redisUrl, prefix, leaseMs: 3_000 },
           tasks: { tools: { ask_then_work: "auto" } },
           backends: { legacy: { url: legacy.url }, other: { url: other.url } },
-          federation: { path: "/mcp" },
+          federation: { path: "/all" },
           reload: { watchFile: false },
         }),
-        { log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent") },
+        { log: createLogger("info", logs) },
       );
     a = await start();
     b = await start();
@@ -81,7 +83,7 @@ describe("a fleet on two instances: a retry that becomes a task on the holder ke
       assert.equal(done.status, "completed", JSON.stringify(done));
       assert.match(JSON.stringify(done.result), /Hello, Alice!/);
     }
-    for (const elsewhere of ["/mcp", "/mcp/legacy", "/mcp/other"].filter((p) => p !== path)) {
+    for (const elsewhere of ["/all", "/mcp/legacy", "/mcp/other"].filter((p) => p !== path)) {
       for (const gateway of [a, b]) {
         const reply = await taskRpc(at(gateway, elsewhere), "tasks/get", { taskId });
         assert.equal(errorOf(reply)?.code, -32602, `${elsewhere} on ${gateway === a ? "A" : "B"}: ${JSON.stringify(reply.message)}`);
@@ -95,8 +97,14 @@ describe("a fleet on two instances: a retry that becomes a task on the holder ke
     await answersOnlyOn(taskId, "/mcp/legacy");
   });
 
-  test("on the federated endpoint: the task answers at /mcp on both instances, not on the backend's own path", async () => {
-    const taskId = await taskThroughB("/mcp", "legacy__ask_then_work");
-    await answersOnlyOn(taskId, "/mcp");
+  test("on the federated endpoint: the task answers at /all on both instances, not on the backend's own path", async () => {
+    const taskId = await taskThroughB("/all", "legacy__ask_then_work");
+    await answersOnlyOn(taskId, "/all");
+  });
+
+  test("each instance's start line and url name the federated endpoint", () => {
+    const started = logs.lines.filter((line) => line.event === "gateway.started").map((line) => line.url);
+    assert.deepEqual(started, [at(a, "/all"), at(b, "/all")]);
+    assert.equal(a.url, at(a, "/all"));
   });
 });
