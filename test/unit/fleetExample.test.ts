@@ -153,14 +153,16 @@ describe("the fleet example", () => {
     for (const [where, text] of [
       ["docs/fleet.md", fleetDoc],
       ["compose.yaml", composeText],
+      ["README.md", readme.slice(readme.indexOf("### In front of several servers"), readme.indexOf("### Who may call what"))],
     ] as const) {
-      const urls = [...text.matchAll(/http:\/\/localhost:(\d+)(\/[a-z/]*)/g)];
+      const urls = [...text.matchAll(/http:\/\/localhost:(\d+)(\/[a-z/<>]*)/g)];
       assert.ok(urls.length >= 2, `${where} gives URLs`);
       for (const [, port, path] of urls) {
         assert.equal(port, hostPort, `${where}: localhost:${port} is the published port`);
-        assert.ok(path === "/readyz" || served.has(path), `${where}: ${path} is served`);
+        assert.ok(path === "/readyz" || path === `${config.path}/<name>` || served.has(path), `${where}: ${path} is served`);
       }
-      for (const path of served) assert.ok(text.includes(`${path}`), `${where} names ${path}`);
+      const named = where === "README.md" ? [config.federation?.path ?? ""] : served;
+      for (const path of named) assert.ok(text.includes(`${path}`), `${where} names ${path}`);
     }
     const command = /docker compose -f (\S+) up --build/;
     for (const text of [readme, fleetDoc, composeText]) {
