@@ -9,10 +9,11 @@
 // the versions taskgate's tests run.
 
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { isAbsolute, join, posix, resolve } from "node:path";
 import { describe, it } from "node:test";
-import { loadConfigWithReport } from "../../src/config/loadConfig.js";
+import { loadConfig, loadConfigWithReport } from "../../src/config/loadConfig.js";
 import type { Config } from "../../src/config/schema.js";
 import { type ComposeService, readCompose, serviceEnv } from "../support/composeFiles.js";
 import { dockerTaskgateEnv } from "../support/dockerfiles.js";
@@ -170,6 +171,19 @@ describe("the fleet example", () => {
       assert.ok(file && existsSync(join(REPO, file)), `${file} exists`);
     }
     assert.ok(readme.includes("### In front of several servers"), "the README's section");
+  });
+
+  it("the README's fleet configuration loads (with an auth mode, which it leaves to the section above)", () => {
+    const readme = readFileSync(join(REPO, "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("### In front of several servers"), readme.indexOf("### Who may call what"));
+    const yaml = /```yaml\n([\s\S]*?)```/.exec(section)?.[1];
+    assert.ok(yaml, "a YAML example");
+    const file = join(mkdtempSync(join(tmpdir(), "taskgate-readme-fleet-")), "taskgate.yaml");
+    writeFileSync(file, `auth: { mode: demo }\n${yaml}`);
+    const config = loadConfig({ file, env: {} });
+    assert.deepEqual(Object.keys(config.backends ?? {}), ["everything", "files"]);
+    assert.equal(config.federation?.path, "/mcp");
+    rmSync(join(file, ".."), { recursive: true });
   });
 
   it("the image pins the servers at the versions taskgate's tests run", () => {
