@@ -1,6 +1,7 @@
 // A fleet run as two instances sharing one store — a real Redis (the test file's own redis-server, a
-// fresh key prefix), then a real PostgreSQL (a fresh database) — and one mrtr.secret, in front of two real example legacy servers (backends `legacy` and
-// `other`, and the federated endpoint at /all). An inline call's first round is answered by A; its
+// fresh key prefix), then a real PostgreSQL (a fresh database) — and one mrtr.secret, in front of
+// two real example legacy servers (backends `legacy` and `other`, and the federated endpoint at
+// /all). An inline call's first round is answered by A; its
 // retry reaches B, which sends it to A (the holder); under policy auto the answered call becomes a
 // task on A. That task must answer only on the path the retry came to — a backend's own path or the
 // federated endpoint — on either instance, and be unknown (-32602) on every other path.
