@@ -109,10 +109,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       inventory.mount(app);
     },
   });
-  const { server, port, url: listening } = await listenHttp(config, front);
-  ownUrl = new URL(listening).origin;
-  // A fleet's one URL is its federated endpoint (without one: the path its backends are under).
-  const url = config.upstream === undefined ? `${ownUrl}${config.federation?.path ?? config.path}` : listening;
+  const { server, port, url } = await listenHttp(config, front).then((listening) => ({ ...listening, url: mcpUrl(config, listening.url) }));
+  ownUrl = new URL(url).origin;
   log.info(
     { event: "gateway.started", url, ...endpoints.describe(), store: config.store.kind, instanceId, auth: callers.resolver.mode },
     "taskgate listening",
@@ -148,6 +146,11 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       await closeQuietly(log, "tracing", () => tracing.shutdown()); // the last spans are flushed
     },
   };
+}
+
+/** The MCP URL to name: a fleet's federated endpoint (without one: the path its backends are under). */
+function mcpUrl(config: Config, listening: string): string {
+  return config.upstream === undefined ? `${new URL(listening).origin}${config.federation?.path ?? config.path}` : listening;
 }
 
 /** The single upstream at `path`: one part, its metrics the instance's, /readyz its upstream and the store. */
