@@ -242,8 +242,8 @@ export class Fleet implements Endpoints {
         for (const running of this.active.values()) running.part.upstream.credentials.remember(owner, subject, authorization);
       },
     };
-    // Old clients are served on the members' own paths: a refused one is told which.
-    const legacyElsewhere = () => members().map((member) => `${shared.path}/${member.name}`);
+    // Old clients are served on every backend's own path (a member or not): a refused one is told which.
+    const legacyElsewhere = () => [...this.active.keys()].map((name) => `${shared.path}/${name}`);
     const door = shared.doors.open({ router, credentials, metrics: this.federationMetrics, log, endpoint: path, legacyElsewhere });
     return { path, door, subscriptions };
   }
