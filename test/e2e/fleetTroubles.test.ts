@@ -47,6 +47,9 @@ describe("a slow backend and one that refuses credentials stay their own trouble
     });
     gateway = await startGateway(config, { log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent") });
     base = `http://127.0.0.1:${gateway.port}`;
+    // The working backend's session is opened here, so its calls below race nothing but the call itself
+    // against the slow backend's limits (a first call's initialize on a loaded machine took seconds).
+    resultOf(await greet(`${base}/mcp/works`));
   });
   after(async () => {
     await gateway?.close();
