@@ -13,7 +13,14 @@ import { mayMeanEraChange } from "../upstream/backendEra.js";
 import type { LegacyClientCapabilities } from "../upstream/capabilityProfile.js";
 import { modernCallRunner } from "../upstream/modernCall.js";
 import { type ModernLink, paramHeadersOf } from "../upstream/modernLink.js";
-import { type CallOutcome, type CallRun, type CallRunner, type RunningCall, UpstreamCall } from "../upstream/upstreamCall.js";
+import {
+  type CallOutcome,
+  type CallRun,
+  type CallRunner,
+  type CallWatcher,
+  type RunningCall,
+  UpstreamCall,
+} from "../upstream/upstreamCall.js";
 import type { UpstreamPool } from "../upstream/upstreamPool.js";
 import { runsAsUpstreamTask, upstreamRunsToolTasks, upstreamTaskRunner } from "../upstream/upstreamTaskCall.js";
 
@@ -88,16 +95,39 @@ function gatedCall(
 
 /** A legacy call whose failure came from its backend moving to 2026-07-28 fails with that named (upstream_era_changed). */
 function namedWhenUpgraded(call: RunningCall, modern: ModernCalls): RunningCall {
-  const outcome = call.outcome.then(async (ended): Promise<CallOutcome> => {
-    if (ended.kind !== "error" || !mayMeanEraChange(ended.error)) return ended;
-    const upgraded = await modern.upgraded(`a legacy call failed: ${ended.error.message.slice(0, 160)}`);
-    return upgraded ? { kind: "error", error: upstreamEraChanged(ended.error.message) } : ended;
-  });
-  return {
-    outcome,
-    asked: call.asked,
-    watch: (watcher) => call.watch(watcher),
-    abort: (reason) => call.abort(reason),
-    logTo: (log, fields) => call.logTo(log, fields),
-  };
+  return new UpgradeAwareCall(call, modern);
+}
+
+/** `call`, its failure named when the backend moved era. A class, not an object of closures: every legacy call of
+ *  a backend that may be modern has one, and a result passes through a plain callback (no async function's promise). */
+class UpgradeAwareCall implements RunningCall {
+  readonly outcome: Promise<CallOutcome>;
+
+  constructor(
+    private readonly call: RunningCall,
+    modern: ModernCalls,
+  ) {
+    this.outcome = call.outcome.then((ended) => {
+      if (ended.kind !== "error" || !mayMeanEraChange(ended.error)) return ended;
+      return modern
+        .upgraded(`a legacy call failed: ${ended.error.message.slice(0, 160)}`)
+        .then((upgraded): CallOutcome => (upgraded ? { kind: "error", error: upstreamEraChanged(ended.error.message) } : ended));
+    });
+  }
+
+  get asked(): Promise<void> {
+    return this.call.asked;
+  }
+
+  watch(watcher: CallWatcher): () => void {
+    return this.call.watch(watcher);
+  }
+
+  abort(reason: string): void {
+    this.call.abort(reason);
+  }
+
+  logTo(log: EventLog, fields: Record<string, unknown>): void {
+    this.call.logTo(log, fields);
+  }
 }

@@ -20,6 +20,7 @@ import type { Reason } from "../protocol/reasons.js";
 import { errorMessage, errorReply, type Reply } from "../protocol/reply.js";
 import type { RequestNote } from "../protocol/requestNote.js";
 import type { ClientCapabilities, JsonObject, JsonRpcRequest, RequestId } from "../protocol/wire.js";
+import { type DistinctHeaders, distinctHeaders } from "./distinctHeaders.js";
 import { classifyLegacy, parseEnvelope, parseJsonBody } from "./envelope.js";
 import { sendError, sendJson } from "./jsonResponse.js";
 import { checkOriginAndHost } from "./originGuard.js";
@@ -88,7 +89,11 @@ interface Visit {
   res: ServerResponse;
   note: RequestNote;
   requestId: string;
+  /** The headers read with every value they were sent with (one pass over the raw headers). */
+  distinct: DistinctHeaders;
   options: FrontDoorOptions;
+  /** Run first when the response closes (the modern request's own teardown: one close listener per request). */
+  onClose?: () => void;
 }
 
 export function frontDoor(options: FrontDoorOptions) {
@@ -141,9 +146,11 @@ function arrive(req: IncomingMessage, res: ServerResponse, options: FrontDoorOpt
   const { log } = options;
   const started = performance.now();
   const note: RequestNote = {};
-  const { id: requestId, refused } = requestIdOf(req.headersDistinct);
+  const distinct = distinctHeaders(req.rawHeaders);
+  const { id: requestId, refused } = requestIdOf(distinct);
   if (refused) note.requestIdRefused = refused;
   res.setHeader("X-Request-Id", requestId);
+  const visit: Visit = { req, res, note, requestId, distinct, options };
   res.on("close", () => {
     const ms = performance.now() - started;
     const finished = res.writableFinished;
@@ -158,8 +165,9 @@ function arrive(req: IncomingMessage, res: ServerResponse, options: FrontDoorOpt
       if (res.statusCode >= 500) note.reason ? log.warn(line, "request failed") : log.error(line, "request failed");
       else log.info(line, "request");
     });
+    visit.onClose?.(); // after the line is scheduled, as a listener of its own would run
   });
-  return { req, res, note, requestId, options };
+  return visit;
 }
 
 const TOO_LARGE = Symbol("body too large");
@@ -185,7 +193,7 @@ async function identify(
 ): Promise<{ identity: Identity; owner: string } | undefined> {
   const { req, res, note, options } = visit;
   const auth = await authenticate({
-    authorization: req.headersDistinct.authorization,
+    authorization: visit.distinct.authorization,
     resolver: options.identity,
     requiredScopes,
     ...(options.resourceMetadataUrl ? { resourceMetadataUrl: options.resourceMetadataUrl(req) } : {}),
@@ -246,10 +254,10 @@ async function serveModern(
   const meta = request.params._meta as JsonObject;
   // Off: not even the span's input is made.
   const span = tracingOn() ? startRequestSpan({ ...request, meta, headers: visit.req.headers, ownerHash: owner }) : undefined;
-  res.on("close", () => {
+  visit.onClose = () => {
     if (!res.writableFinished) clientGone.abort();
     if (span) setImmediate(() => endRequestSpan(span, note, requestOutcome(note, res.statusCode, res.writableFinished), res.statusCode));
-  });
+  };
   if (span) Object.assign(note, traceIdsOf(span)); // the request's line (written after the span ended) names its trace
   const methodRequest: MethodRequest = {
     id: request.id,

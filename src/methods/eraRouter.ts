@@ -26,9 +26,10 @@ export class EraRouter implements Dispatch {
   ) {}
 
   async dispatch(request: MethodRequest): Promise<Reply> {
-    let era: Era;
+    // Known once probed: no caller's headers made, no probe awaited, on every request after the first.
+    let era: Era | undefined = this.era.current?.era;
     try {
-      era = (await this.era.resolve(this.headersFor(ownerHashOf(request.identity)))).era;
+      if (era === undefined) era = (await this.era.resolve(this.headersFor(ownerHashOf(request.identity)))).era;
     } catch (error) {
       throw toClientError(error);
     }

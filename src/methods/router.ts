@@ -25,8 +25,8 @@ const NEEDS_UPSTREAM: Record<string, string> = {
 export class MethodRouter {
   constructor(
     private readonly handlers: Record<string, MethodHandler>,
-    /** The upstream's capabilities, as seen by the caller (may open the caller's session). */
-    private readonly upstreamCapabilities: (request: MethodRequest) => Promise<JsonObject>,
+    /** The upstream's capabilities, as seen by the caller (may open the caller's session; known ones are given at once). */
+    private readonly upstreamCapabilities: (request: MethodRequest) => JsonObject | Promise<JsonObject>,
   ) {}
 
   async dispatch(request: MethodRequest): Promise<Reply> {
@@ -45,7 +45,8 @@ export class MethodRouter {
       );
     }
     const needed = NEEDS_UPSTREAM[request.method];
-    if (needed && !(await this.upstreamCapabilities(request))[needed]) {
+    const capabilities = needed ? this.upstreamCapabilities(request) : undefined;
+    if (needed && !(capabilities instanceof Promise ? await capabilities : capabilities)?.[needed]) {
       throw methodNotFound(request.method, `is not offered: the upstream server has no '${needed}' capability`);
     }
     const handler = Object.hasOwn(this.handlers, request.method) ? this.handlers[request.method] : undefined;

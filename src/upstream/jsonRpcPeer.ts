@@ -110,12 +110,11 @@ export class JsonRpcPeer {
   private exchange(method: string, params: JsonObject, id: number, options: RequestOptions): Promise<JsonObject> {
     const { signal, timeout, onprogress } = options;
     if (signal?.aborted) return Promise.reject(new CallStopped(String(signal.reason ?? "aborted")));
-    const meta = isObject(params._meta) ? params._meta : {};
     const message: JsonRpcMessage = {
       jsonrpc: "2.0",
       id,
       method,
-      params: onprogress ? { ...params, _meta: { ...meta, progressToken: id } } : params,
+      params: onprogress ? { ...params, _meta: { ...(isObject(params._meta) ? params._meta : {}), progressToken: id } } : params,
     };
     return new Promise<JsonObject>((resolve, reject) => {
       const exchange = new AbortController();

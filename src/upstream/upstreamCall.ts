@@ -73,11 +73,14 @@ export type CallRunner = (run: CallRun) => Promise<JsonObject>;
 
 export class UpstreamCall implements RunningCall {
   readonly outcome: Promise<CallOutcome>;
-  readonly asked: Promise<void>;
-  private markAsked: () => void = () => undefined;
+  /** Made when someone waits for the first question (most calls never ask one). */
+  private askedPromise?: Promise<void>;
+  private markAsked?: () => void;
+  private hasAsked = false;
   private readonly controller = new AbortController();
   private readonly watchers = new Set<CallWatcher>();
-  private readonly unclaimed: Question[] = [];
+  /** Questions asked before anyone watched (made when one is). */
+  private unclaimed?: Question[];
   private finished = false;
   private fields: Record<string, unknown> = {};
   /** The first question refused because the request did not declare its kind. */
@@ -91,7 +94,6 @@ export class UpstreamCall implements RunningCall {
     private log: EventLog,
     runner?: CallRunner,
   ) {
-    this.asked = new Promise((resolve) => (this.markAsked = resolve));
     const context: CallContext = {
       onInput: (request, withdrawn, inferred) => this.answerOrAsk(target.profile, request, withdrawn, inferred),
       onLog: (entry) => this.watchers.forEach((w) => w.log?.(entry)),
@@ -105,23 +107,32 @@ export class UpstreamCall implements RunningCall {
       note: (level, fields, message) => this.log[level]({ ...this.fields, method, ...fields }, message),
     };
     const running = runner ? runner(run) : target.pool.call(target.owner, target.profile, method, params, run);
-    this.outcome = running
-      .then(
-        (result): CallOutcome => (result.isError === true ? this.failed(undefined, result) : { kind: "result", result }),
-        (error: unknown): CallOutcome =>
-          error instanceof CallStopped || this.controller.signal.aborted
-            ? { kind: "aborted", reason: String(this.controller.signal.reason ?? (error as Error).message) }
-            : this.failed(toClientError(error)),
-      )
-      .finally(() => {
+    // `finished` is set as the outcome is known (one promise, no finally hop after it).
+    this.outcome = running.then(
+      (result): CallOutcome => {
         this.finished = true;
-      });
+        return result.isError === true ? this.failed(undefined, result) : { kind: "result", result };
+      },
+      (error: unknown): CallOutcome => {
+        this.finished = true;
+        return error instanceof CallStopped || this.controller.signal.aborted
+          ? { kind: "aborted", reason: String(this.controller.signal.reason ?? (error as Error).message) }
+          : this.failed(toClientError(error));
+      },
+    );
+  }
+
+  /** Resolves when the upstream asks its first question. */
+  get asked(): Promise<void> {
+    if (this.hasAsked) return Promise.resolve();
+    this.askedPromise ??= new Promise((resolve) => (this.markAsked = resolve));
+    return this.askedPromise;
   }
 
   /** Follow this call. Questions nobody has claimed yet are handed to the new watcher at once. */
   watch(watcher: CallWatcher): () => void {
     this.watchers.add(watcher);
-    if (watcher.question) {
+    if (watcher.question && this.unclaimed) {
       for (const question of this.unclaimed.splice(0)) if (!question.settled) watcher.question(question);
     }
     return () => this.watchers.delete(watcher);
@@ -197,9 +208,10 @@ export class UpstreamCall implements RunningCall {
       };
       // The call's own abort withdraws every question too.
       this.controller.signal.addEventListener("abort", onAbort, { once: true });
-      this.markAsked();
+      this.hasAsked = true;
+      this.markAsked?.();
       const askers = [...this.watchers].filter((w) => w.question);
-      if (askers.length === 0) this.unclaimed.push(question);
+      if (askers.length === 0) (this.unclaimed ??= []).push(question);
       else askers.forEach((w) => w.question!(question));
     });
   }
