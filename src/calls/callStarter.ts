@@ -45,7 +45,8 @@ export interface CallStart {
   gate?: ((run: CallRun) => Promise<void>) | undefined;
 }
 
-export type StartCall = (start: CallStart) => Promise<RunningCall>;
+/** The call, at once when nothing must be asked first (a task tool asks the upstream's capabilities). */
+export type StartCall = (start: CallStart) => RunningCall | Promise<RunningCall>;
 
 /** A modern backend, when the backend is one now. */
 export interface ModernCalls {
@@ -58,19 +59,23 @@ export interface ModernCalls {
 
 /** Starts calls on `pool` (or on the modern backend, while it is one); a 2025-11-25 task upstream asks for `taskTtlMs`. */
 export function upstreamCalls(pool: UpstreamPool, taskTtlMs: number, modern?: ModernCalls): StartCall {
-  return async (start) => {
+  return (start) => {
     const target = { pool, owner: start.owner, profile: start.profile, relaysLogs: start.relaysLogs };
-    let runner: CallRunner | undefined;
     const link = modern?.linkNow();
+    const made = (runner: CallRunner | undefined) => {
+      const call = gatedCall(start, target, pool, runner);
+      return modern && !link ? namedWhenUpgraded(call, modern) : call;
+    };
     if (link && modern) {
       const headers = () => ({ ...modern.headersFor(start.owner), ...paramHeadersOf(start.headers ?? {}) });
-      runner = modernCallRunner(link, { method: start.method, params: start.params, meta: start.meta ?? {}, headers });
-    } else if (start.method === "tools/call" && runsAsUpstreamTask(start.taskSupport, start.mayBecomeTask)) {
-      const info = await pool.info(start.owner);
-      if (upstreamRunsToolTasks(info.capabilities)) runner = upstreamTaskRunner(target, start.params, taskTtlMs);
+      return made(modernCallRunner(link, { method: start.method, params: start.params, meta: start.meta ?? {}, headers }));
     }
-    const call = gatedCall(start, target, pool, runner);
-    return modern && !link ? namedWhenUpgraded(call, modern) : call;
+    if (start.method === "tools/call" && runsAsUpstreamTask(start.taskSupport, start.mayBecomeTask)) {
+      return pool
+        .info(start.owner)
+        .then((info) => made(upstreamRunsToolTasks(info.capabilities) ? upstreamTaskRunner(target, start.params, taskTtlMs) : undefined));
+    }
+    return made(undefined);
   };
 }
 

@@ -107,8 +107,14 @@ export function frontDoor(options: FrontDoorOptions) {
       note.refusedValue = forbidden.value;
       return sendError(res, null, forbidden.error);
     }
-    const body = await bodyOf(visit);
-    if (body === TOO_LARGE) return;
+    let body: Buffer | undefined;
+    if (req.method === "POST") {
+      try {
+        body = await readBody(req, options.bodyLimitBytes);
+      } catch (error) {
+        return refuseBody(visit, error);
+      }
+    }
     const text = body?.toString("utf8") ?? "";
     const parsed = parseJsonBody(text);
     const json = parsed instanceof RpcError ? undefined : parsed;
@@ -170,19 +176,11 @@ function arrive(req: IncomingMessage, res: ServerResponse, options: FrontDoorOpt
   return visit;
 }
 
-const TOO_LARGE = Symbol("body too large");
-
-/** A POST's body (size-limited: too large is refused, 413), else undefined. */
-async function bodyOf({ req, res, note, options }: Visit): Promise<Buffer | undefined | typeof TOO_LARGE> {
-  if (req.method !== "POST") return undefined;
-  try {
-    return await readBody(req, options.bodyLimitBytes);
-  } catch (error) {
-    if (!(error instanceof BodyTooLargeError)) throw error;
-    note.rejected = "body_too_large";
-    sendError(res, null, invalidRequest(error.message, 413), { Connection: "close" });
-    return TOO_LARGE;
-  }
+/** A POST's body could not be read: too large is refused (413); anything else is thrown on. */
+function refuseBody({ res, note }: Visit, error: unknown): void {
+  if (!(error instanceof BodyTooLargeError)) throw error;
+  note.rejected = "body_too_large";
+  sendError(res, null, invalidRequest(error.message, 413), { Connection: "close" });
 }
 
 /** The caller's identity (bearer check, then the request rate), or undefined once the refusal is sent. */
@@ -240,7 +238,7 @@ async function serveLegacy(visit: Visit, body: Buffer | undefined, json: unknown
 }
 
 /** A modern request: the router's reply (or the error it threw) written as JSON or SSE. */
-async function serveModern(
+function serveModern(
   visit: Visit,
   request: JsonRpcRequest,
   capabilities: ClientCapabilities,
@@ -285,7 +283,8 @@ async function serveModern(
       if (typeof reason === "string") note.reason = reason;
       reply = errorReply(rpc);
     }
-    await writeReply(res, request.id, reply, { keepAliveMs: options.keepAliveMs });
+    const writing = writeReply(res, request.id, reply, { keepAliveMs: options.keepAliveMs });
+    if (writing) await writing;
   };
-  await (span ? withSpan(span, answer) : answer());
+  return span ? withSpan(span, answer) : answer();
 }

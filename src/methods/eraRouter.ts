@@ -35,7 +35,8 @@ export class EraRouter implements Dispatch {
     }
     let failure: unknown;
     try {
-      const reply = await peeked(await this.routers[era].dispatch(request));
+      const dispatched = await this.routers[era].dispatch(request);
+      const reply = dispatched.kind === "stream" ? await peeked(dispatched) : dispatched;
       if (reply.kind === "stream" || !("error" in reply) || !mayMeanEraChange(reply.error))
         return reply.kind === "peeked" ? reply.reply : reply;
       failure = reply.error;
