@@ -275,13 +275,9 @@ export class CallDesk {
 function inlineRequestOf(request: CallRequest): InlineRequest {
   const token = request.meta.progressToken;
   const logLevel = request.meta[META.logLevel];
-  return {
-    id: request.id,
-    capabilities: request.capabilities,
-    note: request.note,
-    signal: request.signal,
-    ...(request.endpoint !== undefined ? { endpoint: request.endpoint } : {}),
-    ...(typeof token === "string" || typeof token === "number" ? { progressToken: token } : {}),
-    ...(typeof logLevel === "string" ? { logLevel } : {}),
-  };
+  const inline: InlineRequest = { id: request.id, capabilities: request.capabilities, note: request.note, signal: request.signal };
+  if (request.endpoint !== undefined) inline.endpoint = request.endpoint;
+  if (typeof token === "string" || typeof token === "number") inline.progressToken = token;
+  if (typeof logLevel === "string") inline.logLevel = logLevel;
+  return inline;
 }

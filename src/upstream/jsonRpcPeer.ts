@@ -64,6 +64,8 @@ interface Pending {
   lostTimer?: NodeJS.Timeout;
 }
 
+const ONCE = { once: true } as const;
+
 /** A response may legally arrive on another stream; give it a moment before calling the request lost. */
 const LOST_GRACE_MS = 1_000;
 
@@ -135,7 +137,7 @@ export class JsonRpcPeer {
       };
       this.pending.set(id, entry);
       if (onprogress) this.progress.set(id, onprogress);
-      signal?.addEventListener("abort", onAbort, { once: true });
+      signal?.addEventListener("abort", onAbort, ONCE);
       if (timeout) {
         timer = setTimeout(() => {
           const why = `Upstream timed out: no answer to ${method} within ${timeout.ms} ms (${timeout.option})`;

@@ -156,13 +156,8 @@ export class UpstreamPool {
   /** A call (tools/call, prompts/get, resources/read): no time limit (the session pings while it
    *  runs); with sessionsPer "capabilities", an asking call holds its session alone. */
   call(owner: string, profile: LegacyClientCapabilities, method: string, params: JsonObject, options: CallOptions): Promise<JsonObject> {
-    return this.run(owner, profile, options.context, (session) =>
-      session.request(method, params, {
-        context: options.context,
-        ...(options.signal ? { signal: options.signal } : {}),
-        ...(options.onprogress ? { onprogress: options.onprogress } : {}),
-      }),
-    );
+    // `options` is what the session's request takes (its context, signal, progress listener): passed on as it is.
+    return this.run(owner, profile, options.context, (session) => session.request(method, params, options));
   }
 
   /**
