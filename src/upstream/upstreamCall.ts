@@ -94,18 +94,7 @@ export class UpstreamCall implements RunningCall {
     private log: EventLog,
     runner?: CallRunner,
   ) {
-    const context: CallContext = {
-      onInput: (request, withdrawn, inferred) => this.answerOrAsk(target.profile, request, withdrawn, inferred),
-      onLog: (entry) => this.watchers.forEach((w) => w.log?.(entry)),
-      relaysLogs: target.relaysLogs === true,
-    };
-    const run: CallRun = {
-      context,
-      signal: this.controller.signal,
-      onprogress: (progress) => this.watchers.forEach((w) => w.progress?.(progress)),
-      onstatus: (message) => this.watchers.forEach((w) => w.status?.(message)),
-      note: (level, fields, message) => this.log[level]({ ...this.fields, method, ...fields }, message),
-    };
+    const run = new CallLine(this, target.profile, target.relaysLogs === true, this.controller.signal);
     const running = runner ? runner(run) : target.pool.call(target.owner, target.profile, method, params, run);
     // `finished` is set as the outcome is known (one promise, no finally hop after it).
     this.outcome = running.then(
@@ -165,14 +154,19 @@ export class UpstreamCall implements RunningCall {
     };
   }
 
+  /** Tells every watcher (CallLine: the upstream's progress, status and log messages). */
+  tell(what: (watcher: CallWatcher) => void): void {
+    this.watchers.forEach(what);
+  }
+
+  /** A line of the call's log, with its holder's fields (CallLine). */
+  noteLine(level: "info" | "warn", fields: Record<string, unknown>, message: string): void {
+    this.log[level]({ ...this.fields, method: this.method, ...fields }, message);
+  }
+
   /** Refuses a question the request did not declare (as a client without that capability would); asks the holders
    *  otherwise. Only a question certainly the call's own (not `inferred`) can turn the call's failure into -32021. */
-  private answerOrAsk(
-    declared: LegacyClientCapabilities,
-    request: InputRequest,
-    withdrawn: AbortSignal,
-    inferred: boolean,
-  ): Promise<JsonObject> {
+  answerOrAsk(declared: LegacyClientCapabilities, request: InputRequest, withdrawn: AbortSignal, inferred: boolean): Promise<JsonObject> {
     const missing = missingCapabilityFor(request, declared);
     if (!missing) return this.ask(request, withdrawn);
     if (!inferred) this.undeclared ??= { method: request.method, missing };
@@ -214,6 +208,38 @@ export class UpstreamCall implements RunningCall {
       if (askers.length === 0) (this.unclaimed ??= []).push(question);
       else askers.forEach((w) => w.question!(question));
     });
+  }
+}
+
+/** One call's run and context in one object of methods: what the runner and the session get of it (one allocation
+ *  per call, not two objects of six closures). The session knows the call by this object (its context). */
+class CallLine implements CallRun, CallContext {
+  readonly context: CallContext = this;
+
+  constructor(
+    private readonly call: UpstreamCall,
+    private readonly profile: LegacyClientCapabilities,
+    readonly relaysLogs: boolean,
+    readonly signal: AbortSignal,
+  ) {}
+
+  onInput(request: InputRequest, withdrawn: AbortSignal, inferred: boolean): Promise<JsonObject> {
+    return this.call.answerOrAsk(this.profile, request, withdrawn, inferred);
+  }
+
+  onLog(entry: LogEntry): void {
+    this.call.tell((w) => w.log?.(entry));
+  }
+
+  /** A property, not a method: the peer keeps it as the request's progress listener, called on its own. */
+  readonly onprogress = (progress: Progress): void => this.call.tell((w) => w.progress?.(progress));
+
+  onstatus(message: string): void {
+    this.call.tell((w) => w.status?.(message));
+  }
+
+  note(level: "info" | "warn", fields: Record<string, unknown>, message: string): void {
+    this.call.noteLine(level, fields, message);
   }
 }
 
