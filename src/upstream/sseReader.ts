@@ -53,6 +53,7 @@ export function readSse(body: Readable, onEvent: (event: SseEvent) => void, prog
     body.on("data", onData);
     body.once("end", () => settle());
     body.once("error", settle);
-    body.once("close", () => settle(new Error("the stream closed before its end")));
+    // The error is made only for a stream that really closed early (an Error's stack costs more than the whole read).
+    body.once("close", () => settled || settle(new Error("the stream closed before its end")));
   });
 }
