@@ -126,7 +126,7 @@ export class CallDesk {
   }
 
   /** Opens the call: a fresh one, or the retry of a parked one (wherever it is held). */
-  async open(request: CallRequest, order: CallOrder): Promise<Reply> {
+  open(request: CallRequest, order: CallOrder): Promise<Reply> {
     const configuredKey = order.method === "tools/call" ? this.options.settings.inputKeys[order.name] : undefined;
     // The digest binds a requestState to the arguments: computed only once a round or a retry needs it.
     let digest: string | undefined;
@@ -185,7 +185,7 @@ export class CallDesk {
     }
     const { owner, guard } = order;
     this.quotas.admit(owner, { task: life !== "inline", held: life !== "task" });
-    const call = await this.options.startCall({
+    const started = this.options.startCall({
       owner,
       profile: profileOf(request.capabilities),
       relaysLogs: typeof request.meta[META.logLevel] === "string",
@@ -198,6 +198,7 @@ export class CallDesk {
       mayBecomeTask: life !== "inline",
       gate: guard?.gate,
     });
+    const call = started instanceof Promise ? await started : started;
     if (guard) void call.outcome.then((outcome) => guard.ended(outcome));
     if (life === "task") return this.toTask(call, owner, order.name, request, guard);
     this.count(call, owner, "held");
@@ -274,13 +275,9 @@ export class CallDesk {
 function inlineRequestOf(request: CallRequest): InlineRequest {
   const token = request.meta.progressToken;
   const logLevel = request.meta[META.logLevel];
-  return {
-    id: request.id,
-    capabilities: request.capabilities,
-    note: request.note,
-    signal: request.signal,
-    ...(request.endpoint !== undefined ? { endpoint: request.endpoint } : {}),
-    ...(typeof token === "string" || typeof token === "number" ? { progressToken: token } : {}),
-    ...(typeof logLevel === "string" ? { logLevel } : {}),
-  };
+  const inline: InlineRequest = { id: request.id, capabilities: request.capabilities, note: request.note, signal: request.signal };
+  if (request.endpoint !== undefined) inline.endpoint = request.endpoint;
+  if (typeof token === "string" || typeof token === "number") inline.progressToken = token;
+  if (typeof logLevel === "string") inline.logLevel = logLevel;
+  return inline;
 }

@@ -13,7 +13,14 @@ import { mayMeanEraChange } from "../upstream/backendEra.js";
 import type { LegacyClientCapabilities } from "../upstream/capabilityProfile.js";
 import { modernCallRunner } from "../upstream/modernCall.js";
 import { type ModernLink, paramHeadersOf } from "../upstream/modernLink.js";
-import { type CallOutcome, type CallRun, type CallRunner, type RunningCall, UpstreamCall } from "../upstream/upstreamCall.js";
+import {
+  type CallOutcome,
+  type CallRun,
+  type CallRunner,
+  type CallWatcher,
+  type RunningCall,
+  UpstreamCall,
+} from "../upstream/upstreamCall.js";
 import type { UpstreamPool } from "../upstream/upstreamPool.js";
 import { runsAsUpstreamTask, upstreamRunsToolTasks, upstreamTaskRunner } from "../upstream/upstreamTaskCall.js";
 
@@ -38,7 +45,8 @@ export interface CallStart {
   gate?: ((run: CallRun) => Promise<void>) | undefined;
 }
 
-export type StartCall = (start: CallStart) => Promise<RunningCall>;
+/** The call, at once when nothing must be asked first (a task tool asks the upstream's capabilities). */
+export type StartCall = (start: CallStart) => RunningCall | Promise<RunningCall>;
 
 /** A modern backend, when the backend is one now. */
 export interface ModernCalls {
@@ -51,19 +59,23 @@ export interface ModernCalls {
 
 /** Starts calls on `pool` (or on the modern backend, while it is one); a 2025-11-25 task upstream asks for `taskTtlMs`. */
 export function upstreamCalls(pool: UpstreamPool, taskTtlMs: number, modern?: ModernCalls): StartCall {
-  return async (start) => {
+  return (start) => {
     const target = { pool, owner: start.owner, profile: start.profile, relaysLogs: start.relaysLogs };
-    let runner: CallRunner | undefined;
     const link = modern?.linkNow();
+    const made = (runner: CallRunner | undefined) => {
+      const call = gatedCall(start, target, pool, runner);
+      return modern && !link ? namedWhenUpgraded(call, modern) : call;
+    };
     if (link && modern) {
       const headers = () => ({ ...modern.headersFor(start.owner), ...paramHeadersOf(start.headers ?? {}) });
-      runner = modernCallRunner(link, { method: start.method, params: start.params, meta: start.meta ?? {}, headers });
-    } else if (start.method === "tools/call" && runsAsUpstreamTask(start.taskSupport, start.mayBecomeTask)) {
-      const info = await pool.info(start.owner);
-      if (upstreamRunsToolTasks(info.capabilities)) runner = upstreamTaskRunner(target, start.params, taskTtlMs);
+      return made(modernCallRunner(link, { method: start.method, params: start.params, meta: start.meta ?? {}, headers }));
     }
-    const call = gatedCall(start, target, pool, runner);
-    return modern && !link ? namedWhenUpgraded(call, modern) : call;
+    if (start.method === "tools/call" && runsAsUpstreamTask(start.taskSupport, start.mayBecomeTask)) {
+      return pool
+        .info(start.owner)
+        .then((info) => made(upstreamRunsToolTasks(info.capabilities) ? upstreamTaskRunner(target, start.params, taskTtlMs) : undefined));
+    }
+    return made(undefined);
   };
 }
 
@@ -88,16 +100,39 @@ function gatedCall(
 
 /** A legacy call whose failure came from its backend moving to 2026-07-28 fails with that named (upstream_era_changed). */
 function namedWhenUpgraded(call: RunningCall, modern: ModernCalls): RunningCall {
-  const outcome = call.outcome.then(async (ended): Promise<CallOutcome> => {
-    if (ended.kind !== "error" || !mayMeanEraChange(ended.error)) return ended;
-    const upgraded = await modern.upgraded(`a legacy call failed: ${ended.error.message.slice(0, 160)}`);
-    return upgraded ? { kind: "error", error: upstreamEraChanged(ended.error.message) } : ended;
-  });
-  return {
-    outcome,
-    asked: call.asked,
-    watch: (watcher) => call.watch(watcher),
-    abort: (reason) => call.abort(reason),
-    logTo: (log, fields) => call.logTo(log, fields),
-  };
+  return new UpgradeAwareCall(call, modern);
+}
+
+/** `call`, its failure named when the backend moved era. A class, not an object of closures: every legacy call of
+ *  a backend that may be modern has one, and a result passes through a plain callback (no async function's promise). */
+class UpgradeAwareCall implements RunningCall {
+  readonly outcome: Promise<CallOutcome>;
+
+  constructor(
+    private readonly call: RunningCall,
+    modern: ModernCalls,
+  ) {
+    this.outcome = call.outcome.then((ended) => {
+      if (ended.kind !== "error" || !mayMeanEraChange(ended.error)) return ended;
+      return modern
+        .upgraded(`a legacy call failed: ${ended.error.message.slice(0, 160)}`)
+        .then((upgraded): CallOutcome => (upgraded ? { kind: "error", error: upstreamEraChanged(ended.error.message) } : ended));
+    });
+  }
+
+  get asked(): Promise<void> {
+    return this.call.asked;
+  }
+
+  watch(watcher: CallWatcher): () => void {
+    return this.call.watch(watcher);
+  }
+
+  abort(reason: string): void {
+    this.call.abort(reason);
+  }
+
+  logTo(log: EventLog, fields: Record<string, unknown>): void {
+    this.call.logTo(log, fields);
+  }
 }

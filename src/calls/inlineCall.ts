@@ -62,13 +62,15 @@ type Outgoing = { kind: "notification"; message: JsonObject } | { kind: "final";
 /** Concurrent questions arrive a few ms apart; gather them into one round. */
 const GATHER_MS = 30;
 
+const ONCE = { once: true } as const;
+
 export class InlineCall implements Drainable {
   private mode: "undecided" | "json" | "streaming" = "undecided";
   private readonly early: Outgoing[] = [];
   /** Made when the reply turns into a stream (a quick JSON answer never needs one). */
   private stream?: AsyncQueue<Outgoing>;
-  private firstOut: () => void = () => undefined;
-  private readonly firstOutPromise = new Promise<void>((resolve) => (this.firstOut = resolve));
+  /** Wakes a reply() waiting for the first message (set only while one waits). */
+  private firstOut?: (() => void) | undefined;
   private finished = false;
   /** Who waits for the final message (policy auto only): made on demand. */
   private finalWaiters?: Array<() => void>;
@@ -103,7 +105,7 @@ export class InlineCall implements Drainable {
     void call.outcome.then((outcome) => this.onOutcome(outcome));
     const { signal } = request;
     if (signal.aborted) queueMicrotask(() => this.clientGone());
-    else signal.addEventListener("abort", () => this.clientGone(), { once: true });
+    else signal.addEventListener("abort", () => this.clientGone(), ONCE);
   }
 
   /**
@@ -133,10 +135,16 @@ export class InlineCall implements Drainable {
 
   /** Waits for the first message or the JSON window (Infinity: no window), whichever comes first. */
   async reply(jsonWindowMs: number): Promise<Reply> {
-    let timer: NodeJS.Timeout | undefined;
-    const window = Number.isFinite(jsonWindowMs) ? [new Promise<void>((resolve) => (timer = setTimeout(resolve, jsonWindowMs)))] : [];
-    await Promise.race([this.firstOutPromise, ...window]);
-    clearTimeout(timer);
+    // One promise woken by the first message or the window's end (nothing to wait for once a message is out).
+    if (this.early.length === 0 && !this.finished) {
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        this.firstOut = resolve;
+        if (Number.isFinite(jsonWindowMs)) timer = setTimeout(resolve, jsonWindowMs);
+      });
+      clearTimeout(timer);
+      this.firstOut = undefined;
+    }
     const first = this.early[0];
     if (first?.kind === "final") {
       this.mode = "json";
@@ -169,7 +177,7 @@ export class InlineCall implements Drainable {
   private emit(item: Outgoing): void {
     if (this.mode === "undecided") {
       this.early.push(item);
-      this.firstOut();
+      this.firstOut?.();
     } else if (this.mode === "streaming") {
       this.stream?.push(item);
     }
@@ -207,7 +215,7 @@ export class InlineCall implements Drainable {
   private clientGone(): void {
     if (this.finished || this.detached) return;
     this.letGo();
-    this.firstOut(); // a reply() still waiting for its window has nobody to answer
+    this.firstOut?.(); // a reply() still waiting for its window has nobody to answer
     this.request.note.outcome = "client_disconnected";
     this.call.abort("client closed the stream");
   }

@@ -20,6 +20,7 @@ import type { Reason } from "../protocol/reasons.js";
 import { errorMessage, errorReply, type Reply } from "../protocol/reply.js";
 import type { RequestNote } from "../protocol/requestNote.js";
 import type { ClientCapabilities, JsonObject, JsonRpcRequest, RequestId } from "../protocol/wire.js";
+import { type DistinctHeaders, distinctHeaders } from "./distinctHeaders.js";
 import { classifyLegacy, parseEnvelope, parseJsonBody } from "./envelope.js";
 import { sendError, sendJson } from "./jsonResponse.js";
 import { checkOriginAndHost } from "./originGuard.js";
@@ -88,7 +89,11 @@ interface Visit {
   res: ServerResponse;
   note: RequestNote;
   requestId: string;
+  /** The headers read with every value they were sent with (one pass over the raw headers). */
+  distinct: DistinctHeaders;
   options: FrontDoorOptions;
+  /** Run first when the response closes (the modern request's own teardown: one close listener per request). */
+  onClose?: () => void;
 }
 
 export function frontDoor(options: FrontDoorOptions) {
@@ -102,8 +107,14 @@ export function frontDoor(options: FrontDoorOptions) {
       note.refusedValue = forbidden.value;
       return sendError(res, null, forbidden.error);
     }
-    const body = await bodyOf(visit);
-    if (body === TOO_LARGE) return;
+    let body: Buffer | undefined;
+    if (req.method === "POST") {
+      try {
+        body = await readBody(req, options.bodyLimitBytes);
+      } catch (error) {
+        return refuseBody(visit, error);
+      }
+    }
     const text = body?.toString("utf8") ?? "";
     const parsed = parseJsonBody(text);
     const json = parsed instanceof RpcError ? undefined : parsed;
@@ -141,9 +152,11 @@ function arrive(req: IncomingMessage, res: ServerResponse, options: FrontDoorOpt
   const { log } = options;
   const started = performance.now();
   const note: RequestNote = {};
-  const { id: requestId, refused } = requestIdOf(req.headersDistinct);
+  const distinct = distinctHeaders(req.rawHeaders);
+  const { id: requestId, refused } = requestIdOf(distinct);
   if (refused) note.requestIdRefused = refused;
   res.setHeader("X-Request-Id", requestId);
+  const visit: Visit = { req, res, note, requestId, distinct, options };
   res.on("close", () => {
     const ms = performance.now() - started;
     const finished = res.writableFinished;
@@ -158,23 +171,16 @@ function arrive(req: IncomingMessage, res: ServerResponse, options: FrontDoorOpt
       if (res.statusCode >= 500) note.reason ? log.warn(line, "request failed") : log.error(line, "request failed");
       else log.info(line, "request");
     });
+    visit.onClose?.(); // after the line is scheduled, as a listener of its own would run
   });
-  return { req, res, note, requestId, options };
+  return visit;
 }
 
-const TOO_LARGE = Symbol("body too large");
-
-/** A POST's body (size-limited: too large is refused, 413), else undefined. */
-async function bodyOf({ req, res, note, options }: Visit): Promise<Buffer | undefined | typeof TOO_LARGE> {
-  if (req.method !== "POST") return undefined;
-  try {
-    return await readBody(req, options.bodyLimitBytes);
-  } catch (error) {
-    if (!(error instanceof BodyTooLargeError)) throw error;
-    note.rejected = "body_too_large";
-    sendError(res, null, invalidRequest(error.message, 413), { Connection: "close" });
-    return TOO_LARGE;
-  }
+/** A POST's body could not be read: too large is refused (413); anything else is thrown on. */
+function refuseBody({ res, note }: Visit, error: unknown): void {
+  if (!(error instanceof BodyTooLargeError)) throw error;
+  note.rejected = "body_too_large";
+  sendError(res, null, invalidRequest(error.message, 413), { Connection: "close" });
 }
 
 /** The caller's identity (bearer check, then the request rate), or undefined once the refusal is sent. */
@@ -185,7 +191,7 @@ async function identify(
 ): Promise<{ identity: Identity; owner: string } | undefined> {
   const { req, res, note, options } = visit;
   const auth = await authenticate({
-    authorization: req.headersDistinct.authorization,
+    authorization: visit.distinct.authorization,
     resolver: options.identity,
     requiredScopes,
     ...(options.resourceMetadataUrl ? { resourceMetadataUrl: options.resourceMetadataUrl(req) } : {}),
@@ -232,7 +238,7 @@ async function serveLegacy(visit: Visit, body: Buffer | undefined, json: unknown
 }
 
 /** A modern request: the router's reply (or the error it threw) written as JSON or SSE. */
-async function serveModern(
+function serveModern(
   visit: Visit,
   request: JsonRpcRequest,
   capabilities: ClientCapabilities,
@@ -246,10 +252,10 @@ async function serveModern(
   const meta = request.params._meta as JsonObject;
   // Off: not even the span's input is made.
   const span = tracingOn() ? startRequestSpan({ ...request, meta, headers: visit.req.headers, ownerHash: owner }) : undefined;
-  res.on("close", () => {
+  visit.onClose = () => {
     if (!res.writableFinished) clientGone.abort();
     if (span) setImmediate(() => endRequestSpan(span, note, requestOutcome(note, res.statusCode, res.writableFinished), res.statusCode));
-  });
+  };
   if (span) Object.assign(note, traceIdsOf(span)); // the request's line (written after the span ended) names its trace
   const methodRequest: MethodRequest = {
     id: request.id,
@@ -277,7 +283,8 @@ async function serveModern(
       if (typeof reason === "string") note.reason = reason;
       reply = errorReply(rpc);
     }
-    await writeReply(res, request.id, reply, { keepAliveMs: options.keepAliveMs });
+    const writing = writeReply(res, request.id, reply, { keepAliveMs: options.keepAliveMs });
+    if (writing) await writing;
   };
-  await (span ? withSpan(span, answer) : answer());
+  return span ? withSpan(span, answer) : answer();
 }

@@ -14,15 +14,20 @@ export interface ReplyWriterOptions {
   keepAliveMs: number;
 }
 
-export async function writeReply(res: ServerResponse, id: RequestId, reply: Reply, options: ReplyWriterOptions): Promise<void> {
+/** A result or an error is written at once (nothing to wait for); a stream resolves once it ended. */
+export function writeReply(res: ServerResponse, id: RequestId, reply: Reply, options: ReplyWriterOptions): Promise<void> | undefined {
   if (res.destroyed) {
     // The client left while the handler worked: nobody to write to.
     if (reply.kind === "stream") reply.onClientGone();
-    return;
+    return undefined;
   }
-  if (reply.kind === "result") return sendJson(res, 200, resultMessage(id, reply.result));
-  if (reply.kind === "error") return sendError(res, id, reply.error);
+  if (reply.kind === "result") sendJson(res, 200, resultMessage(id, reply.result));
+  else if (reply.kind === "error") sendError(res, id, reply.error);
+  else return writeStream(res, reply, options);
+  return undefined;
+}
 
+async function writeStream(res: ServerResponse, reply: Extract<Reply, { kind: "stream" }>, options: ReplyWriterOptions): Promise<void> {
   const closed = new Promise<void>((resolve) => res.once("close", resolve));
   let ended = false;
   void closed.then(() => {

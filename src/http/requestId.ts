@@ -21,8 +21,8 @@ const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(
 const ZERO_TRACE = "0".repeat(32);
 const ZERO_PARENT = "0".repeat(16);
 
-/** `headers`: each header with all the values it was sent with (IncomingMessage.headersDistinct). */
-export function requestIdOf(headers: NodeJS.Dict<string[]>): ResolvedRequestId {
+/** `headers`: each header with all the values it was sent with (distinctHeaders(), or IncomingMessage.headersDistinct). */
+export function requestIdOf(headers: { "x-request-id"?: string[] | undefined; traceparent?: string[] | undefined }): ResolvedRequestId {
   const sent = headers["x-request-id"];
   const refused = sent && problemOf(sent);
   if (sent && !refused) return { id: sent[0]!, from: "x-request-id" };

@@ -26,15 +26,17 @@ export class EraRouter implements Dispatch {
   ) {}
 
   async dispatch(request: MethodRequest): Promise<Reply> {
-    let era: Era;
+    // Known once probed: no caller's headers made, no probe awaited, on every request after the first.
+    let era: Era | undefined = this.era.current?.era;
     try {
-      era = (await this.era.resolve(this.headersFor(ownerHashOf(request.identity)))).era;
+      if (era === undefined) era = (await this.era.resolve(this.headersFor(ownerHashOf(request.identity)))).era;
     } catch (error) {
       throw toClientError(error);
     }
     let failure: unknown;
     try {
-      const reply = await peeked(await this.routers[era].dispatch(request));
+      const dispatched = await this.routers[era].dispatch(request);
+      const reply = dispatched.kind === "stream" ? await peeked(dispatched) : dispatched;
       if (reply.kind === "stream" || !("error" in reply) || !mayMeanEraChange(reply.error))
         return reply.kind === "peeked" ? reply.reply : reply;
       failure = reply.error;

@@ -55,7 +55,7 @@ export function createMethodRouter(parts: MethodParts): MethodRouter {
     "subscriptions/listen": listenHandler(parts.subscriptions),
     ...tasksHandlers(parts.access),
   };
-  return new MethodRouter(handlers, async (request) => (await upstreamInfo(request)).capabilities);
+  return new MethodRouter(handlers, (request) => pool.infoNow()?.capabilities ?? upstreamInfo(request).then((info) => info.capabilities));
 }
 
 /** The router of each era behind one EraRouter: the legacy table, and the modern one when the backend can be spoken to in 2026-07-28. */

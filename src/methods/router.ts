@@ -25,8 +25,8 @@ const NEEDS_UPSTREAM: Record<string, string> = {
 export class MethodRouter {
   constructor(
     private readonly handlers: Record<string, MethodHandler>,
-    /** The upstream's capabilities, as seen by the caller (may open the caller's session). */
-    private readonly upstreamCapabilities: (request: MethodRequest) => Promise<JsonObject>,
+    /** The upstream's capabilities, as seen by the caller (may open the caller's session; known ones are given at once). */
+    private readonly upstreamCapabilities: (request: MethodRequest) => JsonObject | Promise<JsonObject>,
   ) {}
 
   async dispatch(request: MethodRequest): Promise<Reply> {
@@ -37,7 +37,8 @@ export class MethodRouter {
     }
   }
 
-  private async route(request: MethodRequest): Promise<Reply> {
+  /** Not async: its throws happen inside dispatch's try, and known capabilities cost no promise of their own. */
+  private route(request: MethodRequest): Promise<Reply> {
     if (request.method.startsWith("tasks/") && !declaresTasks(request.capabilities)) {
       throw missingCapability(
         { extensions: { [TASKS_EXTENSION]: {} } },
@@ -45,7 +46,14 @@ export class MethodRouter {
       );
     }
     const needed = NEEDS_UPSTREAM[request.method];
-    if (needed && !(await this.upstreamCapabilities(request))[needed]) {
+    if (!needed) return this.handle(request);
+    const capabilities = this.upstreamCapabilities(request);
+    if (capabilities instanceof Promise) return capabilities.then((known) => this.handle(request, needed, known));
+    return this.handle(request, needed, capabilities);
+  }
+
+  private handle(request: MethodRequest, needed?: string, capabilities?: JsonObject): Promise<Reply> {
+    if (needed && !capabilities?.[needed]) {
       throw methodNotFound(request.method, `is not offered: the upstream server has no '${needed}' capability`);
     }
     const handler = Object.hasOwn(this.handlers, request.method) ? this.handlers[request.method] : undefined;

@@ -35,7 +35,8 @@ export function toolCallHandler(desk: CallDesk, catalog: UpstreamCatalog, policy
       throw unknownTool(name);
     }
     const owner = ownerHashOf(request.identity);
-    const facts = await catalog.describe(owner, profileOf(request.capabilities), name);
+    const profile = profileOf(request.capabilities);
+    const facts = catalog.knownNow(profile, name) ?? (await catalog.describe(owner, profile, name));
     if (!facts.known) throw unknownTool(name);
     const headerProblem = facts.paramHeaders && checkParamHeaders(request.headers, facts.paramHeaders, args);
     if (headerProblem) throw headerProblem;

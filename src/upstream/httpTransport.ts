@@ -106,8 +106,9 @@ export class HttpTransport implements UpstreamTransport {
     let response: Response;
     try {
       response = await this.post(message, exchange.signal, client);
-      await this.refuseFailures(response, String(message.method));
-      await this.refuseNonMcp(response, String(message.method));
+      // Checked here first: the common answer (2xx, JSON or SSE) passes without an async check awaited.
+      if (response.statusCode >= 400) await this.refuseFailures(response, String(message.method));
+      if (!answersMcp(response)) await this.refuseNonMcp(response, String(message.method));
     } catch (error) {
       done();
       if (client) this.options.dispatchers.calls.release(client, false);
@@ -169,25 +170,25 @@ export class HttpTransport implements UpstreamTransport {
 
   // --- internals ---------------------------------------------------------------------------
 
-  private headers(extra: Record<string, string> = {}): Record<string, string> {
-    return {
-      ...this.options.headers?.(),
-      ...(this.session ? { "mcp-session-id": this.session } : {}),
-      ...(this.protocolVersion ? { "mcp-protocol-version": this.protocolVersion } : {}),
-      ...extra,
-    };
+  /** One new object per request (undici keeps it): the credentials, the session's headers, then `extra`. */
+  private headers(extra?: Record<string, string>): Record<string, string> {
+    const headers: Record<string, string> = { ...this.options.headers?.() };
+    if (this.session) headers["mcp-session-id"] = this.session;
+    if (this.protocolVersion) headers["mcp-protocol-version"] = this.protocolVersion;
+    return extra ? Object.assign(headers, extra) : headers;
   }
 
   /** POSTs one message, on `connection` when given (a long exchange's own), else the short pool. */
   private async post(message: JsonRpcMessage, signal: AbortSignal, connection?: Dispatcher): Promise<Response> {
+    const headers = this.headers();
+    headers["content-type"] = "application/json";
+    headers.accept = "application/json, text/event-stream";
+    const trace = traceHeadersOf(message.params?._meta); // the request's trace context, in its headers too
+    if (trace) Object.assign(headers, trace);
     try {
       return await request(this.options.url, {
         method: "POST",
-        headers: this.headers({
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          ...traceHeadersOf(message.params?._meta), // the request's trace context, in its headers too
-        }),
+        headers,
         body: JSON.stringify(message),
         dispatcher: connection ?? this.options.dispatchers.short,
         signal,
@@ -409,6 +410,13 @@ export async function closeLeftoverSession(options: {
   } catch {
     return false;
   }
+}
+
+/** A 202, or a JSON or SSE body: what refuseNonMcp lets through. */
+function answersMcp(response: Response): boolean {
+  if (response.statusCode === 202) return true;
+  const type = header(response, "content-type") ?? "";
+  return type.includes("application/json") || type.includes("text/event-stream");
 }
 
 function header(response: Response, name: string): string | undefined {

@@ -64,6 +64,8 @@ interface Pending {
   lostTimer?: NodeJS.Timeout;
 }
 
+const ONCE = { once: true } as const;
+
 /** A response may legally arrive on another stream; give it a moment before calling the request lost. */
 const LOST_GRACE_MS = 1_000;
 
@@ -110,12 +112,11 @@ export class JsonRpcPeer {
   private exchange(method: string, params: JsonObject, id: number, options: RequestOptions): Promise<JsonObject> {
     const { signal, timeout, onprogress } = options;
     if (signal?.aborted) return Promise.reject(new CallStopped(String(signal.reason ?? "aborted")));
-    const meta = isObject(params._meta) ? params._meta : {};
     const message: JsonRpcMessage = {
       jsonrpc: "2.0",
       id,
       method,
-      params: onprogress ? { ...params, _meta: { ...meta, progressToken: id } } : params,
+      params: onprogress ? { ...params, _meta: { ...(isObject(params._meta) ? params._meta : {}), progressToken: id } } : params,
     };
     return new Promise<JsonObject>((resolve, reject) => {
       const exchange = new AbortController();
@@ -136,7 +137,7 @@ export class JsonRpcPeer {
       };
       this.pending.set(id, entry);
       if (onprogress) this.progress.set(id, onprogress);
-      signal?.addEventListener("abort", onAbort, { once: true });
+      signal?.addEventListener("abort", onAbort, ONCE);
       if (timeout) {
         timer = setTimeout(() => {
           const why = `Upstream timed out: no answer to ${method} within ${timeout.ms} ms (${timeout.option})`;

@@ -1,21 +1,28 @@
 // Reads one SSE body as it arrives (eventsource-parser does the parsing) and hands each event to
-// `onEvent`; resolves when the body ends, rejects when it breaks. `lastEventId` and `retryMs` say
-// how the stream could be resumed (2025-11-25 servers may end a stream early and expect a GET
-// with Last-Event-ID).
+// `onEvent`; resolves when the body ends, rejects when it breaks (or closes before its end).
+// `lastEventId` and `retryMs` say how the stream could be resumed (2025-11-25 servers may end a
+// stream early and expect a GET with Last-Event-ID). The body is read with its events, not with an
+// async iterator: every call's answer passes here, and an iterator costs a generator and promises
+// per chunk.
 
-import { createParser, type EventSourceMessage } from "eventsource-parser";
+import type { Readable } from "node:stream";
+import { createParser } from "eventsource-parser";
 
 export interface SseProgress {
   lastEventId?: string;
   retryMs?: number;
 }
 
+/** What onEvent gets: the event's data (and id, when it has one). */
+export interface SseEvent {
+  data: string;
+  id?: string | undefined;
+}
+
+const STREAM = { stream: true } as const;
+
 /** Feeds `body` to the parser until it ends (a reader that wants less aborts the body's request). */
-export async function readSse(
-  body: AsyncIterable<Buffer | Uint8Array | string>,
-  onEvent: (event: EventSourceMessage) => void,
-  progress: SseProgress = {},
-): Promise<SseProgress> {
+export function readSse(body: Readable, onEvent: (event: SseEvent) => void, progress: SseProgress = {}): Promise<SseProgress> {
   const parser = createParser({
     onEvent(event) {
       if (event.id) progress.lastEventId = event.id;
@@ -26,8 +33,27 @@ export async function readSse(
     },
   });
   const decoder = new TextDecoder();
-  for await (const chunk of body) {
-    parser.feed(typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true }));
-  }
-  return progress;
+  return new Promise<SseProgress>((resolve, reject) => {
+    let settled = false;
+    const settle = (error?: unknown) => {
+      if (settled) return;
+      settled = true;
+      body.off("data", onData);
+      if (error === undefined) resolve(progress);
+      else reject(error);
+    };
+    const onData = (chunk: Buffer | string) => {
+      try {
+        parser.feed(typeof chunk === "string" ? chunk : decoder.decode(chunk, STREAM));
+      } catch (error) {
+        settle(error);
+        body.destroy();
+      }
+    };
+    body.on("data", onData);
+    body.once("end", () => settle());
+    body.once("error", settle);
+    // The error is made only for a stream that really closed early (an Error's stack costs more than the whole read).
+    body.once("close", () => settled || settle(new Error("the stream closed before its end")));
+  });
 }

@@ -35,13 +35,15 @@ export class StdioTransport implements UpstreamTransport {
     return this.options.processes.target;
   }
 
-  async sendRequest(message: JsonRpcMessage, _exchange: AbortController): Promise<void> {
-    await this.send(message);
+  sendRequest(message: JsonRpcMessage, _exchange: AbortController): Promise<void> {
+    return this.send(message);
   }
 
-  async send(message: JsonRpcMessage): Promise<void> {
-    const server = await this.started();
-    await server.send(message, this.options.sendTimeoutMs);
+  send(message: JsonRpcMessage): Promise<void> {
+    // A running process is written to at once (no promise awaited for it on every message).
+    const running = this.process;
+    if (running && !this.closed) return running.send(message, this.options.sendTimeoutMs);
+    return this.started().then((server) => server.send(message, this.options.sendTimeoutMs));
   }
 
   /** stdout is the standalone channel, open from the start. */

@@ -73,11 +73,14 @@ export type CallRunner = (run: CallRun) => Promise<JsonObject>;
 
 export class UpstreamCall implements RunningCall {
   readonly outcome: Promise<CallOutcome>;
-  readonly asked: Promise<void>;
-  private markAsked: () => void = () => undefined;
+  /** Made when someone waits for the first question (most calls never ask one). */
+  private askedPromise?: Promise<void>;
+  private markAsked?: () => void;
+  private hasAsked = false;
   private readonly controller = new AbortController();
   private readonly watchers = new Set<CallWatcher>();
-  private readonly unclaimed: Question[] = [];
+  /** Questions asked before anyone watched (made when one is). */
+  private unclaimed?: Question[];
   private finished = false;
   private fields: Record<string, unknown> = {};
   /** The first question refused because the request did not declare its kind. */
@@ -91,37 +94,34 @@ export class UpstreamCall implements RunningCall {
     private log: EventLog,
     runner?: CallRunner,
   ) {
-    this.asked = new Promise((resolve) => (this.markAsked = resolve));
-    const context: CallContext = {
-      onInput: (request, withdrawn, inferred) => this.answerOrAsk(target.profile, request, withdrawn, inferred),
-      onLog: (entry) => this.watchers.forEach((w) => w.log?.(entry)),
-      relaysLogs: target.relaysLogs === true,
-    };
-    const run: CallRun = {
-      context,
-      signal: this.controller.signal,
-      onprogress: (progress) => this.watchers.forEach((w) => w.progress?.(progress)),
-      onstatus: (message) => this.watchers.forEach((w) => w.status?.(message)),
-      note: (level, fields, message) => this.log[level]({ ...this.fields, method, ...fields }, message),
-    };
+    const run = new CallLine(this, target.profile, target.relaysLogs === true, this.controller.signal);
     const running = runner ? runner(run) : target.pool.call(target.owner, target.profile, method, params, run);
-    this.outcome = running
-      .then(
-        (result): CallOutcome => (result.isError === true ? this.failed(undefined, result) : { kind: "result", result }),
-        (error: unknown): CallOutcome =>
-          error instanceof CallStopped || this.controller.signal.aborted
-            ? { kind: "aborted", reason: String(this.controller.signal.reason ?? (error as Error).message) }
-            : this.failed(toClientError(error)),
-      )
-      .finally(() => {
+    // `finished` is set as the outcome is known (one promise, no finally hop after it).
+    this.outcome = running.then(
+      (result): CallOutcome => {
         this.finished = true;
-      });
+        return result.isError === true ? this.failed(undefined, result) : { kind: "result", result };
+      },
+      (error: unknown): CallOutcome => {
+        this.finished = true;
+        return error instanceof CallStopped || this.controller.signal.aborted
+          ? { kind: "aborted", reason: String(this.controller.signal.reason ?? (error as Error).message) }
+          : this.failed(toClientError(error));
+      },
+    );
+  }
+
+  /** Resolves when the upstream asks its first question. */
+  get asked(): Promise<void> {
+    if (this.hasAsked) return Promise.resolve();
+    this.askedPromise ??= new Promise((resolve) => (this.markAsked = resolve));
+    return this.askedPromise;
   }
 
   /** Follow this call. Questions nobody has claimed yet are handed to the new watcher at once. */
   watch(watcher: CallWatcher): () => void {
     this.watchers.add(watcher);
-    if (watcher.question) {
+    if (watcher.question && this.unclaimed) {
       for (const question of this.unclaimed.splice(0)) if (!question.settled) watcher.question(question);
     }
     return () => this.watchers.delete(watcher);
@@ -154,14 +154,19 @@ export class UpstreamCall implements RunningCall {
     };
   }
 
+  /** Tells every watcher (CallLine: the upstream's progress, status and log messages). */
+  tell(what: (watcher: CallWatcher) => void): void {
+    this.watchers.forEach(what);
+  }
+
+  /** A line of the call's log, with its holder's fields (CallLine). */
+  noteLine(level: "info" | "warn", fields: Record<string, unknown>, message: string): void {
+    this.log[level]({ ...this.fields, method: this.method, ...fields }, message);
+  }
+
   /** Refuses a question the request did not declare (as a client without that capability would); asks the holders
    *  otherwise. Only a question certainly the call's own (not `inferred`) can turn the call's failure into -32021. */
-  private answerOrAsk(
-    declared: LegacyClientCapabilities,
-    request: InputRequest,
-    withdrawn: AbortSignal,
-    inferred: boolean,
-  ): Promise<JsonObject> {
+  answerOrAsk(declared: LegacyClientCapabilities, request: InputRequest, withdrawn: AbortSignal, inferred: boolean): Promise<JsonObject> {
     const missing = missingCapabilityFor(request, declared);
     if (!missing) return this.ask(request, withdrawn);
     if (!inferred) this.undeclared ??= { method: request.method, missing };
@@ -197,11 +202,44 @@ export class UpstreamCall implements RunningCall {
       };
       // The call's own abort withdraws every question too.
       this.controller.signal.addEventListener("abort", onAbort, { once: true });
-      this.markAsked();
+      this.hasAsked = true;
+      this.markAsked?.();
       const askers = [...this.watchers].filter((w) => w.question);
-      if (askers.length === 0) this.unclaimed.push(question);
+      if (askers.length === 0) (this.unclaimed ??= []).push(question);
       else askers.forEach((w) => w.question!(question));
     });
+  }
+}
+
+/** One call's run and context in one object of methods: what the runner and the session get of it (one allocation
+ *  per call, not two objects of six closures). The session knows the call by this object (its context). */
+class CallLine implements CallRun, CallContext {
+  readonly context: CallContext = this;
+
+  constructor(
+    private readonly call: UpstreamCall,
+    private readonly profile: LegacyClientCapabilities,
+    readonly relaysLogs: boolean,
+    readonly signal: AbortSignal,
+  ) {}
+
+  onInput(request: InputRequest, withdrawn: AbortSignal, inferred: boolean): Promise<JsonObject> {
+    return this.call.answerOrAsk(this.profile, request, withdrawn, inferred);
+  }
+
+  onLog(entry: LogEntry): void {
+    this.call.tell((w) => w.log?.(entry));
+  }
+
+  /** A property, not a method: the peer keeps it as the request's progress listener, called on its own. */
+  readonly onprogress = (progress: Progress): void => this.call.tell((w) => w.progress?.(progress));
+
+  onstatus(message: string): void {
+    this.call.tell((w) => w.status?.(message));
+  }
+
+  note(level: "info" | "warn", fields: Record<string, unknown>, message: string): void {
+    this.call.noteLine(level, fields, message);
   }
 }
 

@@ -21,12 +21,18 @@ export interface ToolFacts {
 interface KnownTool {
   taskSupport?: string;
   paramHeaders: ParamHeaders;
+  /** What describe() answers for it (made once: the facts do not change until the list is read again). */
+  facts: ToolFacts;
 }
 
 interface Listing {
   tools: Promise<Map<string, KnownTool>>;
+  /** The same map once it loaded: a known tool is described without awaiting anything. */
+  loaded?: Map<string, KnownTool>;
   loadedAt: number;
 }
+
+const UNKNOWN: ToolFacts = Object.freeze({ known: false });
 
 /** An unknown tool name reloads the list at most this often (per profile). */
 const UNKNOWN_RELOAD_MS = 30_000;
@@ -44,9 +50,12 @@ export class UpstreamCatalog {
       this.invalidate(key);
       tools = await this.current(owner, profile, key);
     }
-    const known = tools.get(tool);
-    if (!known) return { known: false };
-    return { known: true, paramHeaders: known.paramHeaders, ...(known.taskSupport ? { taskSupport: known.taskSupport } : {}) };
+    return tools.get(tool)?.facts ?? UNKNOWN;
+  }
+
+  /** What describe() would answer, when the list is loaded and names `tool`; else undefined (ask describe()). */
+  knownNow(profile: LegacyClientCapabilities, tool: string): ToolFacts | undefined {
+    return this.listings.get(this.pool.sessionKey(profile))?.loaded?.get(tool)?.facts;
   }
 
   /** Forget what we know for one session profile key (its tools changed), or for all. */
@@ -61,9 +70,15 @@ export class UpstreamCatalog {
       const tools = this.load(owner, profile);
       listing = { tools, loadedAt: Date.now() };
       this.listings.set(key, listing);
-      tools.catch(() => {
-        if (this.listings.get(key) === listing) this.listings.delete(key);
-      });
+      const made = listing;
+      tools.then(
+        (loaded) => {
+          made.loaded = loaded;
+        },
+        () => {
+          if (this.listings.get(key) === made) this.listings.delete(key);
+        },
+      );
     }
     return listing.tools;
   }
@@ -77,7 +92,9 @@ export class UpstreamCatalog {
         if (!isObject(tool) || typeof tool.name !== "string") continue;
         const execution = isObject(tool.execution) ? tool.execution : {};
         const taskSupport = typeof execution.taskSupport === "string" ? execution.taskSupport : undefined;
-        tools.set(tool.name, { paramHeaders: paramHeadersOf(tool.inputSchema), ...(taskSupport ? { taskSupport } : {}) });
+        const paramHeaders = paramHeadersOf(tool.inputSchema);
+        const facts: ToolFacts = { known: true, paramHeaders, ...(taskSupport ? { taskSupport } : {}) };
+        tools.set(tool.name, { paramHeaders, facts, ...(taskSupport ? { taskSupport } : {}) });
       }
       cursor = typeof page.nextCursor === "string" ? page.nextCursor : undefined;
     } while (cursor);

@@ -107,6 +107,11 @@ export class UpstreamPool {
     return profileKey(this.sessionProfile(profile));
   }
 
+  /** The upstream's initialize result when a session told it already (undefined: none opened yet). */
+  infoNow(): UpstreamInfo | undefined {
+    return this.lastInfo;
+  }
+
   /** The upstream's initialize result (from the latest session opened; opens one for `owner` if none). */
   info(owner: string): Promise<UpstreamInfo> {
     if (this.lastInfo) return Promise.resolve(this.lastInfo);
@@ -151,13 +156,8 @@ export class UpstreamPool {
   /** A call (tools/call, prompts/get, resources/read): no time limit (the session pings while it
    *  runs); with sessionsPer "capabilities", an asking call holds its session alone. */
   call(owner: string, profile: LegacyClientCapabilities, method: string, params: JsonObject, options: CallOptions): Promise<JsonObject> {
-    return this.run(owner, profile, options.context, (session) =>
-      session.request(method, params, {
-        context: options.context,
-        ...(options.signal ? { signal: options.signal } : {}),
-        ...(options.onprogress ? { onprogress: options.onprogress } : {}),
-      }),
-    );
+    // `options` is what the session's request takes (its context, signal, progress listener): passed on as it is.
+    return this.run(owner, profile, options.context, (session) => session.request(method, params, options));
   }
 
   /**
@@ -245,7 +245,9 @@ export class UpstreamPool {
       }
       this.use(slot);
       try {
-        return await work(await this.sessionOf(slot));
+        // An open session is used at once (no promise made and awaited for it on every call).
+        const open = slot.session && !slot.session.isEnded ? slot.session : await this.sessionOf(slot);
+        return await work(open);
       } catch (error) {
         this.reported(error);
         const gone = error instanceof UpstreamFailure && error.reason === "session_gone";
@@ -392,24 +394,33 @@ export class UpstreamPool {
 
   private use(slot: Slot): void {
     slot.users += 1;
-    clearTimeout(slot.idleTimer);
-    slot.idleTimer = undefined;
   }
 
+  /** A slot left without users is closed once idle for its idle time. One timer per idle spell, not one made and cleared
+   *  per request: a timer that fires while the slot is in use, or used since, waits again for the time still left. */
   private release(slot: Slot, asker?: CallContext): void {
     slot.users -= 1;
     slot.lastUsed = Date.now();
     if (asker && slot.asker === asker) slot.asker = undefined;
-    if (slot.users === 0 && !slot.closing) {
-      const idleMs = slot.overflow ? Math.min(OVERFLOW_IDLE_MS, this.options.sessionIdleMs) : this.options.sessionIdleMs;
-      slot.idleTimer = setTimeout(() => {
-        if (slot.users > 0 || slot.closing) return;
-        this.options.log.debug({ event: "upstream.session.idle", profile: slot.key }, "idle upstream session closed");
-        this.remove(slot);
-        void this.closeSlot(slot);
-      }, idleMs);
-      slot.idleTimer.unref();
-    }
+    if (slot.users === 0 && !slot.closing && !slot.idleTimer) this.closeWhenIdle(slot, this.idleMsOf(slot));
+  }
+
+  private idleMsOf(slot: Slot): number {
+    return slot.overflow ? Math.min(OVERFLOW_IDLE_MS, this.options.sessionIdleMs) : this.options.sessionIdleMs;
+  }
+
+  private closeWhenIdle(slot: Slot, ms: number): void {
+    slot.idleTimer = setTimeout(() => {
+      slot.idleTimer = undefined;
+      if (slot.closing) return;
+      if (slot.users > 0) return; // the next release arms it again
+      const left = slot.lastUsed + this.idleMsOf(slot) - Date.now();
+      if (left > 0) return this.closeWhenIdle(slot, left);
+      this.options.log.debug({ event: "upstream.session.idle", profile: slot.key }, "idle upstream session closed");
+      this.remove(slot);
+      void this.closeSlot(slot);
+    }, ms);
+    slot.idleTimer.unref();
   }
 
   /** The upstream forgot this slot's session: forget it here too (the next request opens a new one). */

@@ -20,7 +20,7 @@ import { type InputRequest, type JsonObject, META, type RequestId } from "../pro
 import { isObject } from "../util/json.js";
 import type { CallContext } from "./callContext.js";
 import type { LegacyClientCapabilities } from "./capabilityProfile.js";
-import { type CancelOutcome, JsonRpcPeer, type Progress } from "./jsonRpcPeer.js";
+import { type CancelOutcome, JsonRpcPeer, type Progress, type RequestOptions } from "./jsonRpcPeer.js";
 import type { JsonRpcMessage, UpstreamTransport, Via } from "./transport.js";
 import { UpstreamFailure, UpstreamRpcError } from "./upstreamFailure.js";
 
@@ -165,13 +165,11 @@ export class UpstreamSession {
     if (context) this.calls.set(id, context);
     this.watchLiveness();
     try {
-      const result = await this.peer.request(method, params, {
-        id,
-        long: context !== undefined,
-        ...(options.signal ? { signal: options.signal } : {}),
-        ...(options.onprogress ? { onprogress: options.onprogress } : {}),
-        ...(options.timeout ? { timeout: options.timeout } : {}),
-      });
+      const request: RequestOptions = { id, long: context !== undefined };
+      if (options.signal) request.signal = options.signal;
+      if (options.onprogress) request.onprogress = options.onprogress;
+      if (options.timeout) request.timeout = options.timeout;
+      const result = await this.peer.request(method, params, request);
       // A log message the upstream sent on the standalone stream just before this response may
       // arrive on that other connection a moment later: a call that relays logs waits for it.
       if (context?.relaysLogs && this.info?.notificationStream) await new Promise((resolve) => setTimeout(resolve, LATE_STANDALONE_MS));
