@@ -1,5 +1,5 @@
 // Scenario "held": many held calls on an upstream that slows down. BENCH_HELD tasks (slow_echo
-// configured "always", one hour upstream, progress every second on each call's stream) are
+// configured "always", one hour upstream, progress every BENCH_HELD_PROGRESS_MS on each call's stream) are
 // created on the example legacy server; then the upstream process is slowed for real: SIGSTOP for
 // BENCH_HELD_STOP_MS, SIGCONT for BENCH_HELD_RUN_MS, over and over, for BENCH_HELD_SLOW_S seconds
 // (its timers, progress and ping answers all come late, in bursts; each pause is shorter than
@@ -15,7 +15,7 @@ import type { Child } from "../lib/children.js";
 import { positiveInt } from "../lib/knobs.js";
 import { runBlock, sleep } from "../lib/load.js";
 import { scrapeMetrics } from "../lib/metrics.js";
-import { rpc, TASKS_CAPS } from "../lib/modernClient.js";
+import { describeError, rpc, TASKS_CAPS } from "../lib/modernClient.js";
 import { startStack } from "../lib/stack.js";
 import { goalLine } from "../lib/stats.js";
 import { openFileLimit } from "../lib/tcpConnections.js";
@@ -23,7 +23,6 @@ import { setPhase } from "../lib/watchdog.js";
 import { out, type Scenario } from "./scenario.js";
 
 const SLOW_MS = 3_600_000;
-const PROGRESS_MS = 1_000;
 /** taskgate's liveness settings here: pinged every 2 s, a ping unanswered for 5 s is late (or missed, if nothing else came). */
 const LIVENESS = { pingIntervalMs: 2_000, pingTimeoutMs: 5_000 };
 /** Per call session (upstream.maxCallsPerSession's default): how many calls one undelivered cancel can take down. */
@@ -53,11 +52,13 @@ export function heldScenario(): Scenario {
   const RUN_MS = positiveInt("BENCH_HELD_RUN_MS", 500);
   const SLOW_S = positiveInt("BENCH_HELD_SLOW_S", 30);
   const CONCURRENCY = positiveInt("BENCH_CONCURRENCY", 16);
+  const PROGRESS_MS = positiveInt("BENCH_HELD_PROGRESS_MS", 1000);
   return {
     name: "held",
     title: `${HELD} held calls streaming progress on an upstream slowed by SIGSTOP bursts, then all cancelled`,
-    sizes: () => `${HELD} tasks; upstream stopped ${STOP_MS} ms / running ${RUN_MS} ms for ${SLOW_S} s and while cancelling`,
-    budgetMs: () => 120_000 + HELD * 40 + SLOW_S * 1000 + UPSTREAM_STOP_WAIT_MS,
+    sizes: () =>
+      `${HELD} tasks, progress every ${PROGRESS_MS} ms; upstream stopped ${STOP_MS} ms / running ${RUN_MS} ms for ${SLOW_S} s and while cancelling`,
+    budgetMs: () => 120_000 + HELD * 70 + SLOW_S * 1000 + UPSTREAM_STOP_WAIT_MS,
     async run() {
       const limit = openFileLimit();
       if (limit < HELD + 1000) {
@@ -71,8 +72,13 @@ export function heldScenario(): Scenario {
 
       setPhase(`creating ${HELD} tasks`);
       const ids: string[] = [];
-      await runBlock(HELD, CONCURRENCY, async () => ids.push(await createStreamingTask(stack.url)));
-      await stack.upstream.ask("waitStarted", { count: HELD, ms: 60_000 }, 65_000);
+      await runBlock(HELD, CONCURRENCY, async () => ids.push(await createStreamingTask(stack.url, PROGRESS_MS)));
+      setPhase(`waiting for the upstream to run all ${HELD} calls`);
+      const startWaitMs = Math.max(60_000, HELD * 30);
+      await stack.upstream.ask("waitStarted", { count: HELD, ms: startWaitMs }, startWaitMs + 5000).catch(async (error: unknown) => {
+        const scan = await scanTasks(stack.url, ids, CONCURRENCY);
+        throw new Error(`${describeError(error)}; tasks: ${describeCounts(scan.byStatus)}${describeFailures(scan.failures)}`);
+      });
       const metricsBefore = await scrapeMetrics(stack.url);
 
       const bursts = new Bursts(stack.upstream, STOP_MS, RUN_MS);
@@ -140,8 +146,9 @@ export function heldScenario(): Scenario {
       out(goalLine("tasks failed while their streams were alive", failedSlowed, String(failedSlowed), atMostZero));
       out(goalLine("calls left running upstream after cancel", upstream.running, String(upstream.running), atMostZero));
       out(goalLine("cancels neither seen upstream nor reported", unaccounted, String(unaccounted), atMostZero));
-      // Cancels go out for the calls still in flight: the tasks that were working until cancelled.
-      const noOutcome = (final.byStatus.cancelled ?? 0) - cancels.delivered - cancels.undelivered;
+      // Cancels go out for the calls still in flight (the tasks working until cancelled) and for
+      // each ping that timed out (late or missed).
+      const noOutcome = (final.byStatus.cancelled ?? 0) + pings.late + pings.missed - cancels.delivered - cancels.undelivered;
       out(goalLine("cancels with no counted outcome", Math.abs(noOutcome), String(noOutcome), atMostZero));
     },
   };
@@ -149,12 +156,12 @@ export function heldScenario(): Scenario {
 
 const atMostZero = { kind: "atMost", limit: 0, unit: "" } as const;
 
-/** tools/call slow_echo for an hour with progress every second ⇒ the task id of the CreateTaskResult. */
-async function createStreamingTask(url: string): Promise<string> {
+/** tools/call slow_echo for an hour with progress every `progressMs` ⇒ the task id of the CreateTaskResult. */
+async function createStreamingTask(url: string, progressMs: number): Promise<string> {
   const result = await rpc(
     url,
     "tools/call",
-    { name: "slow_echo", arguments: { text: "held", ms: SLOW_MS, progressMs: PROGRESS_MS } },
+    { name: "slow_echo", arguments: { text: "held", ms: SLOW_MS, progressMs } },
     { capabilities: TASKS_CAPS },
   );
   if (result.resultType !== "task" || typeof result.taskId !== "string") {

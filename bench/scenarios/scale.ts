@@ -14,6 +14,7 @@
 // Node and the allocator keep part of the RSS such a burst grew to; the RSS goal asks taskgate to
 // keep no more than that floor does (plus a margin), not to return to where it started.
 
+import { join } from "node:path";
 import { type MemUsage, spawnRole } from "../lib/children.js";
 import { positiveInt, positiveIntList } from "../lib/knobs.js";
 import { runBlock, sleep } from "../lib/load.js";
@@ -91,6 +92,7 @@ export function scaleScenario(): Scenario {
       if (warmed.running > 0) throw new Error(`${warmed.running} warm-up calls still run upstream after ${UPSTREAM_WAIT_MS} ms`);
       await sleep(SETTLE_MS);
       const before = await snapshot();
+      await heapSnapshot(stack, "before");
 
       const ids: string[] = [];
       const rows: LevelRow[] = [];
@@ -117,6 +119,7 @@ export function scaleScenario(): Scenario {
         const g = summarise(gets.latencies);
         setPhase(`reading memory with ${level} held`);
         const snap = await snapshot();
+        if (level === MAX) await heapSnapshot(stack, `held-${level}`);
         rows.push({
           level,
           createRate: last.rate,
@@ -141,11 +144,21 @@ export function scaleScenario(): Scenario {
       setPhase(`settling ${SETTLE_MS} ms after cancelling`);
       await sleep(SETTLE_MS);
       const after = await snapshot();
+      await heapSnapshot(stack, "after");
 
       const floor = await measureFloor(MAX, SETTLE_MS);
       report(before, rows, after, { cancelMs, upstreamStopMs, upstreamRunning: idle.running, heldAfter, outcomes: idle.outcomes }, floor);
     },
   };
+}
+
+/** With BENCH_HEAP_SNAPSHOT_DIR: taskgate's heap written there (scale-before, -held-<top level>, -after .heapsnapshot). */
+async function heapSnapshot(stack: Stack, when: string): Promise<void> {
+  const dir = process.env.BENCH_HEAP_SNAPSHOT_DIR;
+  if (!dir) return;
+  setPhase(`writing taskgate's heap snapshot (${when})`);
+  const file = await stack.gateway.ask<string>("heapSnapshot", join(dir, `scale-${when}.heapsnapshot`), 300_000);
+  out(`heap snapshot ${when}: ${file}`);
 }
 
 interface Floor {
