@@ -39,6 +39,8 @@ export interface HttpTransportOptions {
 export interface UpstreamDispatchers {
   short: Dispatcher;
   calls: CallConnections;
+  /** Aborted first by close(): requests that may wait long (a pushed DELETE) give up then. */
+  closing: AbortSignal;
   close(): Promise<void>;
 }
 
@@ -46,10 +48,13 @@ export interface UpstreamDispatchers {
 export function upstreamDispatchers(url: string, connectTimeoutMs: number): UpstreamDispatchers {
   const short = new Agent({ connect: { timeout: connectTimeoutMs }, headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 4_000 });
   const calls = new CallConnections({ origin: new URL(url).origin, connectTimeoutMs });
+  const closing = new AbortController();
   return {
     short,
     calls,
+    closing: closing.signal,
     async close() {
+      closing.abort(EXCHANGE_CLOSED);
       await Promise.all([short.close(), calls.close()]);
     },
   };
@@ -72,7 +77,7 @@ export function refusedCredentials(status: number, what: string, whose: "taskgat
 const DRAIN_AFTER_ANSWER_MS = 1_000;
 
 const STANDALONE_WAIT_MS = 3_000;
-/** One DELETE ending a session gives up after this long (quick: a shutdown waits for it). */
+/** A DELETE ending an idle session (or at shutdown) gives up after this long. */
 const DELETE_TIMEOUT_MS = 2_000;
 const RESUME_ATTEMPTS = 3;
 const RECONNECT_MAX_MS = 30_000;
@@ -163,15 +168,19 @@ export class HttpTransport implements UpstreamTransport {
     for (const exchange of this.exchanges) exchange.abort(EXCHANGE_CLOSED);
     if (!this.session) return;
     const attempts = push?.attempts ?? 1;
+    const { closing } = this.options.dispatchers;
+    // A pushed DELETE waits as long as any message may (upstream.requestTimeoutMs): a busy upstream
+    // answers late. A plain close stays quick, and taskgate's own shutdown cuts every attempt short.
+    const limitMs = push ? this.options.sendTimeoutMs : DELETE_TIMEOUT_MS;
     let why = "";
-    for (let attempt = 1; attempt <= attempts; attempt++) {
-      if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, push!.retryMs * 2 ** (attempt - 2)).unref());
+    for (let attempt = 1; attempt <= attempts && !closing.aborted; attempt++) {
+      if (attempt > 1) await sleep(push!.retryMs * 2 ** (attempt - 2), closing);
       try {
         const response = await request(this.options.url, {
           method: "DELETE",
           headers: this.headers(),
           dispatcher: this.options.dispatchers.short,
-          signal: AbortSignal.timeout(DELETE_TIMEOUT_MS),
+          signal: AbortSignal.any([AbortSignal.timeout(limitMs), closing]),
         });
         await response.body.dump();
         // Any answer will do: gone already (404) or no DELETE allowed (405) ends nothing more here.
