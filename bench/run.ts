@@ -8,6 +8,9 @@
 //   scale      1k / 5k / 10k held tasks: create rate, tasks/get p50/p99, memory per task, cancel all,
 //              memory and upstream connections afterwards; RSS kept vs a bare Node process that
 //              held and aborted as many undici streams (the floor)
+//   held       5,000 held calls streaming progress on an upstream slowed by SIGSTOP bursts, then all
+//              cancelled: no task failed while its stream was alive, every cancel reached the upstream
+//              or was reported, nothing left running upstream
 //   tasks      the task machinery per request: call→task and tasks/get vs server/discover
 //   stdio      a stdio upstream (upstream.command): process start-up, RSS per process, 50 identities at once
 //   fleet      1 vs 50 backends (HTTP and stdio): start-up, idle memory per backend, routing overhead of a call
@@ -25,6 +28,7 @@ import { gatewayLogLevel, positiveInt, storeKind } from "./lib/knobs.js";
 import { describeError } from "./lib/modernClient.js";
 import { armWatchdog, currentPhase, disarmWatchdog, setPhase } from "./lib/watchdog.js";
 import { fleetScenario } from "./scenarios/fleet.js";
+import { heldScenario } from "./scenarios/held.js";
 import { inlineScenario } from "./scenarios/inline.js";
 import { listingScenario } from "./scenarios/listing.js";
 import { scaleScenario } from "./scenarios/scale.js";
@@ -37,6 +41,7 @@ const ALL: Record<string, () => Scenario> = {
   inline: inlineScenario,
   "tasks-get": tasksGetScenario,
   scale: scaleScenario,
+  held: heldScenario,
   tasks: tasksScenario,
   stdio: stdioScenario,
   fleet: fleetScenario,

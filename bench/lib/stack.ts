@@ -39,6 +39,8 @@ export interface StackOptions {
   exposeGc?: boolean;
   /** Merged into taskgate's config (tasks, cache, …). */
   config?: Record<string, unknown>;
+  /** Merged into taskgate's `upstream` section (next to the url). */
+  upstream?: Record<string, unknown>;
   /** Also start a second taskgate, tracing on (every request sampled), exporting to this OTLP endpoint. */
   tracedTo?: string;
 }
@@ -47,7 +49,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const upstream = await spawnRole("upstream", "upstream.ts");
   const upstreamUrl = upstream.info.url as string;
   const config = {
-    upstream: { url: upstreamUrl },
+    upstream: { url: upstreamUrl, ...options.upstream },
     host: "127.0.0.1",
     port: 0,
     auth: { mode: "demo" },

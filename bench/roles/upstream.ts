@@ -1,6 +1,7 @@
 // Role "upstream": the example legacy server (examples/legacy-server, SDK 1.x, sessions, SSE) in
 // its own process, so its CPU is not counted against taskgate. Answers "calls" with what its
-// tools really did (started / finished / running, and outcomes), and "waitStarted" once at least
+// tools really did (started / finished / running, outcomes, and how many notifications/cancelled
+// for a running call it received), and "waitStarted" once at least
 // `count` tool calls have started (bounded by `ms`).
 
 import { startLegacyServer } from "../../examples/legacy-server/server.js";
@@ -11,17 +12,26 @@ await serveRole("upstream", async () => {
   const server = await startLegacyServer({ port: 0, host: "127.0.0.1", speed: 1 });
   let started = 0;
   let finished = 0;
+  let cancelsReceived = 0;
   const outcomes: Record<string, number> = {};
   const waiters = new Set<() => void>();
   server.events.on("tool-started", () => {
     started++;
     for (const wake of waiters) wake();
   });
+  server.events.on("cancelled", () => cancelsReceived++);
   server.events.on("tool-finished", (event: ToolFinishedEvent) => {
     finished++;
     outcomes[event.outcome] = (outcomes[event.outcome] ?? 0) + 1;
   });
-  const calls = () => ({ started, finished, running: started - finished, outcomes: { ...outcomes }, sessions: server.sessionCount() });
+  const calls = () => ({
+    started,
+    finished,
+    running: started - finished,
+    outcomes: { ...outcomes },
+    cancelsReceived,
+    sessions: server.sessionCount(),
+  });
   return {
     info: { url: server.url, port: server.port },
     handlers: {

@@ -14,6 +14,7 @@
 // Node and the allocator keep part of the RSS such a burst grew to; the RSS goal asks taskgate to
 // keep no more than that floor does (plus a margin), not to return to where it started.
 
+import { join } from "node:path";
 import { type MemUsage, spawnRole } from "../lib/children.js";
 import { positiveInt, positiveIntList } from "../lib/knobs.js";
 import { runBlock, sleep } from "../lib/load.js";
@@ -91,6 +92,7 @@ export function scaleScenario(): Scenario {
       if (warmed.running > 0) throw new Error(`${warmed.running} warm-up calls still run upstream after ${UPSTREAM_WAIT_MS} ms`);
       await sleep(SETTLE_MS);
       const before = await snapshot();
+      await heapSnapshot(stack, "before");
 
       const ids: string[] = [];
       const rows: LevelRow[] = [];
@@ -117,6 +119,7 @@ export function scaleScenario(): Scenario {
         const g = summarise(gets.latencies);
         setPhase(`reading memory with ${level} held`);
         const snap = await snapshot();
+        if (level === MAX) await heapSnapshot(stack, `held-${level}`);
         rows.push({
           level,
           createRate: last.rate,
@@ -131,9 +134,13 @@ export function scaleScenario(): Scenario {
       }
 
       setPhase(`cancelling ${ids.length} tasks`);
+      const cpuBefore = await stack.gateway.cpu();
       const cancelStart = performance.now();
       await runBlock(ids.length, CONCURRENCY, (i) => cancelTask(stack.url, ids[i]!));
       const cancelMs = performance.now() - cancelStart;
+      const cpuAfter = await stack.gateway.cpu();
+      // CPU, unlike wall time, does not grow with the machine's load: the figure to compare across runs.
+      const cancelCpuMs = (cpuAfter.user + cpuAfter.system - cpuBefore.user - cpuBefore.system) / 1000 / ids.length;
       setPhase(`waiting for the upstream to stop ${ids.length} cancelled calls`);
       const idle = await upstreamIdle(stack, UPSTREAM_WAIT_MS);
       const upstreamStopMs = performance.now() - cancelStart;
@@ -141,11 +148,27 @@ export function scaleScenario(): Scenario {
       setPhase(`settling ${SETTLE_MS} ms after cancelling`);
       await sleep(SETTLE_MS);
       const after = await snapshot();
+      await heapSnapshot(stack, "after");
 
       const floor = await measureFloor(MAX, SETTLE_MS);
-      report(before, rows, after, { cancelMs, upstreamStopMs, upstreamRunning: idle.running, heldAfter, outcomes: idle.outcomes }, floor);
+      report(
+        before,
+        rows,
+        after,
+        { cancelMs, cancelCpuMs, upstreamStopMs, upstreamRunning: idle.running, heldAfter, outcomes: idle.outcomes },
+        floor,
+      );
     },
   };
+}
+
+/** With BENCH_HEAP_SNAPSHOT_DIR: taskgate's heap written there (scale-before, -held-<top level>, -after .heapsnapshot). */
+async function heapSnapshot(stack: Stack, when: string): Promise<void> {
+  const dir = process.env.BENCH_HEAP_SNAPSHOT_DIR;
+  if (!dir) return;
+  setPhase(`writing taskgate's heap snapshot (${when})`);
+  const file = await stack.gateway.ask<string>("heapSnapshot", join(dir, `scale-${when}.heapsnapshot`), 300_000);
+  out(`heap snapshot ${when}: ${file}`);
 }
 
 interface Floor {
@@ -210,7 +233,14 @@ function report(
   before: Snapshot,
   rows: LevelRow[],
   after: Snapshot,
-  end: { cancelMs: number; upstreamStopMs: number; upstreamRunning: number; heldAfter: number; outcomes: Record<string, number> },
+  end: {
+    cancelMs: number;
+    cancelCpuMs: number;
+    upstreamStopMs: number;
+    upstreamRunning: number;
+    heldAfter: number;
+    outcomes: Record<string, number>;
+  },
   floor: Floor,
 ): void {
   out(
@@ -274,7 +304,7 @@ function report(
   const top = rows[rows.length - 1]!;
   const first = rows[0]!;
   out(
-    `cancelled ${top.level}: all tasks/cancel answered in ${(end.cancelMs / 1000).toFixed(1)} s; ` +
+    `cancelled ${top.level}: all tasks/cancel answered in ${(end.cancelMs / 1000).toFixed(1)} s (taskgate CPU ${end.cancelCpuMs.toFixed(2)} ms per cancel); ` +
       (end.upstreamRunning === 0
         ? `the upstream had stopped every call after ${(end.upstreamStopMs / 1000).toFixed(1)} s`
         : `${end.upstreamRunning} call(s) still running upstream after ${(end.upstreamStopMs / 1000).toFixed(1)} s`) +
@@ -298,6 +328,7 @@ function report(
       ` heap before ${mib(floor.before.heapUsed)}, held ${mib(floor.held.heapUsed)}, after ${mib(floor.after.heapUsed)}`,
   );
   if (!before.mem.afterGc) out("note: taskgate ran without --expose-gc, so memory was read without a forced GC");
+  if (process.env.BENCH_HEAP_SNAPSHOT_DIR) out("note: heap snapshots were written: RSS read after one counts the memory the snapshot took");
   if (rows.length > 1) {
     const rateShare = top.createRate / first.createRate;
     out(

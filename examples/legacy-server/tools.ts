@@ -1,6 +1,7 @@
 // Registers the simple tools on one session's McpServer: greet, forecast (x-mcp-header
 // arguments), fail_tool, broken_tool (a true JSON-RPC error, via rawErrorTools), slow_echo
-// (cancellable), log_steps (log messages on the call's stream), toggle_beta (adds/removes `beta` on EVERY live session, so each gets
+// (cancellable; with progressMs it streams progress while it waits), log_steps (log messages on
+// the call's stream), toggle_beta (adds/removes `beta` on EVERY live session, so each gets
 // tools/list_changed) and touch_resource (bumps example://counter and sends resources/updated to
 // subscribed sessions) and deploy (a stand-in for a call someone must approve: its "deployed"
 // event says what it received). Interactive tools live in interactiveTools.ts.
@@ -12,7 +13,7 @@ import { registerInteractiveTools } from "./interactiveTools.js";
 import { JsonRpcError, routeRawTools } from "./rawErrorTools.js";
 import { COUNTER_URI } from "./resources.js";
 import type { SessionContext, SharedState } from "./state.js";
-import { type Extra, runTool, text } from "./toolkit.js";
+import { type Extra, runTool, type ToolRun, text } from "./toolkit.js";
 
 export function registerTools(session: SessionContext): void {
   const { mcp, state } = session;
@@ -53,12 +54,20 @@ export function registerTools(session: SessionContext): void {
   mcp.registerTool(
     "slow_echo",
     {
-      description: "Waits `ms` milliseconds (default 3000), then echoes `text`. Honours cancellation.",
-      inputSchema: { text: z.string(), ms: z.number().int().min(0).optional() },
+      description:
+        "Waits `ms` milliseconds (default 3000), then echoes `text`; with `progressMs`, sends progress that often meanwhile. " +
+        "Honours cancellation.",
+      inputSchema: {
+        text: z.string(),
+        ms: z.number().int().min(0).optional(),
+        progressMs: z.number().int().min(1).optional().describe("Progress every this many ms while waiting"),
+      },
     },
     (args, extra) =>
       runTool(session, "slow_echo", extra, async (run) => {
-        await run.wait(args.ms ?? 3000);
+        const ms = args.ms ?? 3000;
+        if (args.progressMs === undefined) await run.wait(ms);
+        else await waitWithProgress(run, ms, args.progressMs);
         return text(args.text);
       }),
   );
@@ -136,4 +145,13 @@ async function notifyCounterSubscribers(state: SharedState): Promise<void> {
     .filter((s) => s.subscriptions.has(COUNTER_URI) && s.mcp.isConnected())
     .map((s) => s.mcp.server.sendResourceUpdated({ uri: COUNTER_URI }).catch(() => undefined));
   await Promise.all(sends);
+}
+
+/** Waits `ms` in steps of `everyMs`, reporting progress k of the steps after each (a busy, streaming call). */
+async function waitWithProgress(run: ToolRun, ms: number, everyMs: number): Promise<void> {
+  const steps = Math.max(1, Math.ceil(ms / everyMs));
+  for (let k = 1; k <= steps; k++) {
+    await run.wait(Math.min(everyMs, ms - (k - 1) * everyMs));
+    await run.progress(k, steps, `waited ${k} of ${steps}`);
+  }
 }

@@ -66,6 +66,7 @@ export class GatewayMetrics {
   private readonly errorReplies: Counter<"reason">;
   private readonly upstreamNotifications: Counter<"method">;
   private readonly upstreamCancels: Counter<"outcome">;
+  private readonly upstreamPings: Counter<"outcome">;
   private readonly federationCollisions: Counter<"kind">;
   private readonly federationMissing: Counter;
   private readonly storeErrors: Counter<"operation">;
@@ -114,6 +115,14 @@ export class GatewayMetrics {
       labelNames: ["outcome"],
       registers,
     });
+    this.upstreamPings = new Counter({
+      name: `${PREFIX}upstream_pings_total`,
+      help:
+        "Liveness pings of upstream sessions with calls in flight, by outcome: answered (in time), late (unanswered within " +
+        "upstream.pingTimeoutMs while the upstream still sent other messages: the session was kept), missed (the session was ended)",
+      labelNames: ["outcome"],
+      registers,
+    });
     this.upstreamNotifications = new Counter({
       name: `${PREFIX}upstream_notifications_total`,
       help: "Notifications the upstream sent outside any call (all sessions, before merging copies), by method",
@@ -153,6 +162,7 @@ export class GatewayMetrics {
     // Each series exists (at 0) before its first failure.
     for (const reason of UPSTREAM_REASONS) this.upstreamErrors.labels(reason).inc(0);
     for (const outcome of ["delivered", "retried", "undelivered"]) this.upstreamCancels.labels(outcome).inc(0);
+    for (const outcome of ["answered", "late", "missed"]) this.upstreamPings.labels(outcome).inc(0);
     for (const reason of ALL_REASONS) this.errorReplies.labels(reason).inc(0);
     for (const operation of STORE_OPERATIONS) this.storeErrors.labels(operation).inc(0);
     for (const status of FINISHED_STATUSES) this.tasksFinished.labels(status).inc(0);
@@ -269,6 +279,11 @@ export class GatewayMetrics {
   /** How one notifications/cancelled fared (the outcomes of upstream/jsonRpcPeer.ts). */
   upstreamCancel(outcome: "delivered" | "retried" | "undelivered"): void {
     this.upstreamCancels.labels(outcome).inc();
+  }
+
+  /** How one liveness ping fared (the outcomes of upstream/upstreamSession.ts). */
+  upstreamPing(outcome: "answered" | "late" | "missed"): void {
+    this.upstreamPings.labels(outcome).inc();
   }
 
   upstreamNotification(method: string): void {

@@ -21,6 +21,7 @@ import { UpstreamCredentials } from "../upstream/upstreamCredentials.js";
 import { toClientError, UpstreamFailure } from "../upstream/upstreamFailure.js";
 import { openUpstreamLink, type UpstreamLink } from "../upstream/upstreamLink.js";
 import { UpstreamPool } from "../upstream/upstreamPool.js";
+import type { PingOutcome } from "../upstream/upstreamSession.js";
 import { closeQuietly } from "./closeQuietly.js";
 
 /** The identity whose upstream session answers readiness checks (owners are hashes: no clash). */
@@ -57,6 +58,7 @@ export interface UpstreamSideDeps {
     upstreamFailed(reason: UpstreamReason): void;
     upstreamNotification(method: string): void;
     upstreamCancel(outcome: CancelOutcome): void;
+    upstreamPing(outcome: PingOutcome): void;
   };
   /** Where the upstream session ids this instance holds are kept. */
   ledger: SessionLedger;
@@ -95,6 +97,7 @@ export function openUpstreamSide(options: UpstreamOptions, deps: UpstreamSideDep
     },
     maxCallsPerSession: options.maxCallsPerSession,
     onCancel: (outcome) => metrics.upstreamCancel(outcome),
+    onPing: (outcome) => metrics.upstreamPing(outcome),
     onNotification: (owner, profileKey, notification) => {
       metrics.upstreamNotification(notification.method);
       events.feed(owner, profileKey, notification);

@@ -6,6 +6,7 @@
 // leaves no trace once they are over.
 
 import { Client } from "undici";
+import { EXCHANGE_CLOSED } from "./transport.js";
 
 export interface CallConnectionsOptions {
   origin: string;
@@ -41,7 +42,8 @@ export class CallConnections {
     if (reusable && !this.closed && !client.closed && !client.destroyed && this.idle.length < (this.options.idleMax ?? 32)) {
       this.idle.push(client);
     } else {
-      void client.destroy().catch(() => undefined);
+      // The shared error: undici would build (and Node's teardown format) one per connection otherwise.
+      void client.destroy(EXCHANGE_CLOSED).catch(() => undefined);
     }
   }
 

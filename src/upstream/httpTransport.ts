@@ -15,7 +15,7 @@ import { traceHeadersOf } from "../observability/tracing.js";
 import { isObject } from "../util/json.js";
 import { CallConnections } from "./callConnections.js";
 import { readSse, type SseProgress } from "./sseReader.js";
-import { EXCHANGE_CLOSED, type JsonRpcMessage, type TransportReceiver, type UpstreamTransport } from "./transport.js";
+import { type ClosePush, EXCHANGE_CLOSED, type JsonRpcMessage, type TransportReceiver, type UpstreamTransport } from "./transport.js";
 import { networkCause, UpstreamFailure } from "./upstreamFailure.js";
 
 export interface HttpTransportOptions {
@@ -39,6 +39,8 @@ export interface HttpTransportOptions {
 export interface UpstreamDispatchers {
   short: Dispatcher;
   calls: CallConnections;
+  /** Aborted first by close(): requests that may wait long (a pushed DELETE) give up then. */
+  closing: AbortSignal;
   close(): Promise<void>;
 }
 
@@ -46,10 +48,13 @@ export interface UpstreamDispatchers {
 export function upstreamDispatchers(url: string, connectTimeoutMs: number): UpstreamDispatchers {
   const short = new Agent({ connect: { timeout: connectTimeoutMs }, headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 4_000 });
   const calls = new CallConnections({ origin: new URL(url).origin, connectTimeoutMs });
+  const closing = new AbortController();
   return {
     short,
     calls,
+    closing: closing.signal,
     async close() {
+      closing.abort(EXCHANGE_CLOSED);
       await Promise.all([short.close(), calls.close()]);
     },
   };
@@ -72,6 +77,8 @@ export function refusedCredentials(status: number, what: string, whose: "taskgat
 const DRAIN_AFTER_ANSWER_MS = 1_000;
 
 const STANDALONE_WAIT_MS = 3_000;
+/** A DELETE ending an idle session (or at shutdown) gives up after this long. */
+const DELETE_TIMEOUT_MS = 2_000;
 const RESUME_ATTEMPTS = 3;
 const RECONNECT_MAX_MS = 30_000;
 const SESSION_GONE_BODY = /no valid session|session not found|unknown session|invalid session/i;
@@ -99,10 +106,16 @@ export class HttpTransport implements UpstreamTransport {
 
   async sendRequest(message: JsonRpcMessage, exchange: AbortController, long = false): Promise<void> {
     this.exchanges.add(exchange);
+    const client = long ? this.options.dispatchers.calls.acquire() : undefined;
+    // A long exchange has a connection of its own: closing it is how its abort stops the request,
+    // with the one shared error, before undici hears of the abort (it would build and format
+    // three errors per exchange: thousands at a mass cancel).
+    const closeConnection = client ? () => void client.destroy(EXCHANGE_CLOSED).catch(() => undefined) : undefined;
+    if (closeConnection) exchange.signal.addEventListener("abort", closeConnection, { once: true });
     const done = () => {
       this.exchanges.delete(exchange);
+      if (closeConnection) exchange.signal.removeEventListener("abort", closeConnection);
     };
-    const client = long ? this.options.dispatchers.calls.acquire() : undefined;
     let response: Response;
     try {
       response = await this.post(message, exchange.signal, client);
@@ -149,22 +162,39 @@ export class HttpTransport implements UpstreamTransport {
     return open;
   }
 
-  async close(): Promise<void> {
+  async close(push?: ClosePush): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.standalone.abort(EXCHANGE_CLOSED);
     for (const exchange of this.exchanges) exchange.abort(EXCHANGE_CLOSED);
     if (!this.session) return;
-    try {
-      const response = await request(this.options.url, {
-        method: "DELETE",
-        headers: this.headers(),
-        dispatcher: this.options.dispatchers.short,
-        signal: AbortSignal.timeout(2_000),
-      });
-      await response.body.dump();
-    } catch {
-      // Gone already, or it does not allow DELETE: closing locally is enough.
+    const attempts = push?.attempts ?? 1;
+    const { closing } = this.options.dispatchers;
+    // A pushed DELETE waits as long as any message may (upstream.requestTimeoutMs): a busy upstream
+    // answers late. A plain close stays quick, and taskgate's own shutdown cuts every attempt short.
+    const limitMs = push ? this.options.sendTimeoutMs : DELETE_TIMEOUT_MS;
+    let why = "";
+    for (let attempt = 1; attempt <= attempts && !closing.aborted; attempt++) {
+      if (attempt > 1) await sleep(push!.retryMs * 2 ** (attempt - 2), closing);
+      try {
+        const response = await request(this.options.url, {
+          method: "DELETE",
+          headers: this.headers(),
+          dispatcher: this.options.dispatchers.short,
+          signal: AbortSignal.any([AbortSignal.timeout(limitMs), closing]),
+        });
+        await response.body.dump();
+        // Any answer will do: gone already (404) or no DELETE allowed (405) ends nothing more here.
+        return;
+      } catch (error) {
+        why = networkCause(error);
+      }
+    }
+    if (push && push.calls > 0) {
+      this.options.log.warn(
+        { event: "upstream.session.delete.failed", target: this.options.url, attempts, calls: push.calls, err: why },
+        "the DELETE ending an upstream session with calls in flight got no answer: the upstream may still run them",
+      );
     }
   }
 
@@ -178,7 +208,7 @@ export class HttpTransport implements UpstreamTransport {
     return extra ? Object.assign(headers, extra) : headers;
   }
 
-  /** POSTs one message, on `connection` when given (a long exchange's own), else the short pool. */
+  /** POSTs one message, on `connection` when given (a long exchange's own, closed on abort by the caller), else the short pool. */
   private async post(message: JsonRpcMessage, signal: AbortSignal, connection?: Dispatcher): Promise<Response> {
     const headers = this.headers();
     headers["content-type"] = "application/json";
@@ -186,12 +216,13 @@ export class HttpTransport implements UpstreamTransport {
     const trace = traceHeadersOf(message.params?._meta); // the request's trace context, in its headers too
     if (trace) Object.assign(headers, trace);
     try {
+      if (signal.aborted) throw signal.reason;
       return await request(this.options.url, {
         method: "POST",
         headers,
         body: JSON.stringify(message),
         dispatcher: connection ?? this.options.dispatchers.short,
-        signal,
+        ...(connection ? {} : { signal }),
       });
     } catch (error) {
       if (signal.aborted) throw error;

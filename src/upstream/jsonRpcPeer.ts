@@ -6,7 +6,8 @@
 // listener and timer a request takes is released when it ends. A notifications/cancelled that
 // cannot be sent (the upstream refuses or does not answer the POST) is sent again, up to
 // `cancelAttempts` times with a doubling pause from `cancelRetryMs`; each outcome is told to the
-// handler (the session ends itself when a cancel stays undelivered). `lastHeardAt` is when the
+// handler (the session ends itself when a cancel stays undelivered; a cancel the session's end
+// overtook is reported undelivered too, so none goes uncounted). `lastHeardAt` is when the
 // upstream last sent anything (the session's liveness reads it).
 
 import type { Logger } from "pino";
@@ -181,7 +182,9 @@ export class JsonRpcPeer {
     const { attempts, retryMs } = this.cancelDelivery;
     let why = "";
     for (let attempt = 1; attempt <= attempts; attempt++) {
-      if (this.failure) return; // the session ended: its end closed every exchange and told the upstream (DELETE)
+      // The session ended first: its end closed every exchange and sends the upstream a DELETE, which
+      // may not get through either; the cancel is reported undelivered, never dropped unseen.
+      if (this.failure) return this.undelivered(id, attempt - 1, `the session ended first (${this.failure.message})`);
       try {
         await this.transport.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } });
         this.handlers.cancel?.("delivered", id);
@@ -194,7 +197,10 @@ export class JsonRpcPeer {
         await new Promise((resolve) => setTimeout(resolve, retryMs * 2 ** (attempt - 1)));
       }
     }
-    if (this.failure) return;
+    this.undelivered(id, attempts, this.failure ? `the session ended first (${this.failure.message})` : why);
+  }
+
+  private undelivered(id: RequestId, attempts: number, why: string): void {
     this.log.warn(
       { event: "upstream.cancel.undelivered", requestId: id, attempts, err: why },
       "notifications/cancelled could not be delivered upstream",

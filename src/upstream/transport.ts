@@ -18,6 +18,13 @@ export const EXCHANGE_CLOSED: Error = (() => {
   return error;
 })();
 
+/** How hard a session's end is pushed upstream (upstream.cancelAttempts, cancelRetryMs) and how many calls it ends. */
+export interface ClosePush {
+  attempts: number;
+  retryMs: number;
+  calls: number;
+}
+
 export type Via = { kind: "exchange"; requestId: RequestId } | { kind: "standalone" };
 
 export interface JsonRpcMessage {
@@ -58,6 +65,7 @@ export interface UpstreamTransport {
   /** After initialize: remember the negotiated version; open the standalone channel. Resolves
    *  whether the upstream offers one (false: list changes and GET-stream questions cannot arrive). */
   opened(protocolVersion: string): Promise<boolean>;
-  /** Ends the session upstream (HTTP DELETE; stdio: stdin closed, then signals) and locally. */
-  close(): Promise<void>;
+  /** Ends the session upstream (HTTP DELETE; stdio: stdin closed, then signals) and locally; `push`:
+   *  the session ended itself with calls in flight, so the DELETE is sent again if it fails. */
+  close(push?: ClosePush): Promise<void>;
 }

@@ -27,7 +27,7 @@ import { ALL_KINDS, hasQuestions, type LegacyClientCapabilities, profileKey, typ
 import type { CancelOutcome, Progress } from "./jsonRpcPeer.js";
 import type { JsonRpcMessage, UpstreamTransport } from "./transport.js";
 import { type FailureReason, UpstreamFailure } from "./upstreamFailure.js";
-import { type SessionTimeouts, type UpstreamInfo, UpstreamSession } from "./upstreamSession.js";
+import { type PingOutcome, type SessionTimeouts, type UpstreamInfo, UpstreamSession } from "./upstreamSession.js";
 
 export interface UpstreamPoolOptions {
   /** A fresh transport for one new session of `owner` (its credentials towards the upstream) and capability profile `profileKey`. */
@@ -55,6 +55,8 @@ export interface UpstreamPoolOptions {
   onFailure?(reason: FailureReason): void;
   /** How each notifications/cancelled fared. */
   onCancel?(outcome: CancelOutcome): void;
+  /** How each liveness ping fared. */
+  onPing?(outcome: PingOutcome): void;
   /** Calls one session carries at once (upstream.maxCallsPerSession); beyond, the owner gets another session. Default unbounded. */
   maxCallsPerSession?: number;
 }
@@ -347,6 +349,7 @@ export class UpstreamPool {
         log,
         askerOf: () => slot.asker,
         ...(this.options.onCancel ? { onCancel: this.options.onCancel } : {}),
+        ...(this.options.onPing ? { onPing: this.options.onPing } : {}),
         onNotification: (message) => this.options.onNotification?.(slot.owner, slot.key, message),
         onClosed: (failure) => {
           // Not yet (it ended while opening: open() reports that) or no longer this slot's session.

@@ -62,7 +62,12 @@ export interface SessionOptions {
   askerOf?: () => CallContext | undefined;
   /** How each notifications/cancelled fared (metrics). */
   onCancel?(outcome: CancelOutcome): void;
+  /** How each liveness ping fared (metrics). */
+  onPing?(outcome: PingOutcome): void;
 }
+
+/** A ping answered in time, late while the upstream still sent other messages (session kept), or missed (session ended). */
+export type PingOutcome = "answered" | "late" | "missed";
 
 export interface SessionRequestOptions {
   signal?: AbortSignal;
@@ -210,8 +215,11 @@ export class UpstreamSession {
             `Upstream call lost: the upstream ended its session without a result for this call (${failure.message})`,
           )
         : failure;
+    const calls = this.calls.size;
     this.peer.failAll(failure, lost);
-    void this.options.transport.close();
+    // Its calls may still run upstream: the DELETE that ends them there is pushed like a cancel.
+    const { cancelAttempts = 1, cancelRetryMs = 0 } = this.options.timeouts;
+    void this.options.transport.close({ attempts: cancelAttempts, retryMs: cancelRetryMs, calls });
     this.options.onClosed(failure);
   }
 
@@ -284,7 +292,7 @@ export class UpstreamSession {
 
   private onCancelOutcome(outcome: CancelOutcome, requestId: RequestId, why: string | undefined): void {
     this.options.onCancel?.(outcome);
-    if (outcome !== "undelivered") return;
+    if (outcome !== "undelivered" || this.ended) return; // an ended session has said why already
     const attempts = this.options.timeouts.cancelAttempts ?? 1;
     this.options.log.warn(
       { event: "upstream.session.ended.cancel", target: this.options.transport.target, requestId, calls: this.calls.size },
@@ -323,10 +331,15 @@ export class UpstreamSession {
     const { pingTimeoutMs } = this.options.timeouts;
     try {
       await this.peer.request("ping", {}, { timeout: { ms: pingTimeoutMs, option: "upstream.pingTimeoutMs" } });
+      this.options.onPing?.("answered");
     } catch (error) {
+      // After a stall of this process (a loaded machine, a long GC) the timer fires before the poll
+      // phase has read what waits in the sockets: let that in before judging the silence.
+      if (error instanceof UpstreamFailure && error.reason === "upstream_timeout") await pendingInput();
       const heardMsAgo = performance.now() - this.peer.lastHeardAt;
       if (error instanceof UpstreamFailure && error.reason === "upstream_timeout" && heardMsAgo < pingTimeoutMs) {
         // Late, but the upstream is talking (progress, results): busy, not gone. The next ping asks again.
+        this.options.onPing?.("late");
         this.options.log.info(
           {
             event: "upstream.ping.late",
@@ -337,6 +350,7 @@ export class UpstreamSession {
           "upstream answered no ping in time but is still sending: the session is kept",
         );
       } else if (error instanceof UpstreamFailure && error.reason === "upstream_timeout") {
+        this.options.onPing?.("missed");
         this.options.log.warn(
           { event: "upstream.unresponsive", target: this.options.transport.target, calls: this.calls.size },
           "upstream stopped answering pings",
@@ -361,6 +375,11 @@ function inputRequest(method: InputRequest["method"], params: JsonObject | undef
   const { _meta: _legacyMeta, elicitationId: _id, ...rest } = params ?? {};
   return { method, params: rest };
 }
+
+/** Two turns of the event loop, each past its poll phase: data already waiting in the sockets has been read and delivered. */
+const pendingInput = async () => {
+  for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+};
 
 /** `promise`, or `fallback` once `ms` passed. */
 async function withDeadline<T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> {

@@ -253,6 +253,20 @@ describe("legacy server via the SDK client", () => {
     assert.ok(Date.now() - started >= 1000 / SPEED - 5);
   });
 
+  test("slow_echo with progressMs streams progress while it waits, then echoes", async () => {
+    const { client } = await connect(server);
+    const seen: Progress[] = [];
+    assert.equal(textOf(await call(client, "slow_echo", { text: "busy", ms: 2500, progressMs: 1000 }, (p) => seen.push(p))), "busy");
+    assert.deepEqual(
+      seen.map((p) => [p.progress, p.total, p.message]),
+      [
+        [1, 3, "waited 1 of 3"],
+        [2, 3, "waited 2 of 3"],
+        [3, 3, "waited 3 of 3"],
+      ],
+    );
+  });
+
   test("slow_echo: notifications/cancelled aborts the tool and is reported", async () => {
     const { client } = await connect(server);
     const started = nextEvent<ToolStartedEvent>(server.events, "tool-started", (e) => e.tool === "slow_echo");

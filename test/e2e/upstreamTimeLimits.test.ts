@@ -20,7 +20,7 @@ import { type Blackhole, startBlackhole } from "../support/servers/blackhole.js"
 import { LegacyProcess } from "../support/servers/legacyProcess.js";
 import { startSlowTask } from "../support/slowTask.js";
 import { pollTask } from "../support/tasks.js";
-import { timed } from "../support/waiting.js";
+import { timed, until } from "../support/waiting.js";
 
 failIfStillRunning();
 
@@ -79,7 +79,8 @@ describe("an upstream SIGSTOPped after taskgate opened its sessions", () => {
   let gw: FaultGateway;
   beforeEach(async () => {
     legacy = await LegacyProcess.start();
-    gw = await startFaultGateway(legacy.url, { upstream: { ...UPSTREAM_LIMITS }, ...TASK_POLICY });
+    // Two quick attempts to end a session upstream (upstream.cancelAttempts also bounds its DELETEs).
+    gw = await startFaultGateway(legacy.url, { upstream: { ...UPSTREAM_LIMITS, cancelAttempts: 2, cancelRetryMs: 100 }, ...TASK_POLICY });
     // Sessions exist (the no-capabilities profile and the tasks one), and the tool catalog is known.
     for (const capabilities of [{}, TASKS_CAPS]) {
       const warm = await rpcWithin(
@@ -127,6 +128,15 @@ describe("an upstream SIGSTOPped after taskgate opened its sessions", () => {
     assert.equal(task.status, "failed", JSON.stringify(task));
     assertErrorObject(task.error, { reason: "upstream_unresponsive", message: UNRESPONSIVE }, "the failed task's error");
     assert.match(String(task.statusMessage), UNRESPONSIVE);
+
+    // The session's DELETE cannot get through either: sent again, then reported.
+    const deleteFailed = await until(
+      ANSWER_WITHIN_MS,
+      "upstream.session.delete.failed",
+      () => gw.logs.mentioning("upstream.session.delete.failed")[0],
+    );
+    assert.equal(deleteFailed.attempts, 2);
+    assert.equal(deleteFailed.calls, 1, "it names the calls the upstream may still run");
 
     // Once the upstream runs again it hears that the call was given up (cancelled, or its session closed).
     const ended = legacy.next<ToolFinishedEvent>("tool-finished", (e) => e.tool === "slow_echo" && e.requestId === requestId);
