@@ -15,6 +15,14 @@ const main = /** @type {HTMLElement} */ (document.getElementById("main"));
 const who = /** @type {HTMLElement} */ (document.getElementById("who"));
 const nav = /** @type {HTMLElement} */ (document.getElementById("nav"));
 const signOut = /** @type {HTMLButtonElement} */ (document.getElementById("sign-out"));
+const limited = /** @type {HTMLElement} */ (document.getElementById("limited"));
+
+/** Shows (or, with undefined, hides) that taskgate asked this console to slow down. @param {number | undefined} seconds */
+function showLimited(seconds) {
+  limited.hidden = seconds === undefined;
+  limited.textContent =
+    seconds === undefined ? "" : `taskgate is limiting your requests (too many per minute): trying again in ${seconds} s.`;
+}
 
 /** @type {AbortController | undefined} */
 let current;
@@ -90,13 +98,14 @@ async function boot(refused) {
     signIn(settings, problem);
     return;
   }
-  const api = new Api(token);
+  const api = new Api(token, showLimited);
   /** @type {{ subject: string, operator: boolean }} */
   let me;
   try {
     me = await api.get("me");
   } catch (error) {
-    forgetToken();
+    // Only a refused token is forgotten: taskgate being busy or unreachable says nothing about it.
+    if (error instanceof ApiError && error.status === 401) forgetToken();
     signIn(settings, describe(error, 401, "That token is not accepted."));
     return;
   }

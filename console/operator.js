@@ -78,7 +78,15 @@ export async function showOperator(api, main, signal) {
   };
   filters.onChange(() => refresh().catch(() => {}));
   await refresh();
-  const timer = setInterval(() => refresh().catch(() => {}), REFRESH_MS);
+  // One refresh at a time: one held back by a rate limit is not joined by the next tick's.
+  let refreshing = false;
+  const timer = setInterval(() => {
+    if (refreshing) return;
+    refreshing = true;
+    refresh()
+      .catch(() => {})
+      .finally(() => (refreshing = false));
+  }, REFRESH_MS);
   signal.addEventListener("abort", () => clearInterval(timer));
 }
 

@@ -138,6 +138,7 @@ export class CallDesk {
         digest ??= argumentsDigest(order.args);
         return digest;
       },
+      ...(request.endpoint !== undefined ? { endpoint: request.endpoint } : {}),
       ...(configuredKey ? { configuredKey } : {}),
     };
     const life = lifeOf(order.policy, declaresTasks(request.capabilities));

@@ -18,6 +18,8 @@ export interface CallBinding {
   method: string;
   name: string;
   args: string;
+  /** The MCP path of the request (a fleet's): a requestState answers only on the path that issued it. */
+  endpoint?: string;
   configuredKey?: string;
 }
 
@@ -84,6 +86,10 @@ export class ParkedCalls {
     if (!opened.ok) throw invalidParams(opened.reason);
     const { claims } = opened;
     if (claims.owner !== retry.owner) throw invalidParams("requestState belongs to another identity");
+    // Like a task id: another backend's path, or the federated endpoint, did not issue it.
+    if (claims.endpoint !== undefined && claims.endpoint !== retry.endpoint) {
+      throw invalidParams("requestState belongs to another endpoint: retry on the path that issued it");
+    }
     if (claims.method !== retry.method || claims.name !== retry.name) {
       throw invalidParams(`requestState was issued for ${claims.method} '${claims.name}', not ${retry.method} '${retry.name}'`);
     }

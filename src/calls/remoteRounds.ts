@@ -109,7 +109,13 @@ export class RemoteRounds {
       // A task made of the call answers on the path the retry came to, as it would on this instance.
       ...(command.endpoint !== undefined ? { endpoint: command.endpoint } : {}),
     };
-    const binding: CallBinding = { owner, method: command.method, name: command.name, args: command.args };
+    const binding: CallBinding = {
+      owner,
+      method: command.method,
+      name: command.name,
+      args: command.args,
+      ...(command.endpoint !== undefined ? { endpoint: command.endpoint } : {}),
+    };
     try {
       return await holderReplyOf(await this.options.resume(request, binding, command.asTask));
     } catch (error) {

@@ -1,8 +1,9 @@
 // Seals and opens MRTR `requestState`: a handle to a held upstream call and the instance holding
-// it, bound to the caller, the method, the tool/prompt/resource name, a digest of the arguments, an expiry and a one-time round
-// nonce. Sealed with AES-256-GCM, so nothing in it is readable (not the owner hash, not the tool
-// name) and any change is detected. Opening says exactly what is wrong: malformed, sealed under
-// another key (another taskgate process), altered, or expired.
+// it, bound to the caller, the endpoint (a fleet's path), the method, the tool/prompt/resource
+// name, a digest of the arguments, an expiry and a one-time round nonce. Sealed with AES-256-GCM,
+// so nothing in it is readable (not the owner hash, not the tool name) and any change is detected.
+// Opening says exactly what is wrong: malformed, sealed under another key (another taskgate
+// process), altered, or expired.
 //
 // Key: HKDF-SHA256 from mrtr.secret (so every instance with the same secret shares it, and it
 // survives restarts), or random per process when unset. A short key id, derived from the same
@@ -28,6 +29,8 @@ export interface RequestStateClaims {
   name: string;
   /** sha256 of the canonical arguments. */
   args: string;
+  /** The MCP path that issued it (a fleet's): it answers only there (absent: no fleet, or sealed before it was carried). */
+  endpoint?: string;
   /** Expiry, ms since epoch. */
   exp: number;
 }
@@ -60,7 +63,8 @@ const isClaims = (v: unknown): v is RequestStateClaims => {
     c !== null &&
     ["held", "round", "owner", "method", "name", "args"].every((k) => typeof c[k] === "string") &&
     typeof c.exp === "number" &&
-    (c.holder === undefined || typeof c.holder === "string")
+    (c.holder === undefined || typeof c.holder === "string") &&
+    (c.endpoint === undefined || typeof c.endpoint === "string")
   );
 };
 

@@ -6,7 +6,8 @@
 // backend's own path); the acknowledgement is the first message and says what is honoured (a list
 // kind is honoured when at least one member honours it; a subscribed URI when the member that owns
 // it — the one the federated catalog routes it to, as for resources/read — subscribed to it; a URI
-// no member lists is not honoured); then task frames and every member's notifications, each once,
+// no member lists is not honoured; the field is acknowledged, maybe [], whenever some member offers
+// subscribe); then task frames and every member's notifications, each once,
 // tagged with this stream's subscriptionId; a member is asked only for the URIs it owns, so
 // resources/updated arrives only for subscribed URIs, from their own backend. The members' own
 // closing results are dropped, the federated stream's own one ends it. A client that leaves closes
@@ -32,12 +33,16 @@ export interface ListenMember {
 /** The member owning each URI (by member name); URIs no member lists are absent. */
 export type OwnersOf = (request: MethodRequest, uris: readonly string[]) => Promise<Map<string, string[]>>;
 
+/** Whether the federated endpoint offers resources.subscribe (some member does, as server/discover says). */
+export type OffersSubscriptions = (request: MethodRequest) => Promise<boolean>;
+
 export async function federatedListen(
   request: MethodRequest,
   openTasks: (request: MethodRequest) => Promise<Reply>,
   members: readonly ListenMember[],
   limitMs: number,
   ownersOf: OwnersOf,
+  offersSubscriptions: OffersSubscriptions,
 ): Promise<Reply> {
   const filter = parseListenFilter(request.params, declaresTasks(request.capabilities));
   const asked = request.params.notifications as JsonObject;
@@ -47,6 +52,9 @@ export async function federatedListen(
   const subscribing = filter.asked.resourceSubscriptions;
   if (main.kind !== "stream" || (Object.keys(lists).length === 0 && !subscribing)) return main;
   const owned = filter.resourceSubscriptions.length > 0 ? await ownersOf(request, filter.resourceSubscriptions) : new Map();
+  // As on a backend's path, an endpoint that offers subscriptions acknowledges the field even when
+  // no member honours a URI (`[]`, or only URIs no member lists): the honoured subset, maybe [].
+  const offered = subscribing && (await offersSubscriptions(request));
   const parts = members.flatMap((member) => {
     const uris = owned.get(member.name);
     const part: JsonObject = { ...lists, ...(uris ? { resourceSubscriptions: uris } : {}) };
@@ -56,7 +64,7 @@ export async function federatedListen(
   return merge(
     main,
     opened.filter((stream): stream is StreamReply => stream !== undefined),
-    subscribing ? filter.resourceSubscriptions : undefined,
+    subscribing ? { uris: filter.resourceSubscriptions, offered } : undefined,
   );
 }
 
@@ -75,7 +83,13 @@ async function listOn(member: ListenMember, request: MethodRequest, part: JsonOb
   return reply;
 }
 
-function merge(main: StreamReply, members: StreamReply[], subscribed: readonly string[] | undefined): StreamReply {
+/** What a listen asked to subscribe to, and whether the endpoint offers subscriptions regardless of the members' acks. */
+interface Subscribed {
+  uris: readonly string[];
+  offered: boolean;
+}
+
+function merge(main: StreamReply, members: StreamReply[], subscribed: Subscribed | undefined): StreamReply {
   const out = new AsyncQueue<JsonObject>();
   const memberIterators = members.map((member) => member.messages[Symbol.asyncIterator]());
   const closeMembers = () => {
@@ -116,9 +130,9 @@ function merge(main: StreamReply, members: StreamReply[], subscribed: readonly s
  * The federated acknowledgement: what the task stream honours, each list kind some member honours,
  * and (when asked) the subscribed URIs their owners honour, in the request's order. The
  * resourceSubscriptions field is left out, like any kind no one honours, when no member said it
- * honours subscriptions at all.
+ * honours subscriptions and the endpoint does not offer them.
  */
-function withHonoured(ack: JsonObject, memberAcks: JsonObject[], subscribed: readonly string[] | undefined): JsonObject {
+function withHonoured(ack: JsonObject, memberAcks: JsonObject[], subscribed: Subscribed | undefined): JsonObject {
   if (ack.method !== ACKNOWLEDGED || !isObject(ack.params)) return ack;
   const honoured: JsonObject = { ...(isObject(ack.params.notifications) ? ack.params.notifications : {}) };
   const held = new Set<string>();
@@ -131,7 +145,9 @@ function withHonoured(ack: JsonObject, memberAcks: JsonObject[], subscribed: rea
       for (const uri of theirs.resourceSubscriptions) if (typeof uri === "string") held.add(uri);
     }
   }
-  if (subscribed && subscriptionsHonoured) honoured.resourceSubscriptions = subscribed.filter((uri) => held.has(uri));
+  if (subscribed && (subscriptionsHonoured || subscribed.offered)) {
+    honoured.resourceSubscriptions = subscribed.uris.filter((uri) => held.has(uri));
+  }
   return { ...ack, params: { ...ack.params, notifications: honoured } };
 }
 

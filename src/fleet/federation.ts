@@ -287,6 +287,10 @@ export class Federation {
       this.deps.members(),
       this.options.listTimeoutMs,
       (asking, uris) => this.ownersOf(asking, uris),
+      async (asking) => {
+        const { capabilities } = await this.discoverResult(asking);
+        return isObject(capabilities) && isObject(capabilities.resources) && capabilities.resources.subscribe === true;
+      },
     );
   }
 
