@@ -74,6 +74,10 @@ export const REASONS = {
       "the call this requestState refers to is gone: the taskgate instance holding it stopped or does not answer, " +
       "and its upstream call went with it; call again",
   },
+  holder_failed: internal(
+    500,
+    "the taskgate instance holding task <taskId> could not carry out <command>: <cause> (the task is unchanged unless it says so)",
+  ),
   quota_exceeded: internal(
     429,
     "Quota exceeded: this identity already has <limit> <what> (<quota>); wait for one to finish, or cancel one",

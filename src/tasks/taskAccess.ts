@@ -10,7 +10,7 @@ import type { Logger } from "pino";
 import type { HolderLink, HolderReply, TaskCommand } from "../cluster/holderLink.js";
 import type { InstanceLeases } from "../cluster/instanceLeases.js";
 import type { EventLog } from "../observability/requestLog.js";
-import { internalError, invalidParams, RpcError, storeUnavailable } from "../protocol/errors.js";
+import { holderFailed, invalidParams, RpcError, storeUnavailable } from "../protocol/errors.js";
 import { SHUTDOWN } from "../protocol/reasons.js";
 import { type JsonObject, TERMINAL_STATUSES } from "../protocol/wire.js";
 import type { TaskRecord } from "./taskRecord.js";
@@ -32,6 +32,9 @@ export interface TaskAccessOptions {
   link: HolderLink;
   log: Logger;
 }
+
+/** How a command is named to the client whose request it carries. */
+const COMMAND_NAMES: Record<TaskCommand["kind"], string> = { update: "tasks/update", cancel: "tasks/cancel", fail: "an operator's fail" };
 
 const notFound = () => invalidParams("Task not found (unknown, expired, or not yours)");
 
@@ -118,7 +121,7 @@ export class TaskAccess {
       await this.failHolderGone(record.taskId);
       return;
     }
-    if (!reply.ok) throw RpcError.from(reply.error);
+    if (!reply.ok) throw RpcError.from(reply.error, reply.httpStatus);
   }
 
   /** A command from another instance for a task this one holds (owner checked again here). */
@@ -131,8 +134,16 @@ export class TaskAccess {
       else await this.options.runner.cancel(command.taskId);
       return { ok: true };
     } catch (error) {
-      const rpc = error instanceof RpcError ? error : internalError(String(error));
-      return { ok: false, error: rpc.toJSON() };
+      // Our own errors keep their reason; anything else is named, so the caller's client is told what failed where.
+      const cause = error instanceof Error ? error.message : String(error);
+      const rpc = error instanceof RpcError ? error : holderFailed(command.taskId, COMMAND_NAMES[command.kind], cause);
+      if (!(error instanceof RpcError)) {
+        this.options.log.error(
+          { event: "task.command.failed", taskId: command.taskId, command: command.kind, err: cause },
+          "holder command failed",
+        );
+      }
+      return { ok: false, error: rpc.toJSON(), ...(rpc.httpStatus !== 200 ? { httpStatus: rpc.httpStatus } : {}) };
     }
   }
 

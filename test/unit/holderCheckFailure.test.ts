@@ -15,24 +15,10 @@ import type { TaskRecord } from "../../src/tasks/taskRecord.js";
 import { TaskRecords } from "../../src/tasks/taskRecords.js";
 import { TaskRunner } from "../../src/tasks/taskRunner.js";
 import { log } from "../support/desk.js";
+import { runningTask } from "../support/heldTasks.js";
 import { needsRedis, RedisProcess } from "../support/redisServer.js";
 
 const COMMAND_TIMEOUT_MS = 400;
-
-function heldElsewhere(taskId: string): TaskRecord {
-  const at = new Date().toISOString();
-  return {
-    taskId,
-    status: "working",
-    createdAt: at,
-    lastUpdatedAt: at,
-    ttlMs: 60_000,
-    ownerHash: "owner",
-    tool: "t",
-    holder: "there",
-    version: 1,
-  };
-}
 
 function assertStoreUnavailable(error: unknown): true {
   assert.ok(error instanceof RpcError, `an RpcError, got ${String(error)}`);
@@ -69,7 +55,7 @@ describe("a holder check the leases cannot answer", needsRedis, () => {
   });
 
   it("Redis frozen: store_unavailable within store.commandTimeoutMs, naming that limit", async () => {
-    await records.create(heldElsewhere("frozen"));
+    await records.create(runningTask("frozen", "there"));
     redis.pause();
     const started = performance.now();
     try {
@@ -85,7 +71,7 @@ describe("a holder check the leases cannot answer", needsRedis, () => {
   });
 
   it("Redis stopped: store_unavailable naming the leases, not a bare Internal error", async () => {
-    await records.create(heldElsewhere("stopped"));
+    await records.create(runningTask("stopped", "there"));
     await redis.stop();
     await assert.rejects(access.get("owner", "stopped"), (error) => {
       assertStoreUnavailable(error);
