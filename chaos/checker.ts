@@ -178,10 +178,14 @@ function checkCancels(task: HandedOut, seen: Operation[], count: Count, fail: Fa
   const endedAt = last?.result?.lastUpdatedAt === undefined ? Number.POSITIVE_INFINITY : Date.parse(String(last.result.lastUpdatedAt));
   for (const cancel of seen.filter((o) => o.method === "tasks/cancel" && o.op === "cancel" && o.outcome === "ok")) {
     const before = seen.find((o) => o.end < cancel.start && TERMINAL.has(statusOf(o) ?? ""));
-    if (before || endedAt < cancel.start) continue; // acknowledged after the task had ended: nothing to promise
+    // Ended before the cancel was recorded (decision 0028): it stays as it ended. The recording is not
+    // seen here; the sending comes before it, so this is a little stricter than the decision.
+    if (before || endedAt < cancel.start) continue;
     count("cancel");
-    if (final !== "cancelled" && final !== "completed")
-      fail("cancel", `${task.taskId} (${task.tool}): cancel #${cancel.seq} acknowledged, ended ${final}`);
+    if (final !== "cancelled" && final !== "completed") {
+      const why = last?.result?.statusMessage === undefined ? "" : ` (${String(last.result.statusMessage)})`;
+      fail("cancel", `${task.taskId} (${task.tool}): cancel #${cancel.seq} acknowledged, ended ${final}${why}`);
+    }
   }
 }
 

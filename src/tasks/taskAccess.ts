@@ -14,7 +14,7 @@ import { holderFailed, invalidParams, RpcError, storeUnavailable } from "../prot
 import { SHUTDOWN } from "../protocol/reasons.js";
 import { type JsonObject, TERMINAL_STATUSES } from "../protocol/wire.js";
 import type { TaskRecord } from "./taskRecord.js";
-import { cancelledRecord, failedRecord, type TaskRecords } from "./taskRecords.js";
+import { cancelledRecord, cancelRequested, failedRecord, type TaskRecords } from "./taskRecords.js";
 import type { TaskRunner } from "./taskRunner.js";
 
 /** What access needs of the tasks held here: a runner, or (a federated endpoint) whichever backend's runner holds the task. */
@@ -56,10 +56,16 @@ export class TaskAccess {
     await this.options.runner.answer(taskId, responses, log);
   }
 
-  /** Always acknowledges for the owner; a running task stops upstream and ends cancelled. `log`: the request's. */
+  /**
+   * Always acknowledges for the owner; a running task stops upstream and ends cancelled. The cancel is
+   * recorded first, so a failure any instance writes after it (a frozen holder's call failing as it
+   * wakes, say) ends the task cancelled too (decision 0028). `log`: the request's.
+   */
   async cancel(ownerHash: string, taskId: string, log?: EventLog): Promise<void> {
-    const record = await this.owned(ownerHash, taskId);
-    if (TERMINAL_STATUSES.has(record.status)) return;
+    const found = await this.owned(ownerHash, taskId);
+    if (TERMINAL_STATUSES.has(found.status)) return;
+    const record = await this.options.records.write(taskId, cancelRequested);
+    if (!record) return; // it ended before the cancel was recorded: it stays as it ended
     if (record.holder !== this.options.instanceId) return this.viaHolder(record, { kind: "cancel", taskId, ownerHash });
     await this.options.runner.cancel(taskId, log);
   }

@@ -39,6 +39,12 @@ export interface TaskRecord {
   endpoint?: string | undefined;
   /** A call waiting for (or past) someone else's approval (access/approvals.ts); never shown to the caller. */
   approval?: StoredApproval | undefined;
+  /**
+   * When a client's tasks/cancel was recorded while the task ran. From then on the task ends
+   * `cancelled` or `completed`, never `failed`: a failure written later (the call's, a holder gone,
+   * an operator's, a shutdown) is written as `cancelled` (decision 0028).
+   */
+  cancelRequestedAt?: string | undefined;
   /** Instance id of the process holding the upstream call. */
   holder: string;
   /** The trace of the request that created the task (W3C keys), continued by each phase's span. */

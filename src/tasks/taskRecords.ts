@@ -116,13 +116,23 @@ export function withoutInputs(record: TaskRecord): TaskRecord {
   return rest;
 }
 
-/** The task ended by a JSON-RPC error (by default -32603 with `message`), which it carries. */
+/**
+ * The task ended by a JSON-RPC error (by default -32603 with `message`), which it carries; one whose
+ * cancel was recorded ends cancelled instead, the failure named in its statusMessage (decision 0028).
+ */
 export function failedRecord(
   current: TaskRecord,
   message: string,
   error: JsonRpcErrorObject = internalError(message).toJSON(),
 ): TaskRecord {
+  if (current.cancelRequestedAt !== undefined)
+    return cancelledRecord(current, `Cancelled by the client (its call ended meanwhile: ${message})`);
   return withoutInputs({ ...current, status: "failed", statusMessage: message, error, lastUpdatedAt: now() });
+}
+
+/** A client's tasks/cancel, recorded before it is carried out (the first time counts). */
+export function cancelRequested(current: TaskRecord): TaskRecord {
+  return { ...current, cancelRequestedAt: current.cancelRequestedAt ?? now() };
 }
 
 export function cancelledRecord(current: TaskRecord, statusMessage: string): TaskRecord {
