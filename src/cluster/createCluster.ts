@@ -30,6 +30,8 @@ export type ClusterOptions =
       onError?: ((error: Error) => void) | undefined;
       /** A lease look-up not answered within this long fails (store.commandTimeoutMs; default 5 s). */
       commandTimeoutMs?: number | undefined;
+      /** A connection not ready, or not answering a PING, this long is opened afresh (store.redisReviveAfterMs; default 8 s). */
+      reviveAfterMs?: number | undefined;
     }
   | {
       kind: "postgres";
@@ -77,15 +79,15 @@ export async function createCluster<R extends Announced>(opts: ClusterOptions): 
     return assemble(new InProcessTaskBus<R>(), new LocalLeases(opts.instanceId), new LocalHolderLink());
   }
   if (opts.kind === "postgres") return createPostgresCluster(opts);
-  const { url, prefix, leaseMs, instanceId, onError, commandTimeoutMs } = opts;
+  const { url, prefix, leaseMs, instanceId, onError, commandTimeoutMs, reviveAfterMs } = opts;
   // Connect one after another: a Redis that cannot be reached fails the first one, with one error.
   const opened: Array<{ close(): Promise<void> }> = [];
   try {
-    const bus = await RedisTaskBus.connect<R>({ url, prefix, onError });
+    const bus = await RedisTaskBus.connect<R>({ url, prefix, onError, reviveAfterMs });
     opened.push(bus);
-    const leases = await RedisLeases.connect({ url, prefix, instanceId, leaseMs, onError, commandTimeoutMs });
+    const leases = await RedisLeases.connect({ url, prefix, instanceId, leaseMs, onError, commandTimeoutMs, reviveAfterMs });
     opened.push(leases);
-    const link = await RedisHolderLink.connect({ url, prefix, instanceId, onError });
+    const link = await RedisHolderLink.connect({ url, prefix, instanceId, onError, reviveAfterMs });
     return assemble(bus, leases, link);
   } catch (error) {
     await Promise.all(opened.map((part) => part.close()));

@@ -10,6 +10,8 @@ import { watchForRevival } from "./redisRevival.js";
 
 /** node-redis's longest wait between reconnect attempts here. */
 const MAX_BACKOFF_MS = 2_000;
+/** store.redisReviveAfterMs's default. */
+const DEFAULT_REVIVE_AFTER_MS = 8_000;
 
 function newClient(url: string, connectTimeoutMs: number, mayReconnect: () => boolean, commandTimeoutMs?: number) {
   return createClient({
@@ -34,9 +36,9 @@ export interface RedisConnectOptions {
   commandTimeoutMs?: number;
   /**
    * Not ready, or (unless `subscriber`) no PING answer, for this long once connected: the connection is
-   * destroyed and connected afresh. Default: 2 × connectTimeoutMs + the longest backoff (8 s).
+   * destroyed and connected afresh (store.redisReviveAfterMs). Default 8 s.
    */
-  reviveAfterMs?: number;
+  reviveAfterMs?: number | undefined;
   /** A pub/sub subscriber: watched for readiness only, never sent PING. */
   subscriber?: boolean;
 }
@@ -64,8 +66,9 @@ export async function connectRedis(options: RedisConnectOptions): Promise<RedisC
   everReady = true;
   watchForRevival(client, {
     label: describeRedisUrl(options.url),
-    reviveAfterMs: options.reviveAfterMs ?? 2 * connectTimeoutMs + MAX_BACKOFF_MS,
-    settleMs: MAX_BACKOFF_MS + 500,
+    reviveAfterMs: options.reviveAfterMs ?? DEFAULT_REVIVE_AFTER_MS,
+    // node-redis's own loop may be waiting for a connect (up to connectTimeoutMs) or a backoff: it ends first.
+    settleMs: connectTimeoutMs + MAX_BACKOFF_MS + 500,
     probe: options.subscriber !== true,
     onError,
   });

@@ -10,6 +10,8 @@ const instanceChannelOf = (prefix: string, instanceId: string) => `${prefix}:ins
 
 export interface RedisHolderLinkOptions {
   url: string;
+  /** A connection not ready, or not answering a PING, this long is opened afresh (store.redisReviveAfterMs). */
+  reviveAfterMs?: number | undefined;
   prefix: string;
   instanceId: string;
   /** How often a holder whose handler still runs says so (default 1 s; keep it well under the senders' timeouts). */
@@ -55,7 +57,7 @@ export const RedisHolderLink = {
     return connectChannelLink(
       options.instanceId,
       async (replyTo, onReply) => {
-        const { publisher, subscriber } = await connectPubSub({ url: options.url, onError }, (sub) =>
+        const { publisher, subscriber } = await connectPubSub({ url: options.url, onError, reviveAfterMs: options.reviveAfterMs }, (sub) =>
           sub.subscribe(replyChannelOf(options.prefix, replyTo), onReply),
         );
         return new RedisLinkTransport(publisher, subscriber, options.prefix, options.instanceId);

@@ -8,6 +8,8 @@ import { RenewingLeases } from "./renewingLeases.js";
 
 export interface RedisLeasesOptions {
   url: string;
+  /** A connection not ready, or not answering a PING, this long is opened afresh (store.redisReviveAfterMs). */
+  reviveAfterMs?: number | undefined;
   prefix: string;
   instanceId: string;
   leaseMs: number;
@@ -35,7 +37,12 @@ export class RedisLeases extends RenewingLeases {
       throw new Error(`leaseMs must be an integer >= 30, got ${options.leaseMs}`);
     }
     const onError = options.onError ?? (() => undefined);
-    const client = await connectRedis({ url: options.url, onError, commandTimeoutMs: options.commandTimeoutMs ?? 5_000 });
+    const client = await connectRedis({
+      url: options.url,
+      onError,
+      commandTimeoutMs: options.commandTimeoutMs ?? 5_000,
+      reviveAfterMs: options.reviveAfterMs,
+    });
     return new RedisLeases(client, options.prefix, options, onError);
   }
 

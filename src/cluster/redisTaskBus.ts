@@ -8,6 +8,8 @@ import { type Announced, RemoteTaskBus } from "./taskBus.js";
 
 export interface RedisTaskBusOptions {
   url: string;
+  /** A connection not ready, or not answering a PING, this long is opened afresh (store.redisReviveAfterMs). */
+  reviveAfterMs?: number | undefined;
   prefix: string;
   /** Failed publishes, unreadable messages, throwing listeners, connection errors. Default: ignored. */
   onError?: ((error: Error) => void) | undefined;
@@ -29,7 +31,7 @@ export class RedisTaskBus<R extends Announced = Announced> extends RemoteTaskBus
     const channel = `${options.prefix}:task-changes`;
     // Messages cannot arrive before `bus` is set: they come on a later turn of the event loop.
     let bus: RedisTaskBus<R> | undefined;
-    const { publisher, subscriber } = await connectPubSub({ url: options.url, onError }, (sub) =>
+    const { publisher, subscriber } = await connectPubSub({ url: options.url, onError, reviveAfterMs: options.reviveAfterMs }, (sub) =>
       sub.subscribe(channel, (message: string) => bus?.deliver(message)),
     );
     bus = new RedisTaskBus<R>(publisher, subscriber, channel, onError);

@@ -100,6 +100,12 @@ const StoreSchema = z
       help: "a store command or file write not done within this long fails with store_unavailable, naming the store",
       details: "Covers Redis and PostgreSQL commands, keyv adapter calls and the file store's writes.",
     }),
+    redisReviveAfterMs: option(timerMs.min(1000).default(8_000), {
+      help: "redis store: a Redis connection not ready, or not answering a PING, for this long is closed and opened afresh",
+      details:
+        "Each connection (tasks, leases, bus, holder link, session ledger) is looked at every quarter of it. " +
+        "A guard for a connection the Redis client's own reconnect left for dead; logged as redis.error.",
+    }),
   })
   .strict()
   .superRefine((store, ctx) => {

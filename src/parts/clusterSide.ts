@@ -101,7 +101,8 @@ async function openSingle(options: Config["store"], instanceId: string, log: Log
 async function openShared(options: Config["store"], instanceId: string, onError: (error: Error) => void, log: Logger): Promise<Opened> {
   const store = await createTaskStore({
     kind: "redis",
-    connect: () => connectRedis({ url: options.url, onError, commandTimeoutMs: options.commandTimeoutMs }),
+    connect: () =>
+      connectRedis({ url: options.url, onError, commandTimeoutMs: options.commandTimeoutMs, reviveAfterMs: options.redisReviveAfterMs }),
     label: describeRedisUrl(options.url),
     prefix: options.prefix,
     instanceId,
@@ -116,9 +117,11 @@ async function openShared(options: Config["store"], instanceId: string, onError:
       instanceId,
       onError,
       commandTimeoutMs: options.commandTimeoutMs,
+      reviveAfterMs: options.redisReviveAfterMs,
     });
     const ledger = await RedisSessionLedger.open({
-      connect: () => connectRedis({ url: options.url, onError, commandTimeoutMs: options.commandTimeoutMs }),
+      connect: () =>
+        connectRedis({ url: options.url, onError, commandTimeoutMs: options.commandTimeoutMs, reviveAfterMs: options.redisReviveAfterMs }),
       prefix: options.prefix,
       instanceId,
       log,

@@ -89,6 +89,7 @@ describe("loadConfig: layering", () => {
         prefix: "taskgate",
         leaseMs: 15_000,
         commandTimeoutMs: 5_000,
+        redisReviveAfterMs: 8_000,
       },
       tasks: { policy: "auto", autoAfterMs: 1000, ttlMs: 3_600_000, pollIntervalMs: 5000, tools: {}, inputKeys: {} },
       mrtr: { holdTimeoutMs: 300_000 },
@@ -137,6 +138,7 @@ describe("loadConfig: layering", () => {
       prefix: "taskgate",
       leaseMs: 15_000,
       commandTimeoutMs: 5_000,
+      redisReviveAfterMs: 8_000,
     });
   });
 
@@ -199,6 +201,7 @@ describe("loadConfig: layering", () => {
         TASKGATE_STORE_PREFIX: "tg:prod",
         TASKGATE_STORE_LEASE_MS: "20000",
         TASKGATE_STORE_COMMAND_TIMEOUT_MS: "22",
+        TASKGATE_STORE_REDIS_REVIVE_AFTER_MS: "1022",
         TASKGATE_TASKS_POLICY: "required",
         TASKGATE_TASKS_AUTO_AFTER_MS: "5",
         TASKGATE_TASKS_TTL_MS: "6",
@@ -281,6 +284,7 @@ describe("loadConfig: layering", () => {
         prefix: "tg:prod",
         leaseMs: 20_000,
         commandTimeoutMs: 22,
+        redisReviveAfterMs: 1_022,
       },
       tasks: { policy: "required", autoAfterMs: 5, ttlMs: 6, pollIntervalMs: 7, tools: {}, inputKeys: {} },
       mrtr: { secret: "0123456789abcdef0123456789abcdef", holdTimeoutMs: 9 },
