@@ -3,8 +3,11 @@
 // port, so that after a kill -9 it is restarted on the same port behind the balancer. Ready once
 // its "taskgate listening" line is out; later log lines are only counted (a long run would
 // otherwise keep millions of them), and warnings/errors kept as a short tail for the report.
+// CHAOS_LOG_DIR=dir keeps every line: <dir>/<name>.log (stdout, each start appended) and <name>.stderr.
 
 import { type ChildProcess, spawn } from "node:child_process";
+import { createWriteStream } from "node:fs";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { cliArgs } from "../test/support/gatewayChild.js";
 import { REPO } from "../test/support/repoRoot.js";
@@ -58,6 +61,11 @@ export class Instance {
     this.child = child;
     this.starts++;
     let stderr = "";
+    const logDir = process.env.CHAOS_LOG_DIR;
+    if (logDir) {
+      child.stdout!.pipe(createWriteStream(join(logDir, `${this.name}.log`), { flags: "a" }));
+      child.stderr!.pipe(createWriteStream(join(logDir, `${this.name}.stderr`), { flags: "a" }));
+    }
     child.stderr!.on("data", (chunk: Buffer) => {
       if (stderr.length < 20_000) stderr += chunk.toString("utf8");
     });
