@@ -46,6 +46,8 @@ export function check(entries: Entry[], tasks: HandedOut[], end: EndState): Verd
   const upstream = entries.filter((e): e is UpstreamEvent => e.kind === "upstream");
   const byTask = new Map<string, Operation[]>();
   for (const op of ops) if (op.taskId) byTask.set(op.taskId, [...(byTask.get(op.taskId) ?? []), op]);
+  const arrivals = new Map<string, number[]>();
+  for (const e of entries) if (e.kind === "served") arrivals.set(e.taskId, [...(arrivals.get(e.taskId) ?? []), e.arrived]);
   const fail = (promise: PromiseName, text: string) => verdict.violations[promise].push(text);
   const count = (promise: PromiseName, n = 1) => (verdict.checked[promise] += n);
 
@@ -54,7 +56,7 @@ export function check(entries: Entry[], tasks: HandedOut[], end: EndState): Verd
     checkFound(task, seen, count, fail);
     checkMonotonic(task, seen, notes, count, fail);
     if (task.tool === "build_report") checkAnswers(task, seen, count, fail);
-    checkCancels(task, seen, count, fail);
+    checkCancels(task, seen, arrivals.get(task.taskId) ?? [], count, fail);
   }
   checkUpstreamDeliveries(upstream, count, fail);
   checkIsolation(ops, notes, tasks, count, fail);
@@ -171,16 +173,19 @@ function checkUpstreamDeliveries(upstream: UpstreamEvent[], count: Count, fail: 
   }
 }
 
-function checkCancels(task: HandedOut, seen: Operation[], count: Count, fail: Fail): void {
+/** `arrivals`: when the task's tasks/cancel requests reached an instance (their request log lines). */
+function checkCancels(task: HandedOut, seen: Operation[], arrivals: number[], count: Count, fail: Fail): void {
   const last = seen.filter((o) => o.op === "final").at(-1);
   const final = last && statusOf(last);
   // When the record reached its terminal status (lastUpdatedAt: same machine, same clock).
   const endedAt = last?.result?.lastUpdatedAt === undefined ? Number.POSITIVE_INFINITY : Date.parse(String(last.result.lastUpdatedAt));
   for (const cancel of seen.filter((o) => o.method === "tasks/cancel" && o.op === "cancel" && o.outcome === "ok")) {
     const before = seen.find((o) => o.end < cancel.start && TERMINAL.has(statusOf(o) ?? ""));
-    // Ended before the cancel was recorded (decision 0028): it stays as it ended. The recording is not
-    // seen here; the sending comes before it, so this is a little stricter than the decision.
-    if (before || endedAt < cancel.start) continue;
+    // Ended before the cancel was recorded (decision 0028): it stays as it ended. The recording follows
+    // the request's arrival at an instance (one store read later), the earliest seen while it ran; else its sending.
+    const arrived = Math.min(...arrivals.filter((at) => at >= cancel.start - 5 && at <= cancel.end), cancel.end);
+    const received = arrivals.length > 0 && arrived < cancel.end ? arrived : cancel.start;
+    if (before || endedAt < received) continue;
     count("cancel");
     if (final !== "cancelled" && final !== "completed") {
       const why = last?.result?.statusMessage === undefined ? "" : ` (${String(last.result.statusMessage)})`;

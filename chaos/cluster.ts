@@ -89,7 +89,7 @@ export class Cluster {
       const port = await freePort();
       const file = join(cluster.dir, `${name}.json`);
       await writeFile(file, JSON.stringify(instanceConfig(port, redis.url, prefix, legacy.url), null, 2));
-      cluster.instances.push(new Instance(name, port, file));
+      cluster.instances.push(new Instance(name, port, file, (served) => history.add(served)));
     }
     await Promise.all(cluster.instances.map((i) => i.start()));
     return cluster;

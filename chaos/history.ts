@@ -57,7 +57,17 @@ export interface UpstreamEvent {
   payload: Record<string, unknown>;
 }
 
-export type Entry = Operation | Notification | FaultEntry | UpstreamEvent;
+/** An instance's log line for a request it served (only `tasks/cancel` is kept): when it arrived there. */
+export interface ServedRequest {
+  kind: "served";
+  instance: string;
+  method: string;
+  taskId: string;
+  /** The log line's time less the request's duration. */
+  arrived: number;
+}
+
+export type Entry = Operation | Notification | FaultEntry | UpstreamEvent | ServedRequest;
 
 export class History {
   readonly entries: Entry[] = [];

@@ -3,7 +3,8 @@
 // port, so that after a kill -9 it is restarted on the same port behind the balancer. Ready once
 // its "taskgate listening" line is out; later log lines are only counted (a long run would
 // otherwise keep millions of them), and warnings/errors kept as a short tail for the report.
-// CHAOS_LOG_DIR=dir keeps every line: <dir>/<name>.log (stdout, each start appended) and <name>.stderr.
+// The request lines of tasks/cancel are told to `onServed` (when each arrived: the checker dates a
+// cancel by it, decision 0028). CHAOS_LOG_DIR=dir keeps every line: <dir>/<name>.log (stdout, each start appended) and <name>.stderr.
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream } from "node:fs";
@@ -11,6 +12,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { cliArgs } from "../test/support/gatewayChild.js";
 import { REPO } from "../test/support/repoRoot.js";
+import type { ServedRequest } from "./history.js";
 
 /** Start-up on a loaded machine (tsx compiles the sources first) can take long; a second try follows. */
 const START_MS = 45_000;
@@ -25,6 +27,7 @@ export class Instance {
     readonly name: string,
     readonly port: number,
     private readonly configFile: string,
+    private readonly onServed: (served: ServedRequest) => void = () => {},
   ) {}
 
   get pid(): number {
@@ -84,8 +87,15 @@ export class Instance {
           resolve();
         }
         if (/"level":(50|60)/.test(line)) this.keep(line);
+        if (line.includes('"rpcMethod":"tasks/cancel"') && line.includes('"event":"request"')) this.served(line);
       });
     });
+  }
+
+  private served(line: string): void {
+    const { time, ms, taskId, rpcMethod } = JSON.parse(line) as { time?: unknown; ms?: unknown; taskId?: unknown; rpcMethod?: unknown };
+    if (typeof time !== "number" || typeof ms !== "number" || typeof taskId !== "string" || typeof rpcMethod !== "string") return;
+    this.onServed({ kind: "served", instance: this.name, method: rpcMethod, taskId, arrived: time - ms });
   }
 
   private keep(line: string): void {
