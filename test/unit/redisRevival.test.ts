@@ -1,9 +1,10 @@
 // A Redis connection comes back after Redis does. Against a real redis-server of its own: restarted
-// on the same port (once, and while frozen), the connection answers again. The half-open socket —
-// a connection that looks ready while nothing sent on it is answered, as node-redis was seen to keep
-// after a Redis restart in the chaos runs — cannot be made on loopback with a real Redis alone, so a
-// fake stands in for it: HalfOpenRelay, a TCP relay in front of the real Redis that can stop passing
-// bytes on the connections it has, keeping them open, while new connections pass.
+// on the same port (once, and while frozen), the connection answers again. Two states node-redis
+// cannot leave by itself are made with HalfOpenRelay, a TCP relay in front of the real Redis (they
+// cannot be made on loopback with a real Redis alone): a half-open socket, ready while nothing sent
+// on it is answered; and a reconnect accepted whose handshake is never answered — node-redis sets no
+// limit on it and stays open, never ready, with no further event (the dead store connection of a
+// chaos run, node-redis #3346). The watch starts both afresh.
 
 import assert from "node:assert/strict";
 import { createServer, Socket as NetSocket, type Server, type Socket } from "node:net";
@@ -20,6 +21,8 @@ const onError = (error: Error) => errors.push(error.message);
 /** The fake (see the top of the file): stale() makes every connection it has so far swallow what it is sent. */
 class HalfOpenRelay {
   private readonly pairs: Array<{ client: Socket; upstream: Socket; stale: boolean }> = [];
+  private swallowing = 0;
+  readonly swallowed: Socket[] = [];
   private constructor(private readonly server: Server) {}
 
   static async start(target: number): Promise<HalfOpenRelay> {
@@ -40,7 +43,21 @@ class HalfOpenRelay {
     for (const pair of this.pairs) pair.stale = true;
   }
 
+  /** The next `count` connections are accepted and kept open, and nothing they send is passed on. */
+  swallowNext(count: number): void {
+    this.swallowing = count;
+  }
+
+  /** Closes every connection it has (as a Redis going away would); later ones pass as before. */
+  cutAll(): void {
+    for (const { client, upstream } of this.pairs.splice(0)) {
+      client.destroy();
+      upstream.destroy();
+    }
+  }
+
   async close(): Promise<void> {
+    for (const socket of this.swallowed) socket.destroy();
     for (const { client, upstream } of this.pairs) {
       client.destroy();
       upstream.destroy();
@@ -49,6 +66,12 @@ class HalfOpenRelay {
   }
 
   private pass(client: Socket, target: number): void {
+    if (this.swallowing > 0) {
+      this.swallowing--;
+      this.swallowed.push(client);
+      client.on("error", () => undefined);
+      return;
+    }
     const upstream = new NetSocket();
     const pair = { client, upstream, stale: false };
     this.pairs.push(pair);
@@ -119,6 +142,29 @@ describe("a Redis connection comes back after Redis does", needsRedis, () => {
         errors.some((e) => /did not answer a PING within 600 ms: starting it afresh/.test(e)),
         `the revival was reported: ${errors.join("; ")}`,
       );
+    } finally {
+      await closeRedis(client);
+      await relay.close();
+    }
+  });
+
+  it("a reconnect whose handshake is never answered (node-redis sets no limit on it) is started afresh", async () => {
+    // node-redis reconnects, is accepted, sends its handshake (CLIENT SETINFO) and waits for the
+    // replies with no limit: open, never ready, no further event — for good, without the watch.
+    const relay = await HalfOpenRelay.start(redis.port);
+    const client = await connectRedis({ url: relay.url, onError, reviveAfterMs: REVIVE_AFTER_MS });
+    try {
+      assert.equal(await client.ping(), "PONG");
+      relay.swallowNext(1);
+      errors.length = 0;
+      relay.cutAll();
+      const took = await answersWithin(client, 15_000);
+      assert.equal(relay.swallowed.length, 1, "the reconnect was accepted and never answered");
+      assert.ok(
+        errors.some((e) => /not ready for 600 ms: starting it afresh/.test(e)),
+        `the revival was reported: ${errors.join("; ")}`,
+      );
+      assert.ok(took < REVIVE_AFTER_MS * 2 + SETTLE_MS + 2_000, `answered again after ${Math.round(took)} ms`);
     } finally {
       await closeRedis(client);
       await relay.close();
