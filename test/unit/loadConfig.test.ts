@@ -299,7 +299,7 @@ describe("loadConfig: layering", () => {
       console: { enabled: false, oauthClientId: "taskgate-console", oauthScopes: ["tasks:read", "tasks:answer"] },
     });
     // These, the 2 upstream.command ones and the 13 auth.jwt / resource metadata variables in the next tests.
-    assert.equal(ENV_VARS.length, 82 + 1);
+    assert.equal(ENV_VARS.length, 83 + 1);
   });
 
   it("maps the stdio upstream's variables: the command line is split like a shell does, without one", () => {
