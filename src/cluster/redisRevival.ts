@@ -1,7 +1,9 @@
 // Revives a node-redis connection that its own reconnect logic left for dead. After a Redis restart
-// node-redis can keep a connection open but never ready again (its reconnect loop ends without a
-// word, or waits for a handshake reply that never comes), and a half-open socket looks ready while
-// nothing it sends is answered; either way every command on it times out for good. Contract: every
+// node-redis 5.12.1 can keep a connection open but never ready again: a command written (at its
+// setImmediate) just after the socket was reset lands on the dead socket, the reconnect's handshake
+// replies go to it, and the handshake waits for good, with no limit (docs/chaos.md). A half-open
+// socket looks ready while nothing it sends is answered. Either way every command on it times out;
+// destroying the connection empties node-redis's queues, which nothing else can reach. Contract: every
 // `checkMs` the connection is looked at (and sent a PING once ready, unless it subscribes); one not ready, or not answering, for
 // `reviveAfterMs` is destroyed and connected afresh (subscriptions are kept and sent again), with
 // the cause reported to onError. Closing it by its owner (close/destroy) ends the watch; destroy() of

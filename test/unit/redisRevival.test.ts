@@ -48,6 +48,14 @@ class HalfOpenRelay {
     this.swallowing = count;
   }
 
+  /** Resets (RST) every connection it has, as a Redis dying with commands unread does; later ones pass. */
+  resetAll(): void {
+    for (const { client, upstream } of this.pairs.splice(0)) {
+      client.resetAndDestroy();
+      upstream.destroy();
+    }
+  }
+
   /** Closes every connection it has (as a Redis going away would); later ones pass as before. */
   cutAll(): void {
     for (const { client, upstream } of this.pairs.splice(0)) {
@@ -92,6 +100,16 @@ async function answersWithin(client: RedisConnection, ms: number): Promise<numbe
     if (performance.now() - started > ms) assert.fail(`no PONG within ${ms} ms (last: ${String(reply)})`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** The watch reported a connection left not ready and started it afresh; it answers again in time. */
+async function revivedNotReady(client: RedisConnection): Promise<void> {
+  const took = await answersWithin(client, 15_000);
+  assert.ok(
+    errors.some((e) => /not ready for 600 ms: starting it afresh/.test(e)),
+    `the revival was reported: ${errors.join("; ")}`,
+  );
+  assert.ok(took < REVIVE_AFTER_MS * 2 + SETTLE_MS + 2_000, `answered again after ${Math.round(took)} ms`);
 }
 
 describe("a Redis connection comes back after Redis does", needsRedis, () => {
@@ -158,13 +176,36 @@ describe("a Redis connection comes back after Redis does", needsRedis, () => {
       relay.swallowNext(1);
       errors.length = 0;
       relay.cutAll();
-      const took = await answersWithin(client, 15_000);
+      await revivedNotReady(client);
       assert.equal(relay.swallowed.length, 1, "the reconnect was accepted and never answered");
-      assert.ok(
-        errors.some((e) => /not ready for 600 ms: starting it afresh/.test(e)),
-        `the revival was reported: ${errors.join("; ")}`,
+    } finally {
+      await closeRedis(client);
+      await relay.close();
+    }
+  });
+
+  it("a command queued just as its connection is reset: the next handshake's replies are its, and the watch ends that", async () => {
+    // The cause of the dead store connection of the chaos runs (node-redis 5.12.1). A command sent
+    // while the connection is ready is written at the next setImmediate. If the connection is reset
+    // in between (Redis killed with commands unread), node-redis flushes what was in flight, starts
+    // to reconnect — and the write then goes onto the dead socket, leaving the command waiting for a
+    // reply there. The reconnect's handshake (CLIENT SETINFO) is answered, but the replies go to that
+    // command; the handshake waits for good: open, never ready, nothing answered.
+    const relay = await HalfOpenRelay.start(redis.port);
+    const client = await connectRedis({ url: relay.url, onError, reviveAfterMs: REVIVE_AFTER_MS });
+    try {
+      assert.equal(await client.ping(), "PONG");
+      errors.length = 0;
+      // One turn of the event loop: the reset reaches the client's socket before the write is made.
+      const { queued } = await new Promise<{ queued: Promise<string | null> }>((resolve) =>
+        setTimeout(() => {
+          relay.resetAll();
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100); // the RST is in, unread
+          resolve({ queued: client.get("k") });
+        }, 0),
       );
-      assert.ok(took < REVIVE_AFTER_MS * 2 + SETTLE_MS + 2_000, `answered again after ${Math.round(took)} ms`);
+      await assert.rejects(queued, /unknown subcommand 'SETINFO'/, "the handshake's reply went to the queued command");
+      await revivedNotReady(client);
     } finally {
       await closeRedis(client);
       await relay.close();
