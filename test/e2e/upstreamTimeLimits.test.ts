@@ -134,7 +134,11 @@ describe("an upstream SIGSTOPped after taskgate opened its sessions", () => {
       ANSWER_WITHIN_MS,
       "upstream.session.delete.failed",
       () => gw.logs.mentioning("upstream.session.delete.failed")[0],
-    );
+    ).catch((error: Error) => {
+      // Says what the session did instead (the upstream's events as taskgate logged them).
+      const seen = gw.logs.lines.filter((line) => String(line.event ?? "").startsWith("upstream."));
+      throw new Error(`${error.message}; upstream events logged: ${JSON.stringify(seen.map((l) => ({ event: l.event, calls: l.calls })))}`);
+    });
     assert.equal(deleteFailed.attempts, 2);
     assert.equal(deleteFailed.calls, 1, "it names the calls the upstream may still run");
 
