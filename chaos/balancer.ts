@@ -7,12 +7,14 @@
 //   cut:  the connection is destroyed after a random number of bytes from the instance;
 //   hold: bytes from the instance are held back for `holdMs`, then released at once.
 
+import { EventEmitter } from "node:events";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import type { Rng } from "./rng.js";
 
 export type NetworkFault = { kind: "slow"; delayMs: number } | { kind: "cut"; share: number } | { kind: "hold"; holdMs: number };
 
-export class Balancer {
+/** Emits "splice" (the network faults it got) once a connection is joined to an instance. */
+export class Balancer extends EventEmitter<{ splice: [NetworkFault[]] }> {
   private server: Server | undefined;
   private next = 0;
   private readonly sockets = new Set<Socket>();
@@ -22,7 +24,7 @@ export class Balancer {
   port = 0;
 
   openSockets(): number {
-    return this.sockets.size;
+    return this.open().length;
   }
 
   /**
@@ -31,11 +33,10 @@ export class Balancer {
    */
   async settled(ms: number): Promise<void> {
     const deadline = Date.now() + ms;
-    while (this.sockets.size > 0 && Date.now() < deadline) {
-      const open = [...this.sockets];
+    for (let open = this.open(); open.length > 0 && Date.now() < deadline; open = this.open()) {
       const left = deadline - Date.now();
       await Promise.race([
-        Promise.all(open.map((s) => new Promise<void>((resolve) => (s.destroyed ? resolve() : s.once("close", () => resolve()))))),
+        Promise.all(open.map((s) => new Promise<void>((resolve) => s.once("close", () => resolve())))),
         new Promise<void>((resolve) => setTimeout(resolve, Math.min(left, 250)).unref()),
       ]);
     }
@@ -43,13 +44,23 @@ export class Balancer {
 
   /** The connections still open, described (for a violation's evidence). */
   describeOpen(): string[] {
-    return [...this.sockets].map((s) => `${s.remotePort}→${s.localPort} read ${s.bytesRead} B, written ${s.bytesWritten} B`);
+    return this.open().map((s) => `${s.remotePort}→${s.localPort} read ${s.bytesRead} B, written ${s.bytesWritten} B`);
+  }
+
+  /**
+   * Sockets not destroyed yet. A destroyed one is closed already: one destroyed while its connect was
+   * still pending (a client that left first) may never emit "close", so it can stay in the set.
+   */
+  private open(): Socket[] {
+    return [...this.sockets].filter((s) => !s.destroyed);
   }
 
   constructor(
     private readonly instancePorts: () => number[],
     private readonly rng: Rng,
-  ) {}
+  ) {
+    super();
+  }
 
   async start(): Promise<void> {
     const server = createServer((client) => this.accept(client));
@@ -133,6 +144,7 @@ export class Balancer {
       },
     );
     client.resume();
+    this.emit("splice", faults);
   }
 
   async close(): Promise<void> {

@@ -3,9 +3,13 @@
 // each request to the next instance), the answer read as JSON or as SSE up to its response event,
 // bounded by a client-side limit. Transport failures and the limit come back as values, not
 // exceptions: the history records every answer, including "none".
+// "Of its own" takes an undici Client per request, destroyed after it: a pool (the global
+// dispatcher) opens a spare connection when a running request is aborted (a listen stream the user
+// replaces) and hands it to a later request up to 4 s on. The balancer decides a connection's
+// faults when it accepts it, so that later request met a cut that had ended before it was sent.
 
 import { createParser } from "eventsource-parser";
-import { request } from "undici";
+import { Client, request } from "undici";
 import { modernHeaders } from "../bench/lib/leanClient.js";
 import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, PROTOCOL_VERSION, TASKS_EXTENSION } from "../bench/lib/taskShape.js";
 
@@ -40,8 +44,10 @@ export function requestParts(
 /** One request; never throws. `limitMs`: the client gives up (outcome "timeout") after this long. */
 export async function call(url: string, method: string, params: Json, token: string, capabilities: Json, limitMs: number): Promise<Reply> {
   const signal = AbortSignal.timeout(limitMs);
+  const dispatcher = ownConnection(url);
   try {
-    const response = await request(url, { method: "POST", ...requestParts(method, params, token, capabilities), reset: true, signal });
+    const parts = requestParts(method, params, token, capabilities);
+    const response = await request(url, { method: "POST", ...parts, reset: true, signal, dispatcher });
     const contentType = String(response.headers["content-type"] ?? "");
     const text = await response.body.text();
     const message = contentType.includes("text/event-stream") ? lastResponse(text) : text ? (JSON.parse(text) as Json) : undefined;
@@ -61,7 +67,14 @@ export async function call(url: string, method: string, params: Json, token: str
   } catch (error) {
     if (signal.aborted) return { outcome: "timeout", failure: `no answer within ${limitMs} ms` };
     return { outcome: "transport", failure: describe(error) };
+  } finally {
+    dispatcher.destroy().catch(() => undefined);
   }
+}
+
+/** A dispatcher holding one request's connection and nothing else (see the head of this file). */
+function ownConnection(url: string): Client {
+  return new Client(new URL(url).origin);
 }
 
 export function describe(error: unknown): string {
@@ -100,9 +113,10 @@ export interface ListenStream {
 export function listen(url: string, taskIds: string[], token: string, onTask: (params: Json) => void): ListenStream {
   const abort = new AbortController();
   const ended = (async () => {
+    const dispatcher = ownConnection(url);
     try {
       const parts = requestParts("subscriptions/listen", { notifications: { taskIds } }, token, TASKS_CAPS);
-      const response = await request(url, { method: "POST", ...parts, reset: true, signal: abort.signal });
+      const response = await request(url, { method: "POST", ...parts, reset: true, signal: abort.signal, dispatcher });
       const parser = createParser({
         onEvent(event) {
           try {
@@ -118,6 +132,8 @@ export function listen(url: string, taskIds: string[], token: string, onTask: (p
       return "ended by the server";
     } catch (error) {
       return abort.signal.aborted ? "closed by the user" : describe(error);
+    } finally {
+      dispatcher.destroy().catch(() => undefined);
     }
   })();
   return { ended, close: () => abort.abort() };
