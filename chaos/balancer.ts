@@ -14,10 +14,18 @@ import type { Rng } from "./rng.js";
 export type NetworkFault = { kind: "slow"; delayMs: number } | { kind: "cut"; share: number } | { kind: "hold"; holdMs: number };
 
 /** Emits "splice" (the network faults it got) once a connection is joined to an instance. */
+interface Story {
+  accepted: number;
+  got: string;
+  ended?: string;
+}
+
 export class Balancer extends EventEmitter<{ splice: [NetworkFault[]] }> {
   private server: Server | undefined;
   private next = 0;
   private readonly sockets = new Set<Socket>();
+  /** By the client's port, the last few connections from it: when each came, what it got, who ended it (a violation's evidence). */
+  private readonly stories = new Map<number, Story[]>();
   readonly faults = new Set<NetworkFault>();
   /** Connections by instance index, and how many a fault touched. */
   readonly counts = { connections: 0, refusedRetries: 0, cut: 0, held: 0, slowed: 0 };
@@ -40,6 +48,23 @@ export class Balancer extends EventEmitter<{ splice: [NetworkFault[]] }> {
         new Promise<void>((resolve) => setTimeout(resolve, Math.min(left, 250)).unref()),
       ]);
     }
+  }
+
+  /** What the balancer knows of the last connection from the client's `port` accepted by `at` (ms), or undefined. */
+  story(port: number, at: number): string | undefined {
+    const story = this.stories.get(port)?.findLast((s) => s.accepted <= at);
+    if (!story) return undefined;
+    return `accepted at ${new Date(story.accepted).toISOString()}, ${story.got}, ${story.ended ?? "still open"}`;
+  }
+
+  private storyOf(client: Socket): Story | undefined {
+    return client.remotePort === undefined ? undefined : this.stories.get(client.remotePort)?.at(-1);
+  }
+
+  /** Notes the first reason the balancer saw for a client connection's end. */
+  private ended(client: Socket, why: string): void {
+    const story = this.storyOf(client);
+    if (story && !story.ended) story.ended = `${why} at ${new Date().toISOString()}`;
   }
 
   /** The connections still open, described (for a violation's evidence). */
@@ -77,8 +102,18 @@ export class Balancer extends EventEmitter<{ splice: [NetworkFault[]] }> {
   private accept(client: Socket): void {
     this.counts.connections++;
     this.sockets.add(client);
-    client.once("close", () => this.sockets.delete(client));
-    client.on("error", () => client.destroy());
+    if (client.remotePort !== undefined) {
+      const earlier = this.stories.get(client.remotePort) ?? [];
+      this.stories.set(client.remotePort, [...earlier.slice(-3), { accepted: Date.now(), got: "no instance yet" }]);
+    }
+    client.once("close", () => {
+      this.ended(client, "client closed");
+      this.sockets.delete(client);
+    });
+    client.on("error", (error: NodeJS.ErrnoException) => {
+      this.ended(client, `client error ${error.code ?? error.message}`);
+      client.destroy();
+    });
     client.pause();
     const ports = this.instancePorts();
     const first = this.next++ % ports.length;
@@ -94,6 +129,7 @@ export class Balancer extends EventEmitter<{ splice: [NetworkFault[]] }> {
         this.counts.refusedRetries++;
         return this.dial(client, ports, index, tries + 1);
       }
+      this.ended(client, `instance error ${error.code ?? error.message}`);
       upstream.destroy();
       client.destroy();
     });
@@ -122,13 +158,22 @@ export class Balancer extends EventEmitter<{ splice: [NetworkFault[]] }> {
     if (hold) this.counts.held++;
     const delay = slow?.delayMs ?? 0;
     const releaseAt = hold ? Date.now() + hold.holdMs : 0;
+    const story = this.storyOf(client);
+    if (story) {
+      const got = faults.map((f) => (f.kind === "cut" ? `cut${Number.isFinite(cutAfter) ? ` after ${cutAfter} B` : " (spared)"}` : f.kind));
+      story.got = `joined to :${upstream.remotePort} at ${new Date().toISOString()} with ${got.length ? got.join(", ") : "no fault"}`;
+    }
     let fromUpstream = 0;
     const ends = () => {
       client.destroy();
       upstream.destroy();
     };
     client.on("close", ends);
-    upstream.on("close", ends);
+    upstream.on("end", () => this.ended(client, `instance ended after ${fromUpstream} B`));
+    upstream.on("close", () => {
+      this.ended(client, `instance closed after ${fromUpstream} B`);
+      ends();
+    });
     forward(client, upstream, () => delay);
     forward(
       upstream,
@@ -137,6 +182,7 @@ export class Balancer extends EventEmitter<{ splice: [NetworkFault[]] }> {
       (chunk) => {
         fromUpstream += chunk.length;
         if (fromUpstream > cutAfter) {
+          this.ended(client, `cut after ${fromUpstream} B`);
           ends();
           return false;
         }

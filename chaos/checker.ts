@@ -26,6 +26,8 @@ export interface EndState {
   identities: number;
   /** Connections the balancer still has open after every user stopped, described. */
   balancerSockets: string[];
+  /** What the balancer knows of the last connection from a client port (see Balancer.story). */
+  connectionStory?: (port: number, at: number) => string | undefined;
 }
 
 export interface Verdict {
@@ -61,7 +63,7 @@ export function check(entries: Entry[], tasks: HandedOut[], end: EndState): Verd
   checkUpstreamDeliveries(upstream, count, fail);
   checkIsolation(ops, notes, tasks, count, fail);
   checkInline(ops, count, fail);
-  checkAnswered(ops, faults, count, fail);
+  checkAnswered(ops, faults, count, fail, end.connectionStory);
   // A task created while its answer was lost (a cut connection) was never handed out: nobody knows
   // its id, and a call waiting for an answer runs until the task's ttl. Those may still be held.
   const unanswered = ops.filter((o) => o.op === "create" && (o.outcome === "transport" || o.outcome === "timeout")).length;
@@ -226,15 +228,23 @@ function checkInline(ops: Operation[], count: Count, fail: Fail): void {
   }
 }
 
-function checkAnswered(ops: Operation[], faults: FaultEntry[], count: Count, fail: Fail): void {
+function checkAnswered(
+  ops: Operation[],
+  faults: FaultEntry[],
+  count: Count,
+  fail: Fail,
+  story?: (port: number, at: number) => string | undefined,
+): void {
   for (const op of ops) {
     count("answered");
     const overlapping = faults.filter((f) => f.start <= op.end && f.end + 1_000 >= op.start);
     const faultMs = overlapping.reduce((sum, f) => sum + (f.end - f.start), 0);
     if (op.outcome === "timeout") fail("answered", `#${op.seq} ${op.method} (${op.op}): ${op.failure}`);
-    else if (op.outcome === "transport" && overlapping.length === 0)
-      fail("answered", `#${op.seq} ${op.method}: ${op.failure}, with no fault on`);
-    else if (op.end - op.start > LIMITS.httpRequestTimeoutMs + faultMs + 2_000) {
+    else if (op.outcome === "transport" && overlapping.length === 0) {
+      const port = /\[connection :(\d+),/.exec(op.failure ?? "")?.[1];
+      const known = port ? story?.(Number(port), op.end) : undefined;
+      fail("answered", `#${op.seq} ${op.method}: ${op.failure}, with no fault on${known ? `; the balancer: ${known}` : ""}`);
+    } else if (op.end - op.start > LIMITS.httpRequestTimeoutMs + faultMs + 2_000) {
       fail(
         "answered",
         `#${op.seq} ${op.method}: answered after ${op.end - op.start} ms (limit ${LIMITS.httpRequestTimeoutMs} ms + ${faultMs} ms of faults)`,

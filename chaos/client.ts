@@ -84,6 +84,10 @@ export function describe(error: unknown): string {
       e instanceof Error ? `${e.message}${(e as { code?: string }).code ? ` (${(e as { code?: string }).code})` : ""}` : String(e),
     );
   }
+  // undici names the connection a socket error came on: the balancer's story of it (its client port) is the evidence.
+  const socket = (error as { socket?: { localPort?: number; bytesRead?: number; bytesWritten?: number } } | undefined)?.socket;
+  if (socket?.localPort !== undefined)
+    parts.push(`[connection :${socket.localPort}, ${socket.bytesWritten} B sent, ${socket.bytesRead} B read]`);
   return parts.join(" ← ");
 }
 

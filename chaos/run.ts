@@ -128,5 +128,6 @@ async function endState(cluster: Cluster, balancer: Balancer, identities: number
     stdioPerInstance,
     identities,
     balancerSockets: balancer.describeOpen(),
+    connectionStory: (port, at) => balancer.story(port, at),
   };
 }

@@ -78,4 +78,17 @@ describe("chaos users' connections through the balancer", () => {
     assert.ok(balancer.counts.connections > connections);
     assert.equal(reply.outcome, "ok", JSON.stringify(reply));
   });
+
+  it("a request cut on its way names its connection, and the balancer tells that connection's story", async () => {
+    balancer.faults.add(CUT);
+    const reply = await call(balancer.url, "tasks/get", { taskId: "t1" }, "id00", {}, 10_000);
+    balancer.faults.delete(CUT);
+    assert.equal(reply.outcome, "transport", JSON.stringify(reply));
+    const failure = reply.outcome === "transport" ? reply.failure : "";
+    const port = /\[connection :(\d+), \d+ B sent, 0 B read\]/.exec(failure)?.[1];
+    assert.ok(port, failure);
+    const story = balancer.story(Number(port), Date.now()) ?? "";
+    assert.match(story, /^accepted at \S+, joined to :\d+ at \S+ with cut after (\d+) B, cut after \d+ B at \S+$/);
+    assert.equal(balancer.story(Number(port), 0), undefined, "no connection from that port had come by then");
+  });
 });
