@@ -160,13 +160,23 @@ function arrive(req: IncomingMessage, res: ServerResponse, options: FrontDoorOpt
   res.on("close", () => {
     const ms = performance.now() - started;
     const finished = res.writableFinished;
+    // Closed before its status line was sent: res.statusCode (200 by default) is not what the client got.
+    const unanswered = !res.headersSent;
     // Once the reply writer has handled the close too: a call the client left notes that first.
     setImmediate(() => {
       const outcome = requestOutcome(note, res.statusCode, finished);
       options.metrics?.requestDone(methodLabel(note), outcome, ms / 1000, repliedReason(note));
       // No work for a line that would not be written (info is off and nothing failed).
       if (res.statusCode < 500 && !log.isLevelEnabled("info")) return;
-      const line = { event: "request", requestId, httpMethod: req.method, status: res.statusCode, ms: Math.round(ms), ...note };
+      const line = {
+        event: "request",
+        requestId,
+        httpMethod: req.method,
+        status: res.statusCode,
+        ms: Math.round(ms),
+        ...note,
+        ...(unanswered ? { unanswered } : {}),
+      };
       // An expected failure (upstream or store trouble, named by its reason) is a warning; anything else at 5xx is an error.
       if (res.statusCode >= 500) note.reason ? log.warn(line, "request failed") : log.error(line, "request failed");
       else log.info(line, "request");

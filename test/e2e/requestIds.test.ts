@@ -76,7 +76,9 @@ describe("request ids", () => {
     const stopped = await eventLine("upstream.call.cancelled", (line) => line.taskId === taskId);
     assert.equal(stopped.reason, "task cancelled by the client");
     assert.equal(stopped.requestId, undefined);
-    assert.equal((await requestLine("req-cancel-1")).taskId, taskId);
+    const cancelLine = await requestLine("req-cancel-1");
+    assert.equal(cancelLine.taskId, taskId);
+    assert.equal(cancelLine.unanswered, undefined, "an answered request's line has no unanswered");
   });
 
   test("an inline call the client leaves: its upstream.call.cancelled line carries the request's id", async () => {
@@ -93,7 +95,10 @@ describe("request ids", () => {
     const stopped = await eventLine("upstream.call.cancelled", (line) => line.requestId === "req-inline-1");
     assert.equal(stopped.rpcMethod, "tools/call");
     assert.equal(stopped.reason, "client closed the stream");
-    assert.equal((await requestLine("req-inline-1")).outcome, "client_disconnected");
+    const line = await requestLine("req-inline-1");
+    assert.equal(line.outcome, "client_disconnected");
+    // It left before taskgate sent a status line: the line says so (its status, 200 by default, was never sent).
+    assert.equal(line.unanswered, true, JSON.stringify(line));
   });
 
   test("without an id, taskgate mints a UUID, echoes it and logs it", async () => {
