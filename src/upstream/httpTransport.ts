@@ -12,6 +12,7 @@
 import type { Logger } from "pino";
 import { Agent, type Dispatcher, request } from "undici";
 import { traceHeadersOf } from "../observability/tracing.js";
+import { abortAfter } from "../util/abortAfter.js";
 import { isObject } from "../util/json.js";
 import { CallConnections } from "./callConnections.js";
 import { readSse, type SseProgress } from "./sseReader.js";
@@ -138,8 +139,8 @@ export class HttpTransport implements UpstreamTransport {
   async send(message: JsonRpcMessage): Promise<void> {
     // A timer cleared as soon as the answer is in: AbortSignal.timeout would keep every message's
     // signal alive for the whole limit (thousands of cancels would pile up for 30 s).
-    const limit = new AbortController();
-    const timer = setTimeout(() => limit.abort(new Error(`no answer within ${this.options.sendTimeoutMs} ms`)), this.options.sendTimeoutMs);
+    const { sendTimeoutMs } = this.options;
+    const limit = abortAfter(sendTimeoutMs, () => new Error(`no answer within ${sendTimeoutMs} ms`));
     try {
       const response = await this.post(message, limit.signal);
       await response.body.dump().catch(() => undefined);
@@ -147,7 +148,7 @@ export class HttpTransport implements UpstreamTransport {
         throw new UpstreamFailure("upstream_lost", `Upstream refused a message (${describeMessage(message)}): HTTP ${response.statusCode}`);
       }
     } finally {
-      clearTimeout(timer);
+      limit.clear();
     }
   }
 
@@ -176,18 +177,21 @@ export class HttpTransport implements UpstreamTransport {
     let why = "";
     for (let attempt = 1; attempt <= attempts && !closing.aborted; attempt++) {
       if (attempt > 1) await sleep(push!.retryMs * 2 ** (attempt - 2), closing);
+      const limit = abortAfter(limitMs, () => new Error(`no answer within ${limitMs} ms`), closing);
       try {
         const response = await request(this.options.url, {
           method: "DELETE",
           headers: this.headers(),
           dispatcher: this.options.dispatchers.short,
-          signal: AbortSignal.any([AbortSignal.timeout(limitMs), closing]),
+          signal: limit.signal,
         });
         await response.body.dump();
         // Any answer will do: gone already (404) or no DELETE allowed (405) ends nothing more here.
         return;
       } catch (error) {
         why = networkCause(error);
+      } finally {
+        limit.clear();
       }
     }
     if (push && push.calls > 0) {
