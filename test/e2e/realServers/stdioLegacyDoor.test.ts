@@ -178,7 +178,8 @@ describe("legacy door: an old-client session idle for upstream.sessionIdleMs", (
   let gateway: Gateway;
 
   before(async () => {
-    gateway = await startGatewayOnCommand(STDIO_COMMANDS.everything(), { upstream: { sessionIdleMs: 500, stopGraceMs: 500 } });
+    // 1.5 s: an old client's initialize and notifications/initialized must fit in it on a loaded machine.
+    gateway = await startGatewayOnCommand(STDIO_COMMANDS.everything(), { upstream: { sessionIdleMs: 1_500, stopGraceMs: 500 } });
     await fetch(new URL("/readyz", gateway.url));
   });
   after(async () => {
@@ -188,8 +189,8 @@ describe("legacy door: an old-client session idle for upstream.sessionIdleMs", (
   test("is not idle while a call waits for its response, however quiet", async () => {
     const client = new Client({ name: "old-client", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
-    // Two quiet seconds (no progress token, so no progress) on a 500 ms idle limit.
-    const result = await client.callTool({ name: "trigger-long-running-operation", arguments: { duration: 2, steps: 1 } });
+    // Three quiet seconds (no progress token, so no progress) on a 1.5 s idle limit.
+    const result = await client.callTool({ name: "trigger-long-running-operation", arguments: { duration: 3, steps: 1 } });
     assert.match(textOf(result), /Long running operation completed/);
     await client.close();
   });
@@ -201,7 +202,7 @@ describe("legacy door: an old-client session idle for upstream.sessionIdleMs", (
     await client.connect(transport);
     const [pid] = (gateway.upstreamProcesses?.() ?? []).filter((p) => !before.includes(p));
     assert.ok(pid);
-    await eventually(() => !isRunning(pid), `idle session's process ${pid} stopped`, 5_000);
+    await eventually(() => !isRunning(pid), `idle session's process ${pid} stopped`, 10_000);
     await assert.rejects(client.listTools(), /404|Session not found/);
     await client.close().catch(() => undefined);
   });
