@@ -82,6 +82,8 @@ const STANDALONE_WAIT_MS = 3_000;
 const DELETE_TIMEOUT_MS = 2_000;
 const RESUME_ATTEMPTS = 3;
 const RECONNECT_MAX_MS = 30_000;
+/** How long a "session gone" from the standalone stream waits for POSTs in flight to hear their own answers. */
+const SETTLE_BEFORE_GONE_MS = 1_000;
 const SESSION_GONE_BODY = /no valid session|session not found|unknown session|invalid session/i;
 const STANDALONE = { kind: "standalone" } as const;
 
@@ -94,6 +96,9 @@ export class HttpTransport implements UpstreamTransport {
   private closed = false;
   private readonly standalone = new AbortController();
   private readonly exchanges = new Set<AbortController>();
+  /** POSTs waiting for their answer's status line, and who waits for them all to have one (see settleBeforeGone). */
+  private unanswered = 0;
+  private allAnswered: Array<() => void> = [];
 
   constructor(private readonly options: HttpTransportOptions) {}
 
@@ -118,6 +123,7 @@ export class HttpTransport implements UpstreamTransport {
       if (closeConnection) exchange.signal.removeEventListener("abort", closeConnection);
     };
     let response: Response;
+    this.unanswered++;
     try {
       response = await this.post(message, exchange.signal, client);
       // Checked here first: the common answer (2xx, JSON or SSE) passes without an async check awaited.
@@ -127,6 +133,8 @@ export class HttpTransport implements UpstreamTransport {
       done();
       if (client) this.options.dispatchers.calls.release(client, false);
       throw error;
+    } finally {
+      if (--this.unanswered === 0) for (const wake of this.allAnswered.splice(0)) wake();
     }
     const issued = header(response, "mcp-session-id");
     if (issued && !this.session) this.session = issued;
@@ -203,6 +211,21 @@ export class HttpTransport implements UpstreamTransport {
   }
 
   // --- internals ---------------------------------------------------------------------------
+
+  /** Before the standalone stream's "session gone" ends the session: lets each POST still waiting for
+   *  its status line hear its own answer (bounded by SETTLE_BEFORE_GONE_MS). One the upstream refused
+   *  (session gone: it never ran) is then sent again on a new session instead of failing as lost. */
+  private async settleBeforeGone(signal: AbortSignal): Promise<void> {
+    if (this.unanswered === 0) return;
+    let wake: () => void = () => undefined;
+    const settled = new Promise<void>((resolve) => (wake = resolve));
+    this.allAnswered.push(wake);
+    const timer = setTimeout(wake, SETTLE_BEFORE_GONE_MS);
+    signal.addEventListener("abort", wake, { once: true });
+    await settled;
+    clearTimeout(timer);
+    signal.removeEventListener("abort", wake);
+  }
 
   /** One new object per request (undici keeps it): the credentials, the session's headers, then `extra`. */
   private headers(extra?: Record<string, string>): Record<string, string> {
@@ -414,8 +437,10 @@ export class HttpTransport implements UpstreamTransport {
       const text = await readSome(response);
       if (status === 405) return "stop"; // the server offers no standalone stream
       const gone = this.sessionGone(status, text);
-      if (gone) this.receiver?.closed(gone);
-      return gone ? "stop" : "none";
+      if (!gone) return "none";
+      await this.settleBeforeGone(signal);
+      this.receiver?.closed(gone);
+      return "stop";
     }
     try {
       await readSse(response.body, (event) => deliverEvent(event.data, (message) => this.receiver?.message(message, STANDALONE)), progress);
