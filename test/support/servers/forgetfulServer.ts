@@ -6,8 +6,8 @@
 // normally (tools/call `echo` answers its text).
 
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { listenOnLoopback } from "./loopbackHttp.js";
 
 export interface ForgetfulServer {
   url: string;
@@ -23,7 +23,6 @@ export interface ForgetfulServer {
 const GONE = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32000, message: "Bad Request: No valid session ID provided" } });
 
 export async function startForgetfulServer(): Promise<ForgetfulServer> {
-  const sockets = new Set<Socket>();
   const sessionIds: string[] = [];
   const streams = new Map<string, ServerResponse>();
   let victim: string | undefined;
@@ -60,7 +59,7 @@ export async function startForgetfulServer(): Promise<ForgetfulServer> {
     json(res, { jsonrpc: "2.0", id: message.id, result: {} });
   };
 
-  const server = createServer((req, res) => {
+  const http = await listenOnLoopback((req, res) => {
     const session = String(req.headers["mcp-session-id"]);
     if (req.method === "GET" && session === victim && forgotten) {
       refuse(res);
@@ -77,23 +76,14 @@ export async function startForgetfulServer(): Promise<ForgetfulServer> {
     req.on("data", (chunk: string) => (text += chunk));
     req.on("end", () => onPost(req, res, text));
   });
-  server.on("connection", (socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: http.url,
     sessions: () => sessionIds.length,
     callHeld: () => heldCall,
     forget() {
       forgotten = true;
       if (victim) streams.get(victim)?.end();
     },
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    close: () => http.close(),
   };
 }

@@ -6,8 +6,8 @@
 // nextDelete() resolves when taskgate next closes a session (DELETE).
 
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { listenOnLoopback } from "./loopbackHttp.js";
 
 export interface LatePingServer {
   url: string;
@@ -27,7 +27,6 @@ const TICKER = {
 };
 
 export async function startLatePingServer(): Promise<LatePingServer> {
-  const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   const state = { sessions: 0, pings: 0 };
   const deleteWaiters: Array<() => void> = [];
@@ -73,7 +72,7 @@ export async function startLatePingServer(): Promise<LatePingServer> {
     return json(res, { jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "Method not found" } });
   };
 
-  const server = createServer((req, res) => {
+  const http = await listenOnLoopback((req, res) => {
     if (req.method === "DELETE") {
       for (const wake of deleteWaiters.splice(0)) wake();
       return res.writeHead(200).end();
@@ -83,14 +82,8 @@ export async function startLatePingServer(): Promise<LatePingServer> {
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => answer(req, res, JSON.parse(Buffer.concat(chunks).toString("utf8")) as Message));
   });
-  server.on("connection", (socket) => {
-    sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: http.url,
     get sessions() {
       return state.sessions;
     },
@@ -100,8 +93,7 @@ export async function startLatePingServer(): Promise<LatePingServer> {
     nextDelete: () => new Promise<void>((resolve) => deleteWaiters.push(resolve)),
     close: async () => {
       for (const timer of timers) clearTimeout(timer);
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await http.close();
     },
   };
 }
