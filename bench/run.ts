@@ -22,6 +22,7 @@
 import "./lib/clientDispatcher.js";
 import { execFileSync } from "node:child_process";
 import { cpus, loadavg } from "node:os";
+import { benchBuild, buildOnce } from "./lib/build.js";
 import { crashes, killAll, stopAll, takeWarnings } from "./lib/children.js";
 import { runCleanups } from "./lib/cleanup.js";
 import { gatewayLogLevel, positiveInt, storeKind } from "./lib/knobs.js";
@@ -82,7 +83,10 @@ let header: string;
 try {
   scenarios = selected();
   timeoutS = process.env.BENCH_TIMEOUT_S ? positiveInt("BENCH_TIMEOUT_S", 1) : undefined;
-  header = `store ${storeKind()}, taskgate log level ${gatewayLogLevel()}, loopback only; every server in its own process`;
+  header =
+    `store ${storeKind()}, taskgate log level ${gatewayLogLevel()}, loopback only; every server in its own process, ` +
+    (benchBuild() === "compiled" ? "compiled by tsc (as shipped)" : "run from source under tsx");
+  buildOnce();
 } catch (error) {
   process.stderr.write(`bench: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(2);

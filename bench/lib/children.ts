@@ -1,5 +1,5 @@
-// The parent side of the bench processes: spawns a role (bench/roles/*.ts) as a child Node
-// process with an IPC channel, waits for its "ready", and asks it questions (cpu, mem, role
+// The parent side of the bench processes: spawns a role (bench/roles/*.ts, compiled: see build.ts) as a child
+// Node process with an IPC channel, waits for its "ready", and asks it questions (cpu, mem, role
 // specific ones). Every wait is bounded and fails naming the role and the question. stderr and
 // stdout of each child are kept (last lines, plus a count of Node warnings such as
 // MaxListenersExceededWarning) to explain failures and distortions, and all of it in
@@ -8,9 +8,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createWriteStream } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { buildOnce, nodeArgsFor } from "./build.js";
 
-const ROLES_DIR = fileURLToPath(new URL("../roles/", import.meta.url));
 const READY_MS = 30_000;
 const ASK_MS = 60_000;
 const KEPT_LINES = 40;
@@ -145,7 +144,8 @@ export interface SpawnOptions {
 
 /** Starts bench/roles/<file> in its own Node process and resolves once it is ready. */
 export async function spawnRole(name: string, file: string, options: SpawnOptions = {}): Promise<Child> {
-  const execArgv = ["--import", "tsx", ...(options.exposeGc ? ["--expose-gc"] : []), ...(options.nodeFlags ?? []), ROLES_DIR + file];
+  buildOnce();
+  const execArgv = [...(options.exposeGc ? ["--expose-gc"] : []), ...(options.nodeFlags ?? []), ...nodeArgsFor(join("roles", file))];
   const child = new Child(
     name,
     spawn(process.execPath, execArgv, {

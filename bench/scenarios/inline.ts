@@ -19,6 +19,7 @@
 // taskgate), read before and after every block; the upstream's too (stdio servers: /proc).
 
 import { join } from "node:path";
+import { nodeArgsFor } from "../lib/build.js";
 import { type Child, cpuMs, spawnRole } from "../lib/children.js";
 import { gatewayLogLevel, gatewayNodeFlags, positiveInt } from "../lib/knobs.js";
 import { legacyGreet, modernDiscover, modernGreet, openLegacySession } from "../lib/leanClient.js";
@@ -46,7 +47,7 @@ const LABEL: Record<CaseName, string> = {
   stdio: "taskgate stdio upstream",
 };
 
-const STDIO_GREET = [process.execPath, "--import", "tsx", join(process.cwd(), "bench", "floors", "stdioGreet.ts")];
+const STDIO_GREET = [process.execPath, ...nodeArgsFor(join("floors", "stdioGreet.ts"))];
 
 interface Tally {
   latencies: number[];
