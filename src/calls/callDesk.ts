@@ -34,7 +34,7 @@ import { profileOf } from "../upstream/capabilityProfile.js";
 import type { RunningCall } from "../upstream/upstreamCall.js";
 import { CallQuotas, type QuotaLimits } from "./callQuotas.js";
 import type { StartCall } from "./callStarter.js";
-import { InlineCall, type InlineRequest } from "./inlineCall.js";
+import { InlineCall, type InlineRequest, onAbortOf } from "./inlineCall.js";
 import { LiveInlineCalls } from "./liveInlineCalls.js";
 import type { CallBinding, ParkedCalls } from "./parkedCalls.js";
 import { RemoteRounds } from "./remoteRounds.js";
@@ -57,6 +57,8 @@ export interface CallRequest {
   headers?: HeaderMap;
   /** Aborts when the client goes away: an inline call is then cancelled upstream. */
   signal: AbortSignal;
+  /** The same event without a signal (see MethodRequest.onClientGone). */
+  onClientGone?: ((listener: () => void) => void) | undefined;
   log: EventLog;
   note: RequestNote;
   /** The MCP path the request came to (a fleet's): a task made of this call answers only there. */
@@ -276,7 +278,13 @@ export class CallDesk {
 function inlineRequestOf(request: CallRequest): InlineRequest {
   const token = request.meta.progressToken;
   const logLevel = request.meta[META.logLevel];
-  const inline: InlineRequest = { id: request.id, capabilities: request.capabilities, note: request.note, signal: request.signal };
+  const inline: InlineRequest = {
+    id: request.id,
+    capabilities: request.capabilities,
+    note: request.note,
+    // The signal is read only when the request has no cheaper way to tell of the client leaving.
+    onClientGone: request.onClientGone ?? onAbortOf(request.signal),
+  };
   if (request.endpoint !== undefined) inline.endpoint = request.endpoint;
   if (typeof token === "string" || typeof token === "number") inline.progressToken = token;
   if (typeof logLevel === "string") inline.logLevel = logLevel;

@@ -24,6 +24,7 @@ import type { Question } from "../questions/question.js";
 import type { CallOutcome, RunningCall } from "../upstream/upstreamCall.js";
 import { modernResult } from "../upstream/upstreamResult.js";
 import { AsyncQueue } from "../util/asyncQueue.js";
+import { type Deadline, Deadlines } from "../util/deadlines.js";
 import type { Drainable, LiveInlineCalls } from "./liveInlineCalls.js";
 import type { CallBinding, ParkedCall, ParkedCalls } from "./parkedCalls.js";
 
@@ -35,8 +36,8 @@ export interface InlineRequest {
   progressToken?: string | number;
   /** `_meta` logLevel of the request: upstream log messages at or above it are relayed. */
   logLevel?: string;
-  /** Aborts when the client goes away: the call is then cancelled upstream. */
-  signal: AbortSignal;
+  /** Registers what runs when the client goes away (the call is then cancelled upstream). */
+  onClientGone(listener: () => void): void;
   /** Fields for the request's log line. */
   note: RequestNote;
   /** The MCP path the request came to (a fleet's): a task made of this call answers only there. */
@@ -62,7 +63,13 @@ type Outgoing = { kind: "notification"; message: JsonObject } | { kind: "final";
 /** Concurrent questions arrive a few ms apart; gather them into one round. */
 const GATHER_MS = 30;
 
-const ONCE = { once: true } as const;
+/** onClientGone made of a signal (a request that came without the cheaper hook). */
+export function onAbortOf(signal: AbortSignal): (listener: () => void) => void {
+  return (listener) => {
+    if (signal.aborted) queueMicrotask(listener);
+    else signal.addEventListener("abort", listener, { once: true });
+  };
+}
 
 export class InlineCall implements Drainable {
   private mode: "undecided" | "json" | "streaming" = "undecided";
@@ -103,9 +110,7 @@ export class InlineCall implements Drainable {
       },
     });
     void call.outcome.then((outcome) => this.onOutcome(outcome));
-    const { signal } = request;
-    if (signal.aborted) queueMicrotask(() => this.clientGone());
-    else signal.addEventListener("abort", () => this.clientGone(), ONCE);
+    request.onClientGone(() => this.clientGone());
   }
 
   /**
@@ -137,12 +142,12 @@ export class InlineCall implements Drainable {
   async reply(jsonWindowMs: number): Promise<Reply> {
     // One promise woken by the first message or the window's end (nothing to wait for once a message is out).
     if (this.early.length === 0 && !this.finished) {
-      let timer: NodeJS.Timeout | undefined;
+      let window: Deadline | undefined;
       await new Promise<void>((resolve) => {
         this.firstOut = resolve;
-        if (Number.isFinite(jsonWindowMs)) timer = setTimeout(resolve, jsonWindowMs);
+        if (Number.isFinite(jsonWindowMs)) window = Deadlines.of(jsonWindowMs).start(resolve);
       });
-      clearTimeout(timer);
+      window?.cancel();
       this.firstOut = undefined;
     }
     const first = this.early[0];

@@ -17,7 +17,7 @@ import { holderGone, internalError, RpcError } from "../protocol/errors.js";
 import { errorMessage, errorReply, type Reply, resultMessage, resultReply } from "../protocol/reply.js";
 import { noteErrorReason, type RequestNote } from "../protocol/requestNote.js";
 import type { ClientCapabilities, JsonObject, JsonRpcErrorObject } from "../protocol/wire.js";
-import type { InlineRequest } from "./inlineCall.js";
+import { type InlineRequest, onAbortOf } from "./inlineCall.js";
 import type { CallBinding } from "./parkedCalls.js";
 
 /** A retry as the holder resumes it: its request (no JSON window: only the final message crosses). */
@@ -71,8 +71,7 @@ export class RemoteRounds {
       const command: LeaveCommand = { kind: "leave", ownerHash: binding.owner, requestState };
       void this.options.link.send(holder, command);
     };
-    if (request.signal.aborted) leave();
-    else request.signal.addEventListener("abort", leave, { once: true });
+    request.onClientGone(leave);
 
     let timer: NodeJS.Timeout | undefined;
     const window = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), options.jsonWindowMs)));
@@ -103,7 +102,7 @@ export class RemoteRounds {
     const request = {
       id: 0,
       capabilities: command.capabilities as ClientCapabilities,
-      signal: leave.signal,
+      onClientGone: onAbortOf(leave.signal),
       note,
       params: { requestState, inputResponses },
       // A task made of the call answers on the path the retry came to, as it would on this instance.

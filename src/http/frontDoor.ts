@@ -20,6 +20,7 @@ import type { Reason } from "../protocol/reasons.js";
 import { errorMessage, errorReply, type Reply } from "../protocol/reply.js";
 import type { RequestNote } from "../protocol/requestNote.js";
 import type { ClientCapabilities, JsonObject, JsonRpcRequest, RequestId } from "../protocol/wire.js";
+import { ClientGone } from "./clientGone.js";
 import { type DistinctHeaders, distinctHeaders } from "./distinctHeaders.js";
 import { classifyLegacy, parseEnvelope, parseJsonBody } from "./envelope.js";
 import { sendError, sendJson } from "./jsonResponse.js";
@@ -258,12 +259,12 @@ function serveModern(
   const { log } = options;
   note.rpcMethod = request.method;
   note.rpcId = request.id;
-  const clientGone = new AbortController();
+  const clientGone = new ClientGone();
   const meta = request.params._meta as JsonObject;
   // Off: not even the span's input is made.
   const span = tracingOn() ? startRequestSpan({ ...request, meta, headers: visit.req.headers, ownerHash: owner }) : undefined;
   visit.onClose = () => {
-    if (!res.writableFinished) clientGone.abort();
+    if (!res.writableFinished) clientGone.leave();
     if (span) setImmediate(() => endRequestSpan(span, note, requestOutcome(note, res.statusCode, res.writableFinished), res.statusCode));
   };
   if (span) Object.assign(note, traceIdsOf(span)); // the request's line (written after the span ended) names its trace
@@ -275,7 +276,10 @@ function serveModern(
     capabilities,
     identity,
     headers: visit.req.headers,
-    signal: clientGone.signal,
+    get signal() {
+      return clientGone.signal;
+    },
+    onClientGone: (listener) => clientGone.onGone(listener),
     log: requestLog(log, { requestId, rpcMethod: request.method }),
     note,
     ...(options.endpoint !== undefined ? { endpoint: options.endpoint } : {}),

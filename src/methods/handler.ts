@@ -20,6 +20,8 @@ export interface MethodRequest {
   headers: HeaderMap;
   /** Aborts when the client goes away before its reply was written. */
   signal: AbortSignal;
+  /** The same event without a signal (cheaper, for the quick inline call); absent: use `signal`. */
+  onClientGone?: ((listener: () => void) => void) | undefined;
   /** Lines written here carry the request's requestId and rpcMethod. */
   log: EventLog;
   /** Fields added to the request's log line (tool, taskId, outcome…). */

@@ -13,6 +13,7 @@ import type { Logger } from "pino";
 import { Agent, type Dispatcher, request } from "undici";
 import { traceHeadersOf } from "../observability/tracing.js";
 import { abortAfter } from "../util/abortAfter.js";
+import { type Deadline, Deadlines } from "../util/deadlines.js";
 import { isObject } from "../util/json.js";
 import { CallConnections } from "./callConnections.js";
 import { readSse, type SseProgress } from "./sseReader.js";
@@ -75,7 +76,7 @@ export function refusedCredentials(status: number, what: string, whose: "taskgat
 }
 
 /** After a call's response, how long its stream may take to end before its connection is dropped. */
-const DRAIN_AFTER_ANSWER_MS = 1_000;
+const DRAIN_AFTER_ANSWER = new Deadlines(1_000);
 
 const STANDALONE_WAIT_MS = 3_000;
 /** A DELETE ending an idle session (or at shutdown) gives up after this long. */
@@ -99,8 +100,15 @@ export class HttpTransport implements UpstreamTransport {
   /** POSTs waiting for their answer's status line, and who waits for them all to have one (see settleBeforeGone). */
   private unanswered = 0;
   private allAnswered: Array<() => void> = [];
+  /** The URL parsed once: each POST goes to the dispatcher with it (undici's request() would parse it per call). */
+  private readonly origin: string;
+  private readonly path: string;
 
-  constructor(private readonly options: HttpTransportOptions) {}
+  constructor(private readonly options: HttpTransportOptions) {
+    const url = new URL(options.url);
+    this.origin = url.origin;
+    this.path = url.pathname + url.search;
+  }
 
   get target(): string {
     return this.options.url;
@@ -244,13 +252,9 @@ export class HttpTransport implements UpstreamTransport {
     if (trace) Object.assign(headers, trace);
     try {
       if (signal.aborted) throw signal.reason;
-      return await request(this.options.url, {
-        method: "POST",
-        headers,
-        body: JSON.stringify(message),
-        dispatcher: connection ?? this.options.dispatchers.short,
-        ...(connection ? {} : { signal }),
-      });
+      const body = JSON.stringify(message);
+      if (connection) return await connection.request({ origin: this.origin, path: this.path, method: "POST", headers, body });
+      return await this.options.dispatchers.short.request({ origin: this.origin, path: this.path, method: "POST", headers, body, signal });
     } catch (error) {
       if (signal.aborted) throw error;
       throw this.networkFailure(error, message.method);
@@ -322,7 +326,7 @@ export class HttpTransport implements UpstreamTransport {
   private async readExchange(requestId: JsonRpcMessage["id"] & {}, response: Response, exchange: AbortController): Promise<boolean> {
     const { signal } = exchange;
     const type = header(response, "content-type") ?? "";
-    let drain: NodeJS.Timeout | undefined;
+    let drain: Deadline | undefined;
     try {
       if (response.statusCode === 202) {
         await response.body.dump();
@@ -340,7 +344,7 @@ export class HttpTransport implements UpstreamTransport {
         if (!answered && message.id === requestId && message.method === undefined) {
           answered = true;
           // Servers end the stream after the response; one that does not loses the connection.
-          drain = setTimeout(() => exchange.abort(EXCHANGE_CLOSED), DRAIN_AFTER_ANSWER_MS);
+          drain = DRAIN_AFTER_ANSWER.start(() => exchange.abort(EXCHANGE_CLOSED));
         }
       };
       progress = await readSse(response.body, (event) => deliverEvent(event.data, onMessage), progress);
@@ -353,7 +357,7 @@ export class HttpTransport implements UpstreamTransport {
       this.receiver?.exchangeLost(requestId, `the call's stream from the upstream broke: ${networkCause(error)}`);
       return false;
     } finally {
-      clearTimeout(drain);
+      drain?.cancel();
     }
   }
 

@@ -1,5 +1,7 @@
 // ServerProcess: one running stdio MCP server. JSON-RPC messages go to its stdin and come from its
-// stdout, framed by the SDK's serializeMessage / ReadBuffer (one JSON message per line). Every
+// stdout, one JSON message per line (the SDK's framing: serializeMessage out, and lines read as the
+// SDK's ReadBuffer does, without its schema parse of every message: the HTTP side does not pay one
+// either, and an answer is passed on as it came). Every
 // stderr line is logged with the pid and session label; the last one is kept, so that when the
 // process exits on its own the failure says how (exit code or signal) and what it said last.
 // stop() closes stdin, waits stopGraceMs, then signals the whole process group (SIGTERM, then
@@ -7,8 +9,10 @@
 
 import type { ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
-import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+import { STDIO_DEFAULT_MAX_BUFFER_SIZE, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Logger } from "pino";
+import { Deadlines } from "../util/deadlines.js";
+import { isObject } from "../util/json.js";
 import type { JsonRpcMessage } from "./transport.js";
 import { UpstreamFailure } from "./upstreamFailure.js";
 
@@ -30,7 +34,8 @@ export class ServerProcess {
   onFirstMessage?: () => void;
   private spoke = false;
   private endedByItself = false;
-  private readonly buffer = new ReadBuffer();
+  /** The start of a line not yet ended by a newline. */
+  private partial: Buffer | undefined;
   private lastStderr = "";
   private exit?: { code: number | null; signal: NodeJS.Signals | null };
   private stopping = false;
@@ -97,18 +102,17 @@ export class ServerProcess {
       );
     }
     return new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(
-        () =>
-          reject(
-            new UpstreamFailure(
-              "upstream_timeout",
-              `Upstream timed out: server process ${this.pid} did not read its stdin within ${timeoutMs} ms (upstream.requestTimeoutMs)`,
-            ),
+      // One timer for every write of this length (each one's is almost always met at once).
+      const limit = Deadlines.of(timeoutMs).start(() =>
+        reject(
+          new UpstreamFailure(
+            "upstream_timeout",
+            `Upstream timed out: server process ${this.pid} did not read its stdin within ${timeoutMs} ms (upstream.requestTimeoutMs)`,
           ),
-        timeoutMs,
+        ),
       );
       stdin.write(serializeMessage(message as Parameters<typeof serializeMessage>[0]), (error) => {
-        clearTimeout(timer);
+        limit.cancel();
         const gone = this.exit ? this.describeExit() : `Upstream server process ${this.pid} closed its stdin`;
         if (error) reject(new UpstreamFailure("upstream_exited", `${gone} (writing to it failed: ${error.message})`));
         else resolve();
@@ -136,34 +140,40 @@ export class ServerProcess {
   // --- internals ---------------------------------------------------------------------------
 
   private read(chunk: Buffer): void {
-    try {
-      this.buffer.append(chunk);
-    } catch (error) {
-      this.log.warn(
-        { event: "upstream.stdout.overflow", pid: this.pid, session: this.session, err: (error as Error).message },
-        "server process wrote a line too long to read: dropped",
-      );
-      return;
-    }
-    for (;;) {
-      let message: JsonRpcMessage | null;
-      try {
-        message = this.buffer.readMessage() as JsonRpcMessage | null;
-      } catch (error) {
+    let data = this.partial ? Buffer.concat([this.partial, chunk]) : chunk;
+    this.partial = undefined;
+    for (let end = data.indexOf(10); end !== -1; end = data.indexOf(10)) {
+      const line = data.toString("utf8", 0, end > 0 && data[end - 1] === 13 ? end - 1 : end);
+      data = data.subarray(end + 1);
+      const message = messageOf(line);
+      if (typeof message === "string") {
         // A line that is not JSON-RPC (a stray print on stdout): said, and skipped.
         this.log.warn(
-          { event: "upstream.stdout.invalid", pid: this.pid, session: this.session, err: (error as Error).message.slice(0, LINE_MAX) },
+          { event: "upstream.stdout.invalid", pid: this.pid, session: this.session, err: message.slice(0, LINE_MAX) },
           "server process wrote a line on stdout that is not a JSON-RPC message",
         );
         continue;
       }
-      if (message === null) return;
       if (!this.spoke) {
         this.spoke = true;
         this.onFirstMessage?.();
       }
       this.events?.message(message);
     }
+    if (data.length === 0) return;
+    if (data.length > STDIO_DEFAULT_MAX_BUFFER_SIZE) {
+      this.log.warn(
+        {
+          event: "upstream.stdout.overflow",
+          pid: this.pid,
+          session: this.session,
+          err: `a line past ${STDIO_DEFAULT_MAX_BUFFER_SIZE} bytes`,
+        },
+        "server process wrote a line too long to read: dropped",
+      );
+      return;
+    }
+    this.partial = data;
   }
 
   private stderrLine(raw: string): void {
@@ -211,4 +221,18 @@ export class ServerProcess {
     clearTimeout(timer);
     return outcome;
   }
+}
+
+/** One stdout line as a JSON-RPC message, or why it is not one. */
+function messageOf(line: string): JsonRpcMessage | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    return `not JSON: ${(error as Error).message}`;
+  }
+  if (!isObject(value) || value.jsonrpc !== "2.0") return "not a JSON-RPC 2.0 message";
+  if (typeof value.method !== "string" && !("result" in value || "error" in value))
+    return "neither a request, a notification nor a response";
+  return value as unknown as JsonRpcMessage;
 }

@@ -6,6 +6,7 @@
 // per chunk.
 
 import type { Readable } from "node:stream";
+import { StringDecoder } from "node:string_decoder";
 import { createParser } from "eventsource-parser";
 
 export interface SseProgress {
@@ -19,8 +20,6 @@ export interface SseEvent {
   id?: string | undefined;
 }
 
-const STREAM = { stream: true } as const;
-
 /** Feeds `body` to the parser until it ends (a reader that wants less aborts the body's request). */
 export function readSse(body: Readable, onEvent: (event: SseEvent) => void, progress: SseProgress = {}): Promise<SseProgress> {
   const parser = createParser({
@@ -32,7 +31,8 @@ export function readSse(body: Readable, onEvent: (event: SseEvent) => void, prog
       progress.retryMs = ms;
     },
   });
-  const decoder = new TextDecoder();
+  // StringDecoder keeps a character split across chunks, as TextDecoder's stream mode does, for less per chunk.
+  const decoder = new StringDecoder("utf8");
   return new Promise<SseProgress>((resolve, reject) => {
     let settled = false;
     const settle = (error?: unknown) => {
@@ -44,7 +44,7 @@ export function readSse(body: Readable, onEvent: (event: SseEvent) => void, prog
     };
     const onData = (chunk: Buffer | string) => {
       try {
-        parser.feed(typeof chunk === "string" ? chunk : decoder.decode(chunk, STREAM));
+        parser.feed(typeof chunk === "string" ? chunk : decoder.write(chunk));
       } catch (error) {
         settle(error);
         body.destroy();

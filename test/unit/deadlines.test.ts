@@ -1,0 +1,77 @@
+import assert from "node:assert/strict";
+import { EventEmitter, once } from "node:events";
+import { describe, it } from "node:test";
+import { Deadlines } from "../../src/util/deadlines.js";
+
+/** Resolves when `count` deadlines fired, with the order they fired in. */
+function recorder(count: number) {
+  const fired: string[] = [];
+  const events = new EventEmitter();
+  return {
+    fired,
+    fire: (name: string) => () => {
+      fired.push(name);
+      if (fired.length === count) events.emit("all");
+    },
+    all: once(events, "all"),
+  };
+}
+
+describe("Deadlines", () => {
+  it("fires each deadline not cancelled, in the order set, no sooner than its length", async () => {
+    const deadlines = new Deadlines(30);
+    const seen = recorder(2);
+    const started = performance.now();
+    deadlines.start(seen.fire("a"));
+    const cancelled = deadlines.start(seen.fire("b"));
+    deadlines.start(seen.fire("c"));
+    cancelled.cancel();
+    await seen.all;
+    assert.deepEqual(seen.fired, ["a", "c"]);
+    assert.ok(performance.now() - started >= 29, "a deadline fired before its length had passed");
+  });
+
+  it("a deadline set while others fire waits its own full length, and later ones still fire", async () => {
+    const deadlines = new Deadlines(25);
+    const seen = recorder(3);
+    let setAt = 0;
+    deadlines.start(() => {
+      seen.fire("first")();
+      setAt = performance.now();
+      deadlines.start(() => {
+        assert.ok(performance.now() - setAt >= 24, "the deadline set inside a firing one fired early");
+        seen.fire("nested")();
+      });
+    });
+    // Set a little later than the first: fires after it, before the nested one.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    deadlines.start(seen.fire("second"));
+    await seen.all;
+    assert.deepEqual(seen.fired, ["first", "second", "nested"]);
+  });
+
+  it("survives thousands of deadlines met in time and still fires the one that is not", async () => {
+    const deadlines = new Deadlines(20);
+    for (let i = 0; i < 5_000; i++) deadlines.start(() => assert.fail("a cancelled deadline fired")).cancel();
+    const seen = recorder(1);
+    deadlines.start(seen.fire("late"));
+    for (let i = 0; i < 5_000; i++) deadlines.start(() => assert.fail("a cancelled deadline fired")).cancel();
+    await seen.all;
+    assert.deepEqual(seen.fired, ["late"]);
+  });
+
+  it("keeps the process alive while a deadline is pending, and not once none is", async () => {
+    const deadlines = new Deadlines(60_000);
+    const timer = () => (deadlines as unknown as { timer?: NodeJS.Timeout }).timer;
+    const first = deadlines.start(() => undefined);
+    assert.equal(timer()?.hasRef(), true);
+    const second = deadlines.start(() => undefined);
+    first.cancel();
+    assert.equal(timer()?.hasRef(), true, "one deadline is still pending");
+    second.cancel();
+    second.cancel(); // twice: counted once
+    assert.equal(timer()?.hasRef(), false);
+    deadlines.start(() => undefined).cancel();
+    assert.equal(timer()?.hasRef(), false);
+  });
+});
