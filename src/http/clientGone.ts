@@ -17,10 +17,6 @@ export class ClientGone {
     return this.controller.signal;
   }
 
-  get happened(): boolean {
-    return this.gone;
-  }
-
   /** Runs `listener` once the client is gone (in a microtask when it is already). */
   onGone(listener: () => void): void {
     if (this.gone) queueMicrotask(listener);

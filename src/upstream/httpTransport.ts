@@ -76,7 +76,7 @@ export function refusedCredentials(status: number, what: string, whose: "taskgat
 }
 
 /** After a call's response, how long its stream may take to end before its connection is dropped. */
-const DRAIN_AFTER_ANSWER = new Deadlines(1_000);
+const DRAIN_AFTER_ANSWER = Deadlines.of(1_000);
 
 const STANDALONE_WAIT_MS = 3_000;
 /** A DELETE ending an idle session (or at shutdown) gives up after this long. */
