@@ -141,6 +141,8 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
       await closed;
       await endpoints.close();
       inventory.close();
+      // The tasks the shutdown failed are told so (before the store closes: pushes read it).
+      await notifier.flush(config.notify.timeoutMs);
       notifier.close();
       await cluster.close();
       await closeQuietly(log, "tracing", () => tracing.shutdown()); // the last spans are flushed

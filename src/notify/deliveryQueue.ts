@@ -2,7 +2,9 @@
 // enqueues (a full queue drops the delivery, logged and counted); a few workers send; a failed send
 // is retried after backoffMs, doubled each time up to maxBackoffMs, until `attempts` sends; each send
 // is given at most timeoutMs (its AbortSignal). Every outcome is logged (pino) and counted (prom).
-// close() stops the timers and drops what is still waiting.
+// At shutdown flush() gives what is queued or waiting for a retry one last send, all within a limit
+// (the tasks a shutdown fails are told so); what is still unsent then is counted and logged as
+// dropped. close() stops the timers and drops what is still waiting.
 
 import type { Logger } from "pino";
 import type { NotifyMetrics } from "./notifyMetrics.js";
@@ -39,10 +41,15 @@ interface Queued {
 
 export class DeliveryQueue {
   private readonly ready: Queued[] = [];
-  /** Deliveries waiting for a retry. */
-  private readonly retrying = new Set<NodeJS.Timeout>();
+  /** Deliveries waiting for a retry, by their timer. */
+  private readonly retrying = new Map<NodeJS.Timeout, Queued>();
+  private readonly inFlight = new Set<Queued>();
   private sending = 0;
   private closed = false;
+  /** Set by flush(): a failed send is the last one. */
+  private final = false;
+  /** Sends still running when flush() gave up: already counted as dropped. */
+  private readonly abandoned = new WeakSet<Queued>();
   private readonly idle: Array<() => void> = [];
 
   constructor(
@@ -63,6 +70,7 @@ export class DeliveryQueue {
       this.log.warn(
         {
           event: "notify.dropped",
+          reason: "queue_full",
           channel: delivery.channel,
           target: delivery.target,
           taskId: delivery.taskId,
@@ -82,9 +90,41 @@ export class DeliveryQueue {
     return new Promise((resolve) => this.idle.push(resolve));
   }
 
+  /**
+   * Shutdown: each delivery queued or waiting for a retry is sent now, once (no more retries), all
+   * within `limitMs`; what is still unsent or unanswered then is counted as dropped, in one log line.
+   */
+  async flush(limitMs: number): Promise<void> {
+    this.final = true;
+    for (const [timer, queued] of this.retrying) {
+      clearTimeout(timer);
+      this.ready.push({ delivery: queued.delivery, attempt: queued.attempt + 1 });
+    }
+    this.retrying.clear();
+    this.pump();
+    let timer: NodeJS.Timeout | undefined;
+    const inTime = await Promise.race([
+      this.settled().then(() => true),
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), limitMs))),
+    ]);
+    clearTimeout(timer);
+    if (inTime) return;
+    const left = [...this.inFlight, ...this.ready];
+    const channels: Record<string, number> = {};
+    for (const queued of left) {
+      this.abandoned.add(queued);
+      this.metrics.count(queued.delivery.channel, "dropped");
+      channels[queued.delivery.channel] = (channels[queued.delivery.channel] ?? 0) + 1;
+    }
+    this.log.warn(
+      { event: "notify.dropped", reason: "shutdown", count: left.length, channels, limitMs },
+      `${left.length} notifications not delivered before shutdown: the receivers did not answer within ${limitMs} ms (notify.timeoutMs)`,
+    );
+  }
+
   close(): void {
     this.closed = true;
-    for (const timer of this.retrying) clearTimeout(timer);
+    for (const timer of this.retrying.keys()) clearTimeout(timer);
     this.retrying.clear();
     this.ready.length = 0;
     this.wake();
@@ -94,7 +134,9 @@ export class DeliveryQueue {
     while (this.sending < WORKERS && this.ready.length > 0) {
       const next = this.ready.shift() as Queued;
       this.sending += 1;
+      this.inFlight.add(next);
       void this.sendOnce(next).finally(() => {
+        this.inFlight.delete(next);
         this.sending -= 1;
         this.pump();
         this.wake();
@@ -112,12 +154,14 @@ export class DeliveryQueue {
     const line = { channel: delivery.channel, target: delivery.target, taskId: delivery.taskId, notifyEvent: delivery.event, attempt };
     try {
       await delivery.send(AbortSignal.timeout(this.limits.timeoutMs));
+      if (this.abandoned.has(queued)) return;
       this.metrics.count(delivery.channel, "delivered");
       this.log.info({ event: "notify.delivered", ...line }, "notification delivered");
       return;
     } catch (error) {
+      if (this.abandoned.has(queued)) return;
       const why = describe(error, this.limits.timeoutMs);
-      const last = attempt >= this.limits.attempts || error instanceof PermanentFailure || this.closed;
+      const last = attempt >= this.limits.attempts || error instanceof PermanentFailure || this.closed || this.final;
       this.metrics.count(delivery.channel, last ? "failed" : "retried");
       if (last) {
         this.log.warn({ event: "notify.failed", ...line, err: why }, "notification not delivered; given up");
@@ -130,7 +174,7 @@ export class DeliveryQueue {
         this.ready.push({ delivery, attempt: attempt + 1 });
         this.pump();
       }, waitMs); // not unref'd: a retry keeps the process up until close() clears it
-      this.retrying.add(timer);
+      this.retrying.set(timer, queued);
     }
   }
 }

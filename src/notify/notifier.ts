@@ -111,6 +111,17 @@ export class Notifier {
     }
   }
 
+  /** Shutdown: the pushes being looked up are queued, and what is queued gets its last send, all within `limitMs`. */
+  async flush(limitMs: number): Promise<void> {
+    const until = Date.now() + limitMs;
+    if (this.looking.size > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.allSettled([...this.looking]), new Promise((resolve) => (timer = setTimeout(resolve, limitMs)))]);
+      clearTimeout(timer);
+    }
+    await this.queue.flush(Math.max(0, until - Date.now()));
+  }
+
   close(): void {
     this.queue.close();
   }

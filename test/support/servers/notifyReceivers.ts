@@ -27,7 +27,7 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-/** `answer(n)`: the HTTP status of the n-th request (1-based). */
+/** `answer(n)`: the HTTP status of the n-th request (1-based); 0 holds it unanswered (a receiver that hangs). */
 export async function startReceiver(answer: (n: number) => number, path = "/hook"): Promise<Receiver> {
   const received: Received[] = [];
   const waiters: Array<() => void> = [];
@@ -37,7 +37,7 @@ export async function startReceiver(answer: (n: number) => number, path = "/hook
     req.on("end", () => {
       const status = answer(received.length + 1);
       received.push({ headers: req.headers, body: Buffer.concat(chunks), status });
-      res.writeHead(status).end();
+      if (status !== 0) res.writeHead(status).end();
       for (const wake of waiters.splice(0)) wake();
     });
   });
