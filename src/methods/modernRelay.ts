@@ -3,12 +3,15 @@
 // and `requestState`, the client's Mcp-Param-* headers, and the owner's credentials (taskgate has
 // authenticated the caller; the backend sees the identity the way a legacy one does). The backend's
 // answer comes back as it was: one JSON reply, or a stream (its progress and log notifications,
-// then the response) under the client's id; its errors keep their code and HTTP status; its
-// `input_required` rounds keep their requestState. Only a task changes: its id is wrapped for the
-// owner (BackendTasks). The client leaving closes the exchange (the backend's cancellation).
+// then the response) under the client's id; its errors keep their code and HTTP status. Two
+// handles change, so each is good only for its owner: a task's id is wrapped (BackendTasks), and an
+// `input_required` round's requestState is sealed for the caller, path and call (RelayedStates),
+// a retry's opened again before it is relayed. The client leaving closes the exchange (the
+// backend's cancellation).
 
 import type { UpstreamAccess } from "../access/upstreamAccess.js";
 import { ownerHashOf } from "../auth/identity.js";
+import type { RelayedStates, StateBinding } from "../calls/relayedStates.js";
 import { internalError, invalidParams, RpcError } from "../protocol/errors.js";
 import { errorMessage, type Reply, resultMessage } from "../protocol/reply.js";
 import type { JsonObject, RequestId } from "../protocol/wire.js";
@@ -22,6 +25,8 @@ import { LISTED, refuseHiddenReference } from "./relay.js";
 export interface ModernBackend {
   link: ModernLink;
   tasks: BackendTasks;
+  /** The requestState of the backend's MRTR rounds, sealed for each caller. */
+  states: RelayedStates;
   /** The headers of `owner`'s requests to the backend (its credentials). */
   headersFor(owner: string): Record<string, string>;
 }
@@ -31,6 +36,12 @@ export function modernRelayHandler(backend: ModernBackend, policy: UpstreamAcces
     const owner = ownerHashOf(request.identity);
     refuseHidden(request, policy);
     const { link } = backend;
+    const binding: StateBinding = { owner, endpoint: request.endpoint, method: request.method, params: request.params };
+    // A retry's state is the client's handle: the backend gets its own state back, or nothing is relayed.
+    const params =
+      request.params.requestState === undefined
+        ? request.params
+        : { ...request.params, requestState: backend.states.open(request.params.requestState, binding) };
     for (const key of ["name", "uri"] as const) if (typeof request.params[key] === "string") request.note[key] = request.params[key];
     const controller = new AbortController();
     const stop = () => controller.abort("client closed the stream");
@@ -38,7 +49,7 @@ export function modernRelayHandler(backend: ModernBackend, policy: UpstreamAcces
     const exchange = link.exchange({
       id: link.nextId(),
       method: request.method,
-      params: request.params,
+      params,
       headers: { ...backend.headersFor(owner), ...paramHeadersOf(request.headers) },
       signal: controller.signal,
       long: true,
@@ -47,11 +58,11 @@ export function modernRelayHandler(backend: ModernBackend, policy: UpstreamAcces
     if (first.done) throw internalError("Upstream call lost: the backend ended the exchange without a response");
     if (!isNotification(first.value.message)) {
       request.signal.removeEventListener("abort", stop);
-      return finalReply(first.value, owner, backend, request, policy);
+      return finalReply(first.value, binding, backend, request, policy);
     }
     return {
       kind: "stream",
-      messages: streamOf(first.value, exchange, request.id, (m) => finalMessage(m, owner, backend, request, policy)),
+      messages: streamOf(first.value, exchange, request.id, (m) => finalMessage(m, binding, backend, request, policy)),
       onClientGone: stop,
     };
   };
@@ -77,20 +88,32 @@ async function* streamOf(
 }
 
 /** The response as the client gets it: its own id, a task's id wrapped. */
-function finalMessage(answer: ModernMessage, owner: string, backend: ModernBackend, request: MethodRequest, policy: UpstreamAccess) {
+function finalMessage(
+  answer: ModernMessage,
+  binding: StateBinding,
+  backend: ModernBackend,
+  request: MethodRequest,
+  policy: UpstreamAccess,
+) {
   const { message } = answer;
   if (isObject(message.error)) return errorMessage(request.id, message.error as { code: number; message: string });
-  return resultMessage(request.id, shown(resultOf(message.result, owner, backend, request), request, policy));
+  return resultMessage(request.id, shown(resultOf(message.result, binding, backend, request), request, policy));
 }
 
-function finalReply(answer: ModernMessage, owner: string, backend: ModernBackend, request: MethodRequest, policy: UpstreamAccess): Reply {
+function finalReply(
+  answer: ModernMessage,
+  binding: StateBinding,
+  backend: ModernBackend,
+  request: MethodRequest,
+  policy: UpstreamAccess,
+): Reply {
   const { message, httpStatus } = answer;
   if (isObject(message.error)) {
     const error = RpcError.from(message.error as { code: number; message: string }, httpStatus);
     request.note.outcome = "error";
     return { kind: "error", error };
   }
-  return { kind: "result", result: shown(resultOf(message.result, owner, backend, request), request, policy) };
+  return { kind: "result", result: shown(resultOf(message.result, binding, backend, request), request, policy) };
 }
 
 /** The access rules, as for a legacy backend: a hidden prompt, resource or reference is refused in an SDK server's words. */
@@ -112,15 +135,17 @@ function shown(result: JsonObject, request: MethodRequest, policy: UpstreamAcces
   return { ...result, [listed.field]: policy.visible(request.identity, listed.kind, result[listed.field], listed.key) };
 }
 
-function resultOf(result: unknown, owner: string, backend: ModernBackend, request: MethodRequest): JsonObject {
+function resultOf(result: unknown, binding: StateBinding, backend: ModernBackend, request: MethodRequest): JsonObject {
   const plain: JsonObject = isObject(result) ? result : { resultType: "complete" };
   if (plain.resultType === "task") {
-    const created = backend.tasks.created(owner, plain);
+    const created = backend.tasks.created(binding.owner, plain);
     request.note.outcome = "task";
     request.note.taskId = created.taskId as string;
     return created;
   }
-  if (plain.resultType === "input_required") request.note.outcome = "input_required";
-  else if (plain.isError === true) request.note.outcome = "tool_error";
+  if (plain.resultType === "input_required") {
+    request.note.outcome = "input_required";
+    if (typeof plain.requestState === "string") return { ...plain, requestState: backend.states.seal(plain.requestState, binding) };
+  } else if (plain.isError === true) request.note.outcome = "tool_error";
   return plain;
 }

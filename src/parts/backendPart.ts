@@ -7,6 +7,7 @@
 
 import type { Logger } from "pino";
 import type { UpstreamAccess } from "../access/upstreamAccess.js";
+import { RelayedStates } from "../calls/relayedStates.js";
 import type { UpstreamPolicy } from "../config/accessOptions.js";
 import type { Config, UpstreamOptions } from "../config/schema.js";
 import type { Dispatch } from "../methods/eraRouter.js";
@@ -107,7 +108,9 @@ export function openBackendPart(options: BackendPartOptions, deps: BackendPartDe
   const parts = { upstream, desk: tasks.desk, access: tasks.access, subscriptions, cache: options.cache, policy };
   const router = createEraRouter(
     parts,
-    upstream.modernLink && backendTasks ? { link: upstream.modernLink, tasks: backendTasks, headersFor } : undefined,
+    upstream.modernLink && backendTasks
+      ? { link: upstream.modernLink, tasks: backendTasks, states: new RelayedStates(options.mrtr.secret), headersFor }
+      : undefined,
   );
   metrics.observeLive(liveSources(upstream, tasks, subscriptions));
   const path = backend?.endpoint ?? deps.path;

@@ -48,7 +48,7 @@ describe("a dual-era server (v2 SDK, legacy: stateless)", () => {
     const discover = expectComplete(await call(gateway.url, "server/discover"));
     assert.equal(((discover._meta as JsonObject)["dev.taskgate/backend"] as JsonObject).era, "modern");
     const round = resultOf(await callTool(gateway.url, "ask_name", {}, ALICE));
-    assert.equal(round.requestState, "fixture-state-1", "the server's own MRTR round, relayed");
+    assert.match(String(round.requestState), /^rs\./, "the server's own MRTR round, relayed (its state sealed for the caller)");
   });
 
   it("is spoken to in its old era when configured legacy: a session, taskgate's own MRTR round", async () => {

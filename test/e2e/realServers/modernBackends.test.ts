@@ -1,8 +1,8 @@
 // taskgate in front of backends that already speak 2026-07-28: our v2 SDK server
 // (test/support/fixtures/modernServer.ts) as a real child process, 2026-only and dual-era. The era is
 // probed (server/discover) and shown (discover's _meta, /readyz, the backend_era metric);
-// requests are relayed with their _meta and the caller's identity; MRTR rounds pass through with
-// the backend's requestState; the backend's own task comes back owned (bob cannot use it) and is
+// requests are relayed with their _meta and the caller's identity; MRTR rounds pass through, the
+// backend's requestState sealed for the caller (another identity's retry never reaches it); the backend's own task comes back owned (bob cannot use it) and is
 // followed with tasks/get and on a listen stream; a long tool on a backend without tasks becomes
 // a task of taskgate's.
 
@@ -66,13 +66,22 @@ describe("a 2026-only backend (v2 SDK, legacy: reject)", () => {
     assert.equal(textOf(expectComplete(slow)), "slept 300 ms");
   });
 
-  it("passes an MRTR round through with the backend's own requestState", async () => {
+  it("passes an MRTR round through, its requestState sealed for the caller: only alice's retry reaches the backend", async () => {
     const round = resultOf(await callTool(url, "ask_name", {}, ALICE));
     assert.equal(round.resultType, "input_required");
-    assert.equal(round.requestState, "fixture-state-1", "the backend's requestState, untouched");
-    const answered = await callTool(url, "ask_name", {}, ALICE, {
-      params: { inputResponses: { who: accept({ name: "Grace" }) }, requestState: round.requestState },
-    });
+    const state = round.requestState as string;
+    assert.match(state, /^rs\./, "the client holds taskgate's handle");
+    assert.ok(!state.includes("fixture-state-1"), "the backend's own state is not readable in it");
+    const retry = (who: typeof ALICE, requestState: unknown, args: JsonObject = {}) =>
+      callTool(url, "ask_name", args, who, { params: { inputResponses: { who: accept({ name: "Grace" }) }, requestState } });
+    // The fixture's state binds nobody (a constant): without the seal bob's retry would be answered.
+    const bobs = expectError(await retry({ ...ALICE, token: "bob" }, state), -32602);
+    assert.match(bobs.message, /another identity/);
+    const altered = `${state.slice(0, 10)}${state[10] === "A" ? "B" : "A"}${state.slice(11)}`;
+    assert.match(expectError(await retry(ALICE, altered), -32602).message, /malformed or altered/);
+    assert.match(expectError(await retry(ALICE, "fixture-state-1"), -32602).message, /echo it exactly as taskgate sent it/);
+    assert.match(expectError(await retry(ALICE, state, { extra: 1 }), -32602).message, /other arguments/);
+    const answered = await retry(ALICE, state);
     assert.match(textOf(expectComplete(answered)) ?? "", /^Hello, Grace!/);
   });
 
