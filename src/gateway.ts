@@ -10,8 +10,11 @@ import type { Server } from "node:http";
 import type { Logger } from "pino";
 import { inRole } from "./access/approvals.js";
 import { tracedHolderLink } from "./cluster/tracedHolderLink.js";
+import { reloadSettings } from "./config/fleetOptions.js";
 import type { Config } from "./config/schema.js";
+import { type FleetShape, policyDiff } from "./fleet/configDiff.js";
 import { openFleet } from "./fleet/fleet.js";
+import { type ReloadResult, watchForReload } from "./fleet/reload.js";
 import { mountApprovals } from "./http/approvalsRoutes.js";
 import { pushRoutes } from "./inventory/pushRoutes.js";
 import { Notifier } from "./notify/notifier.js";
@@ -38,7 +41,7 @@ export interface Gateway {
   upstreamProcesses?: () => number[];
   /** Resolves once no notification is queued, waiting for a retry or being sent (tests: "nothing else was sent"). */
   notificationsSettled(): Promise<void>;
-  /** A fleet's: applies the configuration file again (as SIGHUP does); resolves with what it did. */
+  /** Applies the configuration file again (as SIGHUP does); resolves with what it did (a fleet, or a single upstream with a file). */
   reload?: () => Promise<unknown>;
   close(): Promise<void>;
 }
@@ -47,9 +50,9 @@ const VERSION = "0.1.0";
 
 export interface GatewayOptions {
   log?: Logger;
-  /** The configuration file a fleet reloads (on change and on SIGHUP). */
+  /** The configuration file taskgate reloads (on change and on SIGHUP): a fleet's backends, a single upstream's access and approvals. */
   configFile?: string;
-  /** How a fleet reads its configuration again (loadConfig with the same sources). */
+  /** How taskgate reads its configuration again (loadConfig with the same sources). */
   reloadConfig?: () => Config;
 }
 
@@ -74,7 +77,10 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   const endpoints: Endpoints & { reload?: () => Promise<unknown> } =
     config.upstream === undefined
       ? await openFleet(config, shared, options)
-      : singleEndpoint(openBackendPart(backendOptions(config, config.upstream), { ...shared, metrics: new GatewayMetrics() }), config);
+      : singleEndpoint(openBackendPart(backendOptions(config, config.upstream), { ...shared, metrics: new GatewayMetrics() }), config, {
+          ...options,
+          log,
+        });
   await serveTaskCommands(cluster, () => endpoints.parts().map((part) => part.tasks), log);
   const recoverLeftovers = () => {
     for (const part of endpoints.parts()) part.upstream.closeLeftovers((id) => cluster.cluster.leases.isAlive(id));
@@ -155,10 +161,37 @@ function mcpUrl(config: Config, listening: string): string {
   return config.upstream === undefined ? `${new URL(listening).origin}${config.federation?.path ?? config.path}` : listening;
 }
 
-/** The single upstream at `path`: one part, its metrics the instance's, /readyz its upstream and the store. */
-function singleEndpoint(part: BackendPart, config: Config): Endpoints {
+/** The single upstream at `path`: one part, its metrics the instance's, /readyz its upstream and the
+ *  store. With a configuration file it reloads (on change and on SIGHUP) its access rules and
+ *  approvals, in place; a change to anything else is refused (it needs a restart). */
+function singleEndpoint(
+  part: BackendPart,
+  config: Config,
+  options: GatewayOptions & { log: Logger },
+): Endpoints & { reload: () => Promise<ReloadResult> } {
   const { upstream, tasks, subscriptions } = part;
+  let running = config;
+  const reloader = watchForReload({
+    file: options.configFile,
+    watchFile: reloadSettings(config.reload).watchFile,
+    read: options.reloadConfig,
+    async apply(next) {
+      const diff = policyDiff(running as unknown as FleetShape, next as unknown as FleetShape);
+      if (diff.needsRestart.length > 0) {
+        return {
+          refused:
+            `these options need a restart, not a reload: ${diff.needsRestart.join(", ")} ` +
+            "(a single upstream reloads access and approvals; the running configuration stays)",
+        };
+      }
+      running = next;
+      if (diff.policyChanged.length > 0) part.policy.update({ access: next.access, approvals: next.approvals });
+      return { applied: diff };
+    },
+    log: options.log,
+  });
   return {
+    reload: () => reloader.reloadNow(),
     doorAt: (path) => (path === config.path ? part.door : undefined),
     parts: () => [part],
     metrics: part.metrics,
@@ -179,7 +212,10 @@ function singleEndpoint(part: BackendPart, config: Config): Endpoints {
     describe: () => ({ upstream: upstream.target }),
     reportUnavailable: () => upstream.reportUnavailable(),
     processes: () => upstream.processes?.pids() ?? [],
-    drain: (graceMs) => part.drain(graceMs),
+    drain: (graceMs) => {
+      reloader.stop();
+      return part.drain(graceMs);
+    },
     close: () => part.close(),
   };
 }

@@ -78,7 +78,7 @@ const ReloadFields = z
   .object({
     watchFile: option(z.boolean().default(true), {
       env: false,
-      help: "with backends and a config file: a changed file is reloaded (SIGHUP always reloads)",
+      help: "with a config file: a changed file is reloaded (SIGHUP always reloads); a single upstream reloads only access and approvals",
     }),
     drainMs: option(timerMs.min(0).default(30_000), {
       env: false,
@@ -88,10 +88,10 @@ const ReloadFields = z
   .strict();
 
 export const ReloadSchema = section(ReloadFields.optional(), {
-  help: "Applying a changed configuration file to a fleet's backends without a restart (only with backends).",
+  help: "Applying a changed configuration file without a restart: a fleet's backends, or a single upstream's access and approvals.",
 });
 
-/** The reload settings with their defaults (the block is optional: absent outside a fleet). */
+/** The reload settings with their defaults (the block is optional). */
 export const reloadSettings = (reload: z.input<typeof ReloadFields> | undefined) => ReloadFields.parse(reload ?? {});
 
 interface FleetFields {

@@ -5,7 +5,8 @@
 // `policyChanged`: its rules are replaced in place, its calls and tasks go on.
 // The options outside `backends` and `federation` (the listening address, identities, the store,
 // quotas…) belong to the running process: a reload that changes one is refused, naming them
-// (`needsRestart`), rather than applied halfway.
+// (`needsRestart`), rather than applied halfway. A single upstream reloads its `access` and
+// `approvals` alone (policyDiff): any other change needs a restart.
 
 import { isDeepStrictEqual } from "node:util";
 
@@ -72,3 +73,24 @@ export const changesAnything = (diff: BackendsDiff): boolean =>
   diff.added.length + diff.removed.length + diff.changed.length + diff.policyChanged.length > 0 ||
   diff.federationChanged ||
   diff.needsRestart.length > 0;
+
+/** The single upstream's reload: only its access rules and approvals apply in place. */
+export function policyDiff(running: FleetShape, next: FleetShape): BackendsDiff {
+  const diff: BackendsDiff = {
+    added: [],
+    removed: [],
+    changed: [],
+    unchanged: ["upstream"],
+    policyChanged: [],
+    federationChanged: false,
+    needsRestart: [],
+  };
+  if (!isDeepStrictEqual(running.access, next.access) || !isDeepStrictEqual(running.approvals, next.approvals)) {
+    diff.policyChanged.push("upstream");
+  }
+  for (const key of new Set([...Object.keys(running), ...Object.keys(next)])) {
+    if (key !== "access" && key !== "approvals" && !isDeepStrictEqual(running[key], next[key])) diff.needsRestart.push(key);
+  }
+  diff.needsRestart.sort();
+  return diff;
+}

@@ -1,8 +1,9 @@
-// When a fleet reloads: on SIGHUP, and (reload.watchFile) when its configuration file changes
+// When taskgate reloads (a fleet's backends, or a single upstream's access and approvals): on SIGHUP,
+// and (reload.watchFile) when its configuration file changes
 // (the file's folder is watched, so an editor's or a ConfigMap's replace-by-rename is seen; changes
 // within DEBOUNCE_MS are one reload). Reloads run one at a time. A configuration that does not
 // load (any problem at all) is refused as a whole and logged with its problems; the running
-// configuration stays. What a valid one changes is fleet.ts's to apply.
+// configuration stays. What a valid one changes is for fleet.ts (or gateway.ts's single upstream) to apply.
 
 import { type FSWatcher, watch } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
