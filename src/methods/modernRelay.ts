@@ -11,7 +11,6 @@
 
 import type { UpstreamAccess } from "../access/upstreamAccess.js";
 import { ownerHashOf } from "../auth/identity.js";
-import type { RelayedStates, StateBinding } from "../calls/relayedStates.js";
 import { internalError, invalidParams, RpcError } from "../protocol/errors.js";
 import { errorMessage, type Reply, resultMessage } from "../protocol/reply.js";
 import type { JsonObject, RequestId } from "../protocol/wire.js";
@@ -21,6 +20,7 @@ import { toClientError } from "../upstream/upstreamFailure.js";
 import { isObject } from "../util/json.js";
 import type { MethodRequest } from "./handler.js";
 import { LISTED, refuseHiddenReference } from "./relay.js";
+import type { RelayedStates, StateBinding } from "./relayedStates.js";
 
 export interface ModernBackend {
   link: ModernLink;

@@ -7,11 +7,11 @@
 
 import type { Logger } from "pino";
 import type { UpstreamAccess } from "../access/upstreamAccess.js";
-import { RelayedStates } from "../calls/relayedStates.js";
 import type { UpstreamPolicy } from "../config/accessOptions.js";
 import type { Config, UpstreamOptions } from "../config/schema.js";
 import type { Dispatch } from "../methods/eraRouter.js";
 import { createEraRouter } from "../methods/methodTable.js";
+import { RelayedStates } from "../methods/relayedStates.js";
 import { GatewayMetrics } from "../observability/metrics.js";
 import { RelayedTaskFeed } from "../subscriptions/relayedTaskFeed.js";
 import { Subscriptions } from "../subscriptions/subscriptions.js";

@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { RelayedStates, type StateBinding } from "../../src/calls/relayedStates.js";
+import { RelayedStates, type StateBinding } from "../../src/methods/relayedStates.js";
 import { RpcError } from "../../src/protocol/errors.js";
 
 const ISSUED: StateBinding = {
