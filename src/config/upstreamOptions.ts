@@ -74,6 +74,13 @@ export const UpstreamFields = z
       help: "a session with nothing in flight and no holder is closed (DELETE; with command: its process stopped) after this long",
     }),
     connectTimeoutMs: option(timerMs.positive().default(5_000), { help: "TCP connect to the upstream" }),
+    connections: option(z.number().int().positive().default(64), {
+      help: "with upstream.url: connections open at once for quick requests (pings, cancels, lists, answers, DELETEs); more wait for one",
+      details:
+        "A waiting request keeps its own limit (upstream.requestTimeoutMs for a notification or a ping). So a burst (thousands of " +
+        "notifications/cancelled at a mass cancel) reaches a busy upstream over a few kept-alive connections instead of " +
+        "overflowing its accept queue with new ones. Calls that may stream have a connection each, not counted here.",
+    }),
     initializeTimeoutMs: option(timerMs.positive().default(15_000), {
       help: "opening a session: initialize, standalone stream, notifications/initialized",
     }),

@@ -46,9 +46,16 @@ export interface UpstreamDispatchers {
   close(): Promise<void>;
 }
 
-/** The connections to one upstream (url); connect attempts give up after connectTimeoutMs. */
-export function upstreamDispatchers(url: string, connectTimeoutMs: number): UpstreamDispatchers {
-  const short = new Agent({ connect: { timeout: connectTimeoutMs }, headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 4_000 });
+/** The connections to one upstream (url): at most `shortConnections` for quick requests (more wait
+ *  for one), one per long exchange; connect attempts give up after connectTimeoutMs. */
+export function upstreamDispatchers(url: string, connectTimeoutMs: number, shortConnections: number): UpstreamDispatchers {
+  const short = new Agent({
+    connect: { timeout: connectTimeoutMs },
+    connections: shortConnections,
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    keepAliveTimeout: 4_000,
+  });
   const calls = new CallConnections({ origin: new URL(url).origin, connectTimeoutMs });
   const closing = new AbortController();
   return {

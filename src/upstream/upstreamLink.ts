@@ -59,7 +59,7 @@ export function openUpstreamLink(
     };
   }
   const url = upstream.url as string; // the schema requires url when there is no command
-  const dispatchers: UpstreamDispatchers = upstreamDispatchers(url, upstream.connectTimeoutMs);
+  const dispatchers: UpstreamDispatchers = upstreamDispatchers(url, upstream.connectTimeoutMs, upstream.connections);
   return {
     target: url,
     url,

@@ -60,6 +60,7 @@ describe("loadConfig: layering", () => {
         stopGraceMs: 2_000,
         sessionIdleMs: 300_000,
         connectTimeoutMs: 5_000,
+        connections: 64,
         initializeTimeoutMs: 15_000,
         requestTimeoutMs: 30_000,
         pingIntervalMs: 15_000,
@@ -223,6 +224,7 @@ describe("loadConfig: layering", () => {
         TASKGATE_UPSTREAM_CANCEL_ATTEMPTS: "26",
         TASKGATE_UPSTREAM_CANCEL_RETRY_MS: "27",
         TASKGATE_UPSTREAM_MAX_CALLS_PER_SESSION: "28",
+        TASKGATE_UPSTREAM_CONNECTIONS: "29",
         TASKGATE_UPSTREAM_FORWARD_AUTHORIZATION: "true",
         TASKGATE_UPSTREAM_SUBJECT_HEADER: "X-User",
         TASKGATE_LEGACY_ENABLED: "FALSE",
@@ -254,6 +256,7 @@ describe("loadConfig: layering", () => {
         stopGraceMs: 24,
         sessionIdleMs: 12,
         connectTimeoutMs: 13,
+        connections: 29,
         initializeTimeoutMs: 14,
         requestTimeoutMs: 15,
         pingIntervalMs: 16,
@@ -299,7 +302,7 @@ describe("loadConfig: layering", () => {
       console: { enabled: false, oauthClientId: "taskgate-console", oauthScopes: ["tasks:read", "tasks:answer"] },
     });
     // These, the 2 upstream.command ones and the 13 auth.jwt / resource metadata variables in the next tests.
-    assert.equal(ENV_VARS.length, 83 + 1);
+    assert.equal(ENV_VARS.length, 84 + 1);
   });
 
   it("maps the stdio upstream's variables: the command line is split like a shell does, without one", () => {
