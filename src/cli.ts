@@ -31,6 +31,12 @@ const EXIT_USAGE = 2;
  *  upstream sessions and the store, each bounded by its own limit) before the process exits anyway. */
 const STOP_MARGIN_MS = 15_000;
 
+/** How long a stop may take in all: the grace, the last send of queued notifications (when any are configured), the margin. */
+function stopLimitMs(config: Config): number {
+  const notifies = config.notify.webhooks.length > 0 || config.notify.webPush !== undefined;
+  return config.shutdown.graceMs + (notifies ? config.notify.timeoutMs : 0) + STOP_MARGIN_MS;
+}
+
 /** The demo's own port when --port is not given (it ignores TASKGATE_PORT: its URL is in the walkthrough). */
 const DEMO_PORT = 3000;
 
@@ -238,7 +244,7 @@ serve
     const { config, report } = configure(overrides, opts.config);
     const log = loggerFor(config);
     logReport(log, report);
-    const stopper = stopOnSignals(log, config.shutdown.graceMs + STOP_MARGIN_MS);
+    const stopper = stopOnSignals(log, stopLimitMs(config));
     // A fleet reloads its configuration file (on change and on SIGHUP) from the same sources.
     const file = opts.config ?? environment().file;
     const reloadConfig = () =>
@@ -269,7 +275,7 @@ demo
         const { config, report } = configure(overrides, join(ROOT, "config", "demo.yaml"));
         log = loggerFor(config);
         logReport(log, report);
-        stopper = stopOnSignals(log, config.shutdown.graceMs + STOP_MARGIN_MS);
+        stopper = stopOnSignals(log, stopLimitMs(config));
         return config;
       },
       logger: () => log as Logger,
