@@ -79,7 +79,8 @@ export const UpstreamFields = z
       details:
         "A waiting request keeps its own limit (upstream.requestTimeoutMs for a notification or a ping). So a burst (thousands of " +
         "notifications/cancelled at a mass cancel) reaches a busy upstream over a few kept-alive connections instead of " +
-        "overflowing its accept queue with new ones. Calls that may stream have a connection each, not counted here.",
+        "overflowing its accept queue with new ones. To a 2026-07-28 backend, its lists, discover and tasks/* requests " +
+        "share them. Calls that may stream have a connection each, not counted here.",
     }),
     initializeTimeoutMs: option(timerMs.positive().default(15_000), {
       help: "opening a session: initialize, standalone stream, notifications/initialized",

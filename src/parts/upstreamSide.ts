@@ -167,6 +167,7 @@ function openEra(options: UpstreamOptions, link: UpstreamLink, credentials: Upst
     ? new ModernLink({
         url: link.url,
         connectTimeoutMs: options.connectTimeoutMs,
+        connections: options.connections,
         requestTimeoutMs: options.requestTimeoutMs,
         credentialsOf: options.forwardAuthorization ? "caller" : "taskgate",
         onFailure: (reason) => metrics.upstreamFailed(reason),

@@ -23,6 +23,8 @@ import { networkCause, UpstreamFailure } from "./upstreamFailure.js";
 export interface ModernLinkOptions {
   url: string;
   connectTimeoutMs: number;
+  /** Connections open at once for short requests; more wait for one (upstream.connections). Long ones have their own. */
+  connections: number;
   /** A short request (lists, discover, tasks/*) gives up after this long (upstream.requestTimeoutMs). */
   requestTimeoutMs: number;
   /** Whose credentials a 401/403 refused: taskgate's own (static headers) or the caller's (forwarded). */
@@ -68,11 +70,15 @@ export function paramHeadersOf(headers: HeaderMap): Record<string, string> {
 }
 
 export class ModernLink {
-  private readonly dispatcher: Dispatcher;
+  /** Short requests share at most `connections`; long ones (calls that may stream) are not capped. */
+  private readonly short: Dispatcher;
+  private readonly long: Dispatcher;
   private ids = 0;
 
   constructor(private readonly options: ModernLinkOptions) {
-    this.dispatcher = new Agent({ connect: { timeout: options.connectTimeoutMs }, headersTimeout: 0, bodyTimeout: 0 });
+    const settings = { connect: { timeout: options.connectTimeoutMs }, headersTimeout: 0, bodyTimeout: 0 };
+    this.short = new Agent({ ...settings, connections: options.connections });
+    this.long = new Agent(settings);
   }
 
   get url(): string {
@@ -142,8 +148,8 @@ export class ModernLink {
     throw new UpstreamFailure("upstream_lost", `Upstream call lost: the backend ended ${req.method}'s stream without a response`);
   }
 
-  close(): Promise<void> {
-    return this.dispatcher.close();
+  async close(): Promise<void> {
+    await Promise.all([this.short.close(), this.long.close()]);
   }
 
   private async post(req: ModernRequest, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
@@ -153,7 +159,7 @@ export class ModernLink {
     try {
       return await request(this.options.url, {
         method: "POST",
-        dispatcher: this.dispatcher,
+        dispatcher: req.long ? this.long : this.short,
         signal,
         headers: {
           ...req.headers,
