@@ -38,6 +38,8 @@ export interface CountingProxy {
   readonly seen: readonly SeenRequest[];
   /** How many forwarded requests had this method. */
   count(method: string): number;
+  /** The most TCP connections open to the proxy at once since the last call (then reset to those open now). */
+  mostOpen(): number;
   close(): Promise<void>;
 }
 
@@ -68,6 +70,14 @@ export async function startCountingProxy(upstreamUrl: string, options: CountingP
   });
   app.use(createProxyMiddleware({ target: target.origin, on: { proxyReq: fixRequestBody } }));
   const server: Server = createServer(app);
+  // The forwarded answers carry the upstream's `Connection: close` (http-proxy's default agent), so a
+  // client opens a connection per request here: what a cap limits is how many are open at once.
+  let open = 0;
+  let most = 0;
+  server.on("connection", (socket) => {
+    most = Math.max(most, ++open);
+    socket.once("close", () => open--);
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -75,6 +85,11 @@ export async function startCountingProxy(upstreamUrl: string, options: CountingP
     forwarded,
     seen,
     count: (method) => forwarded.filter((request) => request.method === method).length,
+    mostOpen: () => {
+      const seenMost = most;
+      most = open;
+      return seenMost;
+    },
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

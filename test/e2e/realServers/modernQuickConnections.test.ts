@@ -1,0 +1,45 @@
+// The short requests to a 2026-07-28 backend share upstream.connections too. The v2 SDK server
+// (our fixture, a real child process with its own tasks) behind a counting proxy of ours: alice's
+// native task polled with 20 tasks/get at once reaches it over at most 2 connections open at once,
+// and every poll is answered.
+// Run: node --import tsx --test test/e2e/realServers/modernQuickConnections.test.ts
+
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { Gateway } from "../../../src/gateway.js";
+import { startGatewayInFront } from "../../support/gatewayInFront.js";
+import { TASKS_CAPS } from "../../support/mcpClient.js";
+import { call, callTool, expectComplete, expectTask } from "../../support/realServerCalls.js";
+import { type CountingProxy, startCountingProxy } from "../../support/servers/countingProxy.js";
+import type { ServerProcess } from "../../support/servers/serverProcess.js";
+import { startThirdPartyServer } from "../../support/servers/thirdParty.js";
+
+const ALICE_TASKS = { token: "alice", capabilities: TASKS_CAPS };
+const POLLS = 20;
+
+describe("a 2026-07-28 backend's short requests share upstream.connections", () => {
+  let server: ServerProcess;
+  let proxy: CountingProxy;
+  let gateway: Gateway;
+
+  before(async () => {
+    server = await startThirdPartyServer("modernOnly");
+    proxy = await startCountingProxy(server.url);
+    gateway = await startGatewayInFront(proxy.url, { upstream: { subjectHeader: "X-User", connections: 2 } });
+  });
+  after(async () => {
+    await gateway?.close();
+    await proxy?.close();
+    await server?.stop();
+  });
+
+  it(`${POLLS} tasks/get at once reach the backend over at most 2 connections at a time`, async () => {
+    const taskId = expectTask(await callTool(gateway.url, "native_report", {}, ALICE_TASKS)).taskId as string;
+    proxy.mostOpen();
+    const polls = await Promise.all(Array.from({ length: POLLS }, () => call(gateway.url, "tasks/get", { taskId }, ALICE_TASKS)));
+    for (const poll of polls) assert.equal(expectComplete(poll).taskId, taskId);
+    assert.equal(proxy.count("tasks/get"), POLLS, "every poll reached the backend");
+    const most = proxy.mostOpen();
+    assert.ok(most <= 2, `the polls had ${most} connections to the backend open at once`);
+  });
+});
