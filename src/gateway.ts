@@ -12,7 +12,7 @@ import { inRole } from "./access/approvals.js";
 import { tracedHolderLink } from "./cluster/tracedHolderLink.js";
 import { reloadSettings } from "./config/fleetOptions.js";
 import type { Config } from "./config/schema.js";
-import { type FleetShape, policyDiff } from "./fleet/configDiff.js";
+import { type FleetShape, policyDiff, restartRefusal } from "./fleet/configDiff.js";
 import { openFleet } from "./fleet/fleet.js";
 import { type ReloadResult, watchForReload } from "./fleet/reload.js";
 import { mountApprovals } from "./http/approvalsRoutes.js";
@@ -178,11 +178,7 @@ function singleEndpoint(
     async apply(next) {
       const diff = policyDiff(running as unknown as FleetShape, next as unknown as FleetShape);
       if (diff.needsRestart.length > 0) {
-        return {
-          refused:
-            `these options need a restart, not a reload: ${diff.needsRestart.join(", ")} ` +
-            "(a single upstream reloads access and approvals; the running configuration stays)",
-        };
+        return { refused: restartRefusal(diff.needsRestart, "a single upstream reloads access and approvals") };
       }
       running = next;
       if (diff.policyChanged.length > 0) part.policy.update({ access: next.access, approvals: next.approvals });

@@ -23,8 +23,10 @@ export interface BackendsDiff {
   needsRestart: string[];
 }
 
-/** Options a reload applies; everything else needs a restart. */
+/** Options a fleet's reload applies; everything else needs a restart. */
 const RELOADABLE = new Set(["backends", "federation"]);
+/** Options a single upstream's reload applies. */
+const POLICY = new Set(["access", "approvals"]);
 
 export interface FleetShape {
   backends?: Record<string, unknown> | undefined;
@@ -53,11 +55,7 @@ export function diffBackends(running: FleetShape, next: FleetShape): BackendsDif
   }
   for (const name of Object.keys(before)) if (!Object.hasOwn(after, name)) diff.removed.push(name);
   diff.federationChanged = !isDeepStrictEqual(running.federation, next.federation);
-  const keys = new Set([...Object.keys(running), ...Object.keys(next)]);
-  for (const key of keys) {
-    if (!RELOADABLE.has(key) && !isDeepStrictEqual(running[key], next[key])) diff.needsRestart.push(key);
-  }
-  diff.needsRestart.sort();
+  diff.needsRestart = restartKeys(running, next, RELOADABLE);
   return diff;
 }
 
@@ -88,9 +86,17 @@ export function policyDiff(running: FleetShape, next: FleetShape): BackendsDiff 
   if (!isDeepStrictEqual(running.access, next.access) || !isDeepStrictEqual(running.approvals, next.approvals)) {
     diff.policyChanged.push("upstream");
   }
-  for (const key of new Set([...Object.keys(running), ...Object.keys(next)])) {
-    if (key !== "access" && key !== "approvals" && !isDeepStrictEqual(running[key], next[key])) diff.needsRestart.push(key);
-  }
-  diff.needsRestart.sort();
+  diff.needsRestart = restartKeys(running, next, POLICY);
   return diff;
+}
+
+/** Why a reload that changes `keys` is refused (`scope`: what this reload could apply). */
+export function restartRefusal(keys: readonly string[], scope?: string): string {
+  return `these options need a restart, not a reload: ${keys.join(", ")} (${scope ? `${scope}; ` : ""}the running configuration stays)`;
+}
+
+/** The top-level options that differ, other than the `reloadable` ones, sorted. */
+function restartKeys(running: FleetShape, next: FleetShape, reloadable: ReadonlySet<string>): string[] {
+  const keys = new Set([...Object.keys(running), ...Object.keys(next)]);
+  return [...keys].filter((key) => !reloadable.has(key) && !isDeepStrictEqual(running[key], next[key])).sort();
 }

@@ -37,7 +37,7 @@ import { UpstreamEvents } from "../subscriptions/upstreamEvents.js";
 import { RelayedTaskIds } from "../tasks/relayedTaskIds.js";
 import { TaskAccess, type TaskHolder } from "../tasks/taskAccess.js";
 import { TaskRecords } from "../tasks/taskRecords.js";
-import { diffBackends, type FleetShape } from "./configDiff.js";
+import { diffBackends, type FleetShape, restartRefusal } from "./configDiff.js";
 import { Federation, type Member } from "./federation.js";
 import { type Reloader, type ReloadResult, watchForReload } from "./reload.js";
 
@@ -277,7 +277,7 @@ export class Fleet implements Endpoints {
   private async apply(next: Config): Promise<ReloadResult> {
     const diff = diffBackends(this.config as unknown as FleetShape, next as unknown as FleetShape);
     if (diff.needsRestart.length > 0) {
-      return { refused: `these options need a restart, not a reload: ${diff.needsRestart.join(", ")} (the running configuration stays)` };
+      return { refused: restartRefusal(diff.needsRestart) };
     }
     this.config = next;
     for (const name of diff.policyChanged) {

@@ -7,6 +7,7 @@
 // dropped. close() stops the timers and drops what is still waiting.
 
 import type { Logger } from "pino";
+import { withDeadline } from "../util/timeLimit.js";
 import type { NotifyMetrics } from "./notifyMetrics.js";
 
 export interface Delivery {
@@ -44,12 +45,11 @@ export class DeliveryQueue {
   /** Deliveries waiting for a retry, by their timer. */
   private readonly retrying = new Map<NodeJS.Timeout, Queued>();
   private readonly inFlight = new Set<Queued>();
-  private sending = 0;
   private closed = false;
   /** Set by flush(): a failed send is the last one. */
   private final = false;
-  /** Sends still running when flush() gave up: already counted as dropped. */
-  private readonly abandoned = new WeakSet<Queued>();
+  /** Set when flush() gave up: what was left is counted as dropped, so nothing more is sent or counted. */
+  private gaveUp = false;
   private readonly idle: Array<() => void> = [];
 
   constructor(
@@ -60,7 +60,7 @@ export class DeliveryQueue {
 
   /** Deliveries queued, waiting for a retry, or being sent. */
   get size(): number {
-    return this.ready.length + this.retrying.size + this.sending;
+    return this.ready.length + this.retrying.size + this.inFlight.size;
   }
 
   push(delivery: Delivery): void {
@@ -102,17 +102,18 @@ export class DeliveryQueue {
     }
     this.retrying.clear();
     this.pump();
-    let timer: NodeJS.Timeout | undefined;
-    const inTime = await Promise.race([
-      this.settled().then(() => true),
-      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), limitMs))),
-    ]);
-    clearTimeout(timer);
-    if (inTime) return;
+    if (
+      await withDeadline(
+        this.settled().then(() => true),
+        limitMs,
+        false,
+      )
+    )
+      return;
+    this.gaveUp = true;
     const left = [...this.inFlight, ...this.ready];
     const channels: Record<string, number> = {};
     for (const queued of left) {
-      this.abandoned.add(queued);
       this.metrics.count(queued.delivery.channel, "dropped");
       channels[queued.delivery.channel] = (channels[queued.delivery.channel] ?? 0) + 1;
     }
@@ -131,13 +132,11 @@ export class DeliveryQueue {
   }
 
   private pump(): void {
-    while (this.sending < WORKERS && this.ready.length > 0) {
+    while (!this.gaveUp && this.inFlight.size < WORKERS && this.ready.length > 0) {
       const next = this.ready.shift() as Queued;
-      this.sending += 1;
       this.inFlight.add(next);
       void this.sendOnce(next).finally(() => {
         this.inFlight.delete(next);
-        this.sending -= 1;
         this.pump();
         this.wake();
       });
@@ -154,12 +153,12 @@ export class DeliveryQueue {
     const line = { channel: delivery.channel, target: delivery.target, taskId: delivery.taskId, notifyEvent: delivery.event, attempt };
     try {
       await delivery.send(AbortSignal.timeout(this.limits.timeoutMs));
-      if (this.abandoned.has(queued)) return;
+      if (this.gaveUp) return;
       this.metrics.count(delivery.channel, "delivered");
       this.log.info({ event: "notify.delivered", ...line }, "notification delivered");
       return;
     } catch (error) {
-      if (this.abandoned.has(queued)) return;
+      if (this.gaveUp) return;
       const why = describe(error, this.limits.timeoutMs);
       const last = attempt >= this.limits.attempts || error instanceof PermanentFailure || this.closed || this.final;
       this.metrics.count(delivery.channel, last ? "failed" : "retried");

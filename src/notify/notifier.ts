@@ -17,6 +17,7 @@ import type { JsonObject } from "../protocol/wire.js";
 import { type PushBook, PushBooksFullError, type PushSubscription, type PushSubscriptionStore } from "../tasks/pushBook.js";
 import type { StoredApproval, TaskRecord } from "../tasks/taskRecord.js";
 import type { TaskTransition } from "../tasks/taskRecords.js";
+import { withDeadline } from "../util/timeLimit.js";
 import { DeliveryQueue } from "./deliveryQueue.js";
 import { APPROVAL_REQUESTED, approvalNotificationOf, approvalRequested, eventOf, notificationOf } from "./notification.js";
 import { NotifyMetrics } from "./notifyMetrics.js";
@@ -114,11 +115,7 @@ export class Notifier {
   /** Shutdown: the pushes being looked up are queued, and what is queued gets its last send, all within `limitMs`. */
   async flush(limitMs: number): Promise<void> {
     const until = Date.now() + limitMs;
-    if (this.looking.size > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.allSettled([...this.looking]), new Promise((resolve) => (timer = setTimeout(resolve, limitMs)))]);
-      clearTimeout(timer);
-    }
+    if (this.looking.size > 0) await withDeadline(Promise.allSettled([...this.looking]), limitMs, []);
     await this.queue.flush(Math.max(0, until - Date.now()));
   }
 

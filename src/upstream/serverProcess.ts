@@ -13,6 +13,7 @@ import { STDIO_DEFAULT_MAX_BUFFER_SIZE, serializeMessage } from "@modelcontextpr
 import type { Logger } from "pino";
 import { Deadlines } from "../util/deadlines.js";
 import { isObject } from "../util/json.js";
+import { withDeadline } from "../util/timeLimit.js";
 import type { JsonRpcMessage } from "./transport.js";
 import { UpstreamFailure } from "./upstreamFailure.js";
 
@@ -212,14 +213,12 @@ export class ServerProcess {
     }
   }
 
-  private async endsWithin(ms: number): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    const outcome = await Promise.race([
+  private endsWithin(ms: number): Promise<boolean> {
+    return withDeadline(
       this.ended.then(() => true),
-      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms))),
-    ]);
-    clearTimeout(timer);
-    return outcome;
+      ms,
+      false,
+    );
   }
 }
 

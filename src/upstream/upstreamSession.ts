@@ -18,6 +18,7 @@ import type { Logger } from "pino";
 import { ErrorCode } from "../protocol/errors.js";
 import { type InputRequest, type JsonObject, META, type RequestId } from "../protocol/wire.js";
 import { isObject } from "../util/json.js";
+import { withDeadline } from "../util/timeLimit.js";
 import type { CallContext } from "./callContext.js";
 import type { LegacyClientCapabilities } from "./capabilityProfile.js";
 import { type CancelOutcome, JsonRpcPeer, type Progress, type RequestOptions } from "./jsonRpcPeer.js";
@@ -380,13 +381,3 @@ function inputRequest(method: InputRequest["method"], params: JsonObject | undef
 const pendingInput = async () => {
   for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
 };
-
-/** `promise`, or `fallback` once `ms` passed. */
-async function withDeadline<T>(promise: Promise<T>, ms: number, fallback: T): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([promise, new Promise<T>((resolve) => (timer = setTimeout(() => resolve(fallback), ms)))]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
