@@ -46,7 +46,7 @@ ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=build /package ./
 COPY package-lock.json ./
-# @types/* arrive only as declared dependencies of http-proxy-middleware; nothing loads them at run time.
+# Nothing loads @types/* at run time: removed should a production dependency declare one.
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
  && rm -rf node_modules/@types \
  && npm cache clean --force

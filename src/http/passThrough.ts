@@ -1,25 +1,19 @@
-// The legacy door: a legacy-shaped request is proxied to the upstream unchanged (SSE streams
-// included) with http-proxy-middleware, except for credentials: the caller's Authorization goes on
-// only with upstream.forwardAuthorization, the caller's own copy of the subject header never, and
+// The legacy door: a legacy-shaped request is forwarded to the upstream unchanged (SSE streams
+// included; upstreamForwarder.ts) but for hop-by-hop headers and credentials: the caller's
+// Authorization goes on only with upstream.forwardAuthorization, the caller's own copy of the subject header never, and
 // upstream.headers and the caller's subject are added (UpstreamCredentials). Session ids the
 // upstream issues are remembered so later requests of that session (POST, GET stream, DELETE) are
 // recognised as legacy. When the door authenticates, each session is bound to the identity that
 // opened it: another identity, or a session this process did not see opened (e.g. before a
 // restart, so its owner is unknown), gets 404 "session not found", as if it did not exist, and
 // starts a session of its own. Its log lines carry the request id the front door gave the request.
-// Connections to the upstream are kept alive (http-proxy's default, no agent, sends `Connection:
-// close` and opens a TCP connection per request): idle ones are kept up to LEGACY_IDLE_SOCKETS and
-// closed after LEGACY_IDLE_MS, under the 5 s keep-alive timeout of Node-based servers, so a request
-// is never written to a socket the upstream is closing. Busy ones are not capped: a capped agent
-// queues requests without a limit behind long-lived GET streams.
+// Connections to the upstream are kept alive (the forwarder's agent).
 // With tracing on, a POST carrying one request is a server span and its proxied copy a client span
 // under it, whose context replaces the caller's in the body's `_meta` and in the traceparent header
 // (the only change: the body is written again as JSON, its other values the caller's); off, the door
 // does one boolean test and the bytes go on as read.
 
-import { Agent as HttpAgent, type IncomingMessage, type ServerResponse } from "node:http";
-import { Agent as HttpsAgent } from "node:https";
-import { createProxyMiddleware } from "http-proxy-middleware";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
 import { endLegacySpan, failLegacySpan, startLegacySpan, tracedRequestOf, watchResponse } from "../observability/legacySpan.js";
 import { type Span, traceHeadersOf, traceIdsOf, tracingOn, withSpan } from "../observability/tracing.js";
@@ -27,6 +21,7 @@ import { endClientSpan, startClientSpan } from "../observability/upstreamSpan.js
 import { internalError, invalidRequest } from "../protocol/errors.js";
 import type { UpstreamCredentials } from "../upstream/upstreamCredentials.js";
 import { sendError } from "./jsonResponse.js";
+import { createUpstreamForwarder, type ForwardHooks } from "./upstreamForwarder.js";
 
 /** Who sends a legacy request, when the legacy door authenticates. */
 export interface LegacyCaller {
@@ -54,18 +49,15 @@ export interface PassThroughOptions {
   credentials: UpstreamCredentials;
   /** Sessions are bound to the identity that opened them (the door authenticates). */
   bindSessions: boolean;
+  /** A new connection to the upstream not up within this long fails (upstream.connectTimeoutMs). */
+  connectTimeoutMs: number;
 }
-
-/** Idle keep-alive connections kept to the upstream, and how long each is kept. */
-const LEGACY_IDLE_SOCKETS = 64;
-const LEGACY_IDLE_MS = 4_000;
 
 /** A session nobody used for this long is forgotten (the upstream will have expired it too). */
 const SESSION_IDLE_MS = 24 * 60 * 60 * 1000;
 
-/** What the front door already knows of a request: the body it read, the request id, the caller; its spans when traced. */
+/** What the front door already knows of a request: the request id, the caller; its spans when traced. */
 interface KnownRequest {
-  body: Buffer | undefined;
   requestId: string;
   caller: LegacyCaller | undefined;
   traced?: TracedRequest;
@@ -88,60 +80,47 @@ interface KnownSession {
 export function createPassThrough(upstreamUrl: string, log: Logger, options: PassThroughOptions): PassThrough {
   const target = new URL(upstreamUrl);
   const sessions = new Map<string, KnownSession>();
-  /** What the front door already knows of each request: the body it read, the request id, the caller. */
-  const known = new WeakMap<IncomingMessage, KnownRequest>();
 
-  // `timeout` closes idle sockets only: on a busy one it is an event nobody acts on (no proxyTimeout).
-  const agentOptions = { keepAlive: true, maxFreeSockets: LEGACY_IDLE_SOCKETS, timeout: LEGACY_IDLE_MS, scheduling: "lifo" as const };
-  const agent = target.protocol === "https:" ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
-  const proxy = createProxyMiddleware<IncomingMessage, ServerResponse>({
-    target: target.origin,
-    agent,
-    changeOrigin: true,
-    pathRewrite: (path) => target.pathname + (path.includes("?") ? path.slice(path.indexOf("?")) : ""),
-    on: {
-      proxyReq: (proxyReq, req) => {
-        const request = known.get(req);
-        options.credentials.rewrite(
-          req.headers,
-          request?.caller?.subject,
-          (name, value) => proxyReq.setHeader(name, value),
-          (name) => proxyReq.removeHeader(name),
-        );
-        for (const [name, value] of Object.entries(request?.traced?.headers ?? {})) proxyReq.setHeader(name, value);
-        // The body was already read to classify the request; send the same bytes on.
-        const body = request?.body;
-        if (body && body.length > 0) {
-          proxyReq.setHeader("Content-Length", body.length);
-          proxyReq.write(body);
-        }
-      },
-      proxyRes: (proxyRes, req) => {
-        const request = known.get(req);
-        if (request?.traced) traceAnswer(request.traced, proxyRes);
-        const issued = proxyRes.headers["mcp-session-id"];
-        if (typeof issued === "string")
-          sessions.set(issued, { lastSeen: Date.now(), ...(request?.caller ? { owner: request.caller.owner } : {}) });
-        const used = req.headers["mcp-session-id"];
-        if (typeof used === "string" && (req.method === "DELETE" || proxyRes.statusCode === 404)) sessions.delete(used);
-        log.info(
-          {
-            event: "legacy.proxied",
-            requestId: request?.requestId,
-            httpMethod: req.method,
-            status: proxyRes.statusCode,
-            newSession: typeof issued === "string",
-          },
-          "legacy request passed through",
-        );
-      },
-      error: (error, req, res) => {
-        const request = known.get(req);
-        log.warn({ event: "legacy.proxy.failed", requestId: request?.requestId, err: String(error) }, "legacy pass-through failed");
-        if (request?.traced) traceFailure(request.traced, error);
-        const out = res as ServerResponse;
-        if (!out.headersSent) sendError(out, null, internalError(`Upstream unreachable: ${error.message}`, undefined, 502));
-      },
+  const forwarder = createUpstreamForwarder(target, options.connectTimeoutMs);
+
+  /** What the door does around each forwarded request: the credentials and trace context on it, the
+   *  sessions its answer issues or ends, and the one line saying what happened. */
+  const hooksFor = (req: IncomingMessage, request: KnownRequest): ForwardHooks => ({
+    headers: (outgoing) => {
+      options.credentials.rewrite(
+        req.headers,
+        request.caller?.subject,
+        (name, value) => {
+          outgoing[name] = value;
+        },
+        (name) => {
+          delete outgoing[name];
+        },
+      );
+      if (request.traced?.headers) Object.assign(outgoing, request.traced.headers);
+    },
+    answered: (answer) => {
+      if (request.traced) traceAnswer(request.traced, answer);
+      const issued = answer.headers["mcp-session-id"];
+      if (typeof issued === "string")
+        sessions.set(issued, { lastSeen: Date.now(), ...(request.caller ? { owner: request.caller.owner } : {}) });
+      const used = req.headers["mcp-session-id"];
+      if (typeof used === "string" && (req.method === "DELETE" || answer.statusCode === 404)) sessions.delete(used);
+      log.info(
+        {
+          event: "legacy.proxied",
+          requestId: request.requestId,
+          httpMethod: req.method,
+          status: answer.statusCode,
+          newSession: typeof issued === "string",
+        },
+        "legacy request passed through",
+      );
+    },
+    failed: (error, res) => {
+      log.warn({ event: "legacy.proxy.failed", requestId: request.requestId, err: String(error) }, "legacy pass-through failed");
+      if (request.traced) traceFailure(request.traced, error);
+      sendError(res, null, internalError(`Upstream unreachable: ${error.message}`, undefined, 502));
     },
   });
 
@@ -157,11 +136,12 @@ export function createPassThrough(upstreamUrl: string, log: Logger, options: Pas
       }
       const traced = tracingOn() ? traceRequest(req, res, body, target.href, caller?.owner) : undefined;
       if (traced) Object.assign(visit.note, traceIdsOf(traced.spans.server));
-      known.set(req, { body: traced?.body ?? body, requestId, caller, ...(traced ? { traced: traced.spans } : {}) });
+      const request: KnownRequest = { requestId, caller, ...(traced ? { traced: traced.spans } : {}) };
       if (session) session.lastSeen = Date.now();
-      // Traced, the proxy's own lines (legacy.proxied, legacy.proxy.failed) are written inside the door's span.
-      if (traced) void withSpan(traced.spans.server, () => proxy(req, res, () => undefined));
-      else void proxy(req, res, () => undefined);
+      const forward = () => forwarder.forward(req, res, traced?.body ?? body, hooksFor(req, request));
+      // Traced, the door's own lines (legacy.proxied, legacy.proxy.failed) are written inside its span.
+      if (traced) withSpan(traced.spans.server, forward);
+      else forward();
     },
     isKnownSession(id) {
       const session = sessions.get(id);
@@ -173,8 +153,8 @@ export function createPassThrough(upstreamUrl: string, log: Logger, options: Pas
       return true;
     },
     async close() {
-      // Proxied requests end with the server's connections; the idle ones to the upstream end here.
-      agent.destroy();
+      // Forwarded requests end with the server's connections; the idle ones to the upstream end here.
+      forwarder.close();
     },
   };
 }

@@ -214,7 +214,7 @@ function openLegacyDoor(options: UpstreamOptions, link: UpstreamLink, credential
         bindSessions,
         log,
       })
-    : createPassThrough(link.url as string, log, { credentials, bindSessions });
+    : createPassThrough(link.url as string, log, { credentials, bindSessions, connectTimeoutMs: options.connectTimeoutMs });
 }
 
 /** The readiness check of the upstream. When the upstream checks the callers' own tokens
