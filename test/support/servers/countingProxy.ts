@@ -40,6 +40,8 @@ export interface CountingProxy {
   count(method: string): number;
   /** The most TCP connections open to the proxy at once since the last call (then reset to those open now). */
   mostOpen(): number;
+  /** The most requests of `method` the upstream was answering at once (in flight through the proxy), since the start. */
+  mostInFlight(method: string): number;
   close(): Promise<void>;
 }
 
@@ -58,13 +60,19 @@ export async function startCountingProxy(upstreamUrl: string, options: CountingP
       .json({ jsonrpc: "2.0", id: null, error: { code: -32001, message: "Unauthorized" } });
   });
   app.use(express.json({ limit: "10mb", type: () => true }));
-  app.use((req, _res, next) => {
+  const inFlight = new Map<string, number>();
+  const mostInFlight = new Map<string, number>();
+  app.use((req, res, next) => {
     const messages: unknown[] = Array.isArray(req.body) ? req.body : [req.body];
     for (const message of messages) {
       const { method, params } = (message ?? {}) as { method?: unknown; params?: Record<string, unknown> };
       const session = req.headers["mcp-session-id"];
-      if (typeof method === "string")
-        forwarded.push({ method, params, sessionId: typeof session === "string" ? session : undefined, headers: { ...req.headers } });
+      if (typeof method !== "string") continue;
+      forwarded.push({ method, params, sessionId: typeof session === "string" ? session : undefined, headers: { ...req.headers } });
+      const now = (inFlight.get(method) ?? 0) + 1;
+      inFlight.set(method, now);
+      mostInFlight.set(method, Math.max(now, mostInFlight.get(method) ?? 0));
+      res.once("close", () => inFlight.set(method, (inFlight.get(method) ?? 1) - 1));
     }
     next();
   });
@@ -85,6 +93,7 @@ export async function startCountingProxy(upstreamUrl: string, options: CountingP
     forwarded,
     seen,
     count: (method) => forwarded.filter((request) => request.method === method).length,
+    mostInFlight: (method) => mostInFlight.get(method) ?? 0,
     mostOpen: () => {
       const seenMost = most;
       most = open;
