@@ -7,6 +7,7 @@
 import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { oneOf } from "./knobs.js";
 
 export type BenchBuild = "compiled" | "source";
@@ -33,6 +34,12 @@ export function buildOnce(): void {
     throw new Error(`tsc -p tsconfig.bench.json failed:\n${output.slice(0, 2000)}`);
   }
   built = true;
+}
+
+/** The flags that preload bench/<file> (a .ts path under bench/) into a process: its compiled .js (the compiled build only). */
+export function preloadFlags(benchFile: string): string[] {
+  if (benchBuild() === "source") throw new Error(`preloading ${benchFile} needs the compiled build (unset BENCH_BUILD=source)`);
+  return ["--import", pathToFileURL(join(buildDir(), "bench", benchFile.replace(/\.ts$/, ".js"))).href];
 }
 
 /** How to run bench/<file> (a .ts path under bench/): node on its compiled .js, or node --import tsx on the source. */

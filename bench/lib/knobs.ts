@@ -34,3 +34,6 @@ export const redisUrl = () => process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 export const gatewayLogLevel = () => oneOf("BENCH_GATEWAY_LOG", ["silent", "error", "warn", "info", "debug"] as const, "silent");
 /** Extra Node flags for the taskgate process (profiling: "--cpu-prof --cpu-prof-dir=DIR", "--trace-gc"). */
 export const gatewayNodeFlags = () => (process.env.BENCH_GATEWAY_NODE_FLAGS ?? "").split(/\s+/).filter((flag) => flag !== "");
+
+/** BENCH_PHASES=1: the processes in the middle of `inline` time each call's phases (lib/phases.ts). */
+export const phasesOn = () => process.env.BENCH_PHASES === "1";

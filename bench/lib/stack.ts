@@ -7,9 +7,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "@redis/client";
+import { preloadFlags } from "./build.js";
 import { type Child, spawnRole } from "./children.js";
 import { onCleanup } from "./cleanup.js";
-import { gatewayLogLevel, gatewayNodeFlags, redisUrl, storeKind } from "./knobs.js";
+import { gatewayLogLevel, gatewayNodeFlags, phasesOn, redisUrl, storeKind } from "./knobs.js";
 
 /**
  * taskgate's HTTP timeouts, raised from the defaults to 10 minutes. Before the upstream client was
@@ -60,7 +61,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   };
   const gateway = await spawnRole("taskgate", "gateway.ts", {
     exposeGc: options.exposeGc ?? false,
-    nodeFlags: gatewayNodeFlags(),
+    nodeFlags: [...gatewayNodeFlags(), ...phaseFlags()],
     args: { config, logLevel: gatewayLogLevel() },
   });
   const stack: Stack = { upstream, gateway, url: gateway.info.url as string, upstreamUrl, upstreamPort: upstream.info.port as number };
@@ -74,6 +75,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   }
   return stack;
 }
+
+/** The phase timer preloaded into a process in the middle (BENCH_PHASES=1), else nothing. */
+export const phaseFlags = (): string[] => (phasesOn() ? preloadFlags("lib/phases.ts") : []);
 
 async function storeConfig(): Promise<Record<string, unknown>> {
   const kind = storeKind();

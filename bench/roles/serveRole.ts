@@ -5,6 +5,7 @@
 //          once RSS has stopped falling (V8 returns the freed pages a moment after the GC)
 //   lag  → the event loop's longest and p99 delay (ms) since the last "lag", then resets
 //          (a loop stalled longer than the HTTP keep-alive timeout resets its clients' sockets)
+//   phases → per-call phase samples since the last ask, with lib/phases.ts preloaded (else null)
 //   stop → closes the server, answers, exits
 // plus whatever handlers the role adds. When the parent goes away (IPC disconnect) the child
 // exits at once, so no bench process outlives its run.
@@ -48,6 +49,8 @@ export async function serveRole(name: string, start: () => Promise<Role>): Promi
       loop.reset();
       return lag;
     },
+    /** Per-call phase samples since the last ask, when lib/phases.ts is preloaded (BENCH_PHASES); else null. */
+    phases: () => (globalThis as { __benchPhases?: { take(): unknown } }).__benchPhases?.take() ?? null,
     stop: async () => {
       await role.close();
       setImmediate(() => process.exit(0));

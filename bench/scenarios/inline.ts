@@ -21,12 +21,13 @@
 import { join } from "node:path";
 import { nodeArgsFor } from "../lib/build.js";
 import { type Child, cpuMs, spawnRole } from "../lib/children.js";
-import { gatewayLogLevel, gatewayNodeFlags, positiveInt } from "../lib/knobs.js";
+import { gatewayLogLevel, gatewayNodeFlags, phasesOn, positiveInt } from "../lib/knobs.js";
 import { legacyGreet, modernDiscover, modernGreet, openLegacySession } from "../lib/leanClient.js";
 import { type Block, rotate, runBlock } from "../lib/load.js";
 import { startOtlpSink } from "../lib/otlpSink.js";
+import type { PhaseSamples } from "../lib/phases.js";
 import { cpuMsOf } from "../lib/processMemory.js";
-import { startStack } from "../lib/stack.js";
+import { phaseFlags, startStack } from "../lib/stack.js";
 import { fixed, goalLine, median, ratio, summarise, table } from "../lib/stats.js";
 import { setPhase } from "../lib/watchdog.js";
 import { out, type Scenario } from "./scenario.js";
@@ -91,11 +92,11 @@ export function inlineScenario(): Scenario {
       const traced = stack.traced!;
       const upstream = { upstream: stack.upstreamUrl };
       const [proxy, translate, bridge, stdioGateway] = await Promise.all([
-        spawnRole("proxy-floor", "../floors/proxy.ts", { args: upstream }),
-        spawnRole("translate-floor", "../floors/translate.ts", { args: upstream }),
-        spawnRole("stdio-floor", "../floors/stdioBridge.ts", { args: { command: STDIO_GREET } }),
+        spawnRole("proxy-floor", "../floors/proxy.ts", { args: upstream, nodeFlags: phaseFlags() }),
+        spawnRole("translate-floor", "../floors/translate.ts", { args: upstream, nodeFlags: phaseFlags() }),
+        spawnRole("stdio-floor", "../floors/stdioBridge.ts", { args: { command: STDIO_GREET }, nodeFlags: phaseFlags() }),
         spawnRole("taskgate-stdio", "gateway.ts", {
-          nodeFlags: gatewayNodeFlags(),
+          nodeFlags: [...gatewayNodeFlags(), ...phaseFlags()],
           args: {
             config: { upstream: { command: STDIO_GREET, initializeTimeoutMs: 60_000 }, host: "127.0.0.1", port: 0, auth: { mode: "demo" } },
             logLevel: gatewayLogLevel(),
@@ -130,6 +131,12 @@ export function inlineScenario(): Scenario {
         stdio: { middle: childCpu(stdioGateway), upstream: async () => (stdioPid ? readable(cpuMsOf(stdioPid)) : Number.NaN) },
       };
 
+      // BENCH_PHASES: the process in the middle of each case times its calls' phases (sequential blocks).
+      const timed: Partial<Record<CaseName, Child>> = phasesOn()
+        ? { proxy, translate, inline: stack.gateway, legacy: stack.gateway, "stdio-floor": bridge, stdio: stdioGateway }
+        : {};
+      const phases = new Map<CaseName, PhaseSamples>();
+
       setPhase("warming up");
       for (const name of CASES) {
         await runBlock(warmup, 1, calls[name]);
@@ -159,7 +166,10 @@ export function inlineScenario(): Scenario {
         for (const name of rotate(CASES, round)) {
           setPhase(`round ${round + 1}/${rounds}, ${name}`);
           const a0 = name === "legacy" ? await stack.upstream.ask<number>("accepted") : 0;
+          await timed[name]?.ask("phases");
           await measure(tally(name, "sequential"), probes[name], () => runBlock(seqCalls, 1, calls[name]));
+          const taken = await timed[name]?.ask<PhaseSamples>("phases");
+          if (taken) phases.set(name, mergedPhases(phases.get(name), taken));
           await measure(tally(name, "concurrent"), probes[name], () => runBlock(concCalls, concurrency, calls[name]));
           if (name === "legacy") {
             legacyAccepted += (await stack.upstream.ask<number>("accepted")) - a0;
@@ -169,6 +179,7 @@ export function inlineScenario(): Scenario {
       }
       const acceptedAll = (await stack.upstream.ask<number>("accepted")) - acceptedBefore;
       report(tally, concurrency);
+      if (phases.size > 0) reportPhases(phases);
       out(
         `upstream connections accepted: ${legacyAccepted} during the legacy-door blocks (${legacyCalls} calls), ` +
           `${acceptedAll} during all blocks`,
@@ -177,6 +188,24 @@ export function inlineScenario(): Scenario {
       out(`the OTLP sink received ${sink.exports} exports, ${(sink.bytes / 1024).toFixed(0)} KiB of spans from the traced taskgate`);
     },
   };
+}
+
+function mergedPhases(into: PhaseSamples | undefined, more: PhaseSamples): PhaseSamples {
+  if (!into) return more;
+  return {
+    toUpstream: into.toUpstream.concat(more.toUpstream),
+    fromUpstream: into.fromUpstream.concat(more.fromUpstream),
+    inside: into.inside.concat(more.inside),
+  };
+}
+
+/** BENCH_PHASES: medians per case of where a sequential call's time went in the process in the middle. */
+function reportPhases(phases: Map<CaseName, PhaseSamples>): void {
+  const µs = (samples: number[]) => (summarise(samples).p50 * 1000).toFixed(0);
+  const rows = [...phases].map(([name, p]) => [LABEL[name], String(p.inside.length), µs(p.toUpstream), µs(p.fromUpstream), µs(p.inside)]);
+  out();
+  out("phases in the process in the middle, sequential calls, p50 µs (lib/phases.ts; the first upstream byte may be its headers only):");
+  out(table(["case", "calls timed", "arrival → upstream write", "first upstream byte → response write", "arrival → response write"], rows));
 }
 
 /** CPU ms per call of the middle process over both modes. */
