@@ -1,7 +1,8 @@
 // E2E: how the legacy door forwards a request. The example legacy server, behind a recording proxy
 // of ours, sees what taskgate sends it: the caller's end-to-end headers with the upstream's Host, and
 // none of the hop-by-hop ones (they belong to the caller's connection). A caller that leaves its GET
-// stream ends the upstream's stream too. An upstream that cannot be connected to (a listener whose
+// stream ends the upstream's stream too; an upstream that dies mid-answer (SIGKILL) breaks the
+// caller's answer off instead of leaving it open. An upstream that cannot be connected to (a listener whose
 // process is stopped with its accept queue full, a real fault) is answered 502 once
 // upstream.connectTimeoutMs has passed, naming the option.
 // Run: node --import tsx --test test/e2e/legacyForwarding.test.ts
@@ -15,6 +16,7 @@ import { closeAll } from "../support/closeAll.js";
 import { type FaultGateway, startFaultGateway } from "../support/inProcessGateway.js";
 import { LEGACY_VERSION, legacyInitialize } from "../support/legacyClient.js";
 import { type CountingProxy, startCountingProxy } from "../support/servers/countingProxy.js";
+import { LegacyProcess } from "../support/servers/legacyProcess.js";
 import { type StoppedListener, startStoppedListener } from "../support/servers/stoppedListener.js";
 import { eventually, within } from "../support/waiting.js";
 
@@ -141,6 +143,58 @@ describe("the legacy door forwards end-to-end headers only, and ends what the ca
       return third.status === 200;
     }, "the upstream letting the session open a stream again once the caller left its first");
     third?.close();
+  });
+});
+
+describe("an upstream that dies mid-answer (the example server as a process, SIGKILLed)", () => {
+  let legacy: LegacyProcess;
+  let gw: FaultGateway;
+  before(async () => {
+    legacy = await LegacyProcess.start({ speed: 1 });
+    gw = await startFaultGateway(legacy.url, { shutdown: { graceMs: 0 } });
+  });
+  after(() =>
+    closeAll(
+      () => gw?.close(),
+      () => legacy?.close(),
+    ),
+  );
+
+  test("the caller's streamed answer is broken off too, not ended as if it were complete", async () => {
+    const opened = await rawRequest(gw.url, "POST", POST_HEADERS, JSON.stringify(legacyInitialize()));
+    const session = { "mcp-session-id": String(opened.headers["mcp-session-id"]), "mcp-protocol-version": LEGACY_VERSION };
+    await rawRequest(gw.url, "POST", { ...POST_HEADERS, ...session }, '{"jsonrpc":"2.0","method":"notifications/initialized"}');
+    const call = {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "slow_echo", arguments: { text: "never", ms: 60_000, progressMs: 50 }, _meta: { progressToken: "p" } },
+    };
+    const out = request(gw.url, { method: "POST", headers: { ...POST_HEADERS, ...session } });
+    out.on("error", () => undefined);
+    out.end(JSON.stringify(call));
+    const ending = within(
+      10_000,
+      "the caller's answer ending after the upstream died",
+      new Promise<{ complete: boolean; sawProgress: boolean }>((resolve, reject) => {
+        out.on("response", (answer) => {
+          let sawProgress = false;
+          answer.setEncoding("utf8");
+          answer.on("data", (chunk: string) => {
+            if (!sawProgress && chunk.includes("notifications/progress")) {
+              sawProgress = true;
+              void legacy.kill();
+            }
+          });
+          answer.on("error", () => undefined);
+          answer.on("close", () => resolve({ complete: answer.complete, sawProgress }));
+        });
+        out.on("error", reject);
+      }),
+    );
+    const { complete, sawProgress } = await ending;
+    assert.ok(sawProgress, "progress came through before the upstream was killed");
+    assert.equal(complete, false, "the answer ended as if complete");
   });
 });
 
