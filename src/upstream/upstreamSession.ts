@@ -30,6 +30,10 @@ export const LEGACY_PROTOCOL_VERSION = "2025-11-25";
 /** How long a call that relays log messages waits after its response for standalone-stream stragglers. */
 const LATE_STANDALONE_MS = 20;
 
+/** LATE_STANDALONE_MS, then one poll phase more: when the process was stalled past the timer (a busy
+ *  machine), the timer fires before the poll phase that reads what the other stream received meanwhile. */
+const lateStandalone = () => new Promise((resolve) => setTimeout(() => setImmediate(resolve), LATE_STANDALONE_MS));
+
 export interface UpstreamInfo {
   protocolVersion: string;
   capabilities: JsonObject;
@@ -178,7 +182,7 @@ export class UpstreamSession {
       const result = await this.peer.request(method, params, request);
       // A log message the upstream sent on the standalone stream just before this response may
       // arrive on that other connection a moment later: a call that relays logs waits for it.
-      if (context?.relaysLogs && this.info?.notificationStream) await new Promise((resolve) => setTimeout(resolve, LATE_STANDALONE_MS));
+      if (context?.relaysLogs && this.info?.notificationStream) await lateStandalone();
       return result;
     } finally {
       if (context) this.calls.delete(id);
