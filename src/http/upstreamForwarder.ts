@@ -92,10 +92,14 @@ export function createUpstreamForwarder(target: URL, connectTimeoutMs: number): 
         answer.pipe(res);
         // Broken off upstream: the client's response is broken off too, not ended as if complete.
         answer.once("aborted", () => res.destroy());
-        answer.once("error", () => res.destroy());
+        answer.on("error", () => res.destroy());
       });
-      out.once("error", (error) => {
+      // `on`, not `once`: a second error with no listener left would end the process.
+      let failed = false;
+      out.on("error", (error) => {
         clearTimeout(connectLimit);
+        if (failed) return;
+        failed = true;
         if (res.headersSent) res.destroy();
         else hooks.failed(error, res);
       });
