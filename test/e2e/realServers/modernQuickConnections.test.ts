@@ -2,7 +2,8 @@
 // (our fixture, a real child process with its own tasks) behind a counting proxy of ours: alice's
 // native task polled with 20 tasks/get at once reaches it at most 2 at a time (counted in flight at
 // the proxy: open connections would count the idle ones of the uncapped pool that carried the call),
-// and every poll is answered.
+// over connections kept alive (the proxy keeps its own alive, so they are not closed after each
+// answer), and every poll is answered.
 // Run: node --import tsx --test test/e2e/realServers/modernQuickConnections.test.ts
 
 import assert from "node:assert/strict";
@@ -25,7 +26,7 @@ describe("a 2026-07-28 backend's short requests share upstream.connections", () 
 
   before(async () => {
     server = await startThirdPartyServer("modernOnly");
-    proxy = await startCountingProxy(server.url);
+    proxy = await startCountingProxy(server.url, { keepAlive: true });
     gateway = await startGatewayInFront(proxy.url, { upstream: { subjectHeader: "X-User", connections: 2 } });
   });
   after(async () => {
@@ -36,10 +37,13 @@ describe("a 2026-07-28 backend's short requests share upstream.connections", () 
 
   it(`${POLLS} tasks/get at once reach the backend at most 2 at a time (upstream.connections 2)`, async () => {
     const taskId = expectTask(await callTool(gateway.url, "native_report", {}, ALICE_TASKS)).taskId as string;
+    const acceptedBefore = proxy.accepted();
     const polls = await Promise.all(Array.from({ length: POLLS }, () => call(gateway.url, "tasks/get", { taskId }, ALICE_TASKS)));
     for (const poll of polls) assert.equal(expectComplete(poll).taskId, taskId);
     assert.equal(proxy.count("tasks/get"), POLLS, "every poll reached the backend");
     const most = proxy.mostInFlight("tasks/get");
     assert.ok(most >= 1 && most <= 2, `the backend answered ${most} polls at once`);
+    const opened = proxy.accepted() - acceptedBefore;
+    assert.ok(opened <= 2, `the polls opened ${opened} new connections to the backend (kept alive: at most the cap)`);
   });
 });

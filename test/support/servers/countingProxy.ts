@@ -5,7 +5,7 @@
 // every HTTP request that reached it and, given `refuse`, answers some with 401/403 itself: an
 // upstream that checks credentials, to show what taskgate sends it.
 
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { Agent, createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import { createProxyMiddleware, fixRequestBody } from "http-proxy-middleware";
@@ -25,6 +25,8 @@ export interface SeenRequest {
 }
 
 export interface CountingProxyOptions {
+  /** Keep connections to the upstream alive, so the proxy's answers do not close the caller's connections either. */
+  keepAlive?: boolean;
   /** A status (401/403) to answer a request with instead of forwarding it; undefined forwards it. */
   refuse?(headers: IncomingHttpHeaders): 401 | 403 | undefined;
 }
@@ -40,6 +42,8 @@ export interface CountingProxy {
   count(method: string): number;
   /** The most TCP connections open to the proxy at once since the last call (then reset to those open now). */
   mostOpen(): number;
+  /** TCP connections the proxy accepted since it started. */
+  accepted(): number;
   /** The most requests of `method` the upstream was answering at once (in flight through the proxy), since the start. */
   mostInFlight(method: string): number;
   close(): Promise<void>;
@@ -76,13 +80,16 @@ export async function startCountingProxy(upstreamUrl: string, options: CountingP
     }
     next();
   });
-  app.use(createProxyMiddleware({ target: target.origin, on: { proxyReq: fixRequestBody } }));
+  const agent = options.keepAlive ? new Agent({ keepAlive: true }) : undefined;
+  app.use(createProxyMiddleware({ target: target.origin, ...(agent ? { agent } : {}), on: { proxyReq: fixRequestBody } }));
   const server: Server = createServer(app);
   // The forwarded answers carry the upstream's `Connection: close` (http-proxy's default agent), so a
   // client opens a connection per request here: what a cap limits is how many are open at once.
   let open = 0;
   let most = 0;
+  let accepted = 0;
   server.on("connection", (socket) => {
+    accepted++;
     most = Math.max(most, ++open);
     socket.once("close", () => open--);
   });
@@ -93,6 +100,7 @@ export async function startCountingProxy(upstreamUrl: string, options: CountingP
     forwarded,
     seen,
     count: (method) => forwarded.filter((request) => request.method === method).length,
+    accepted: () => accepted,
     mostInFlight: (method) => mostInFlight.get(method) ?? 0,
     mostOpen: () => {
       const seenMost = most;
@@ -101,6 +109,7 @@ export async function startCountingProxy(upstreamUrl: string, options: CountingP
     },
     close: () =>
       new Promise((resolve) => {
+        agent?.destroy();
         server.closeAllConnections();
         server.close(() => resolve());
       }),
