@@ -28,7 +28,10 @@ export interface ChaosOptions {
   log?: (line: string) => void;
 }
 
-const DRAIN_MS = 60_000;
+/** How long the drain looks up the tasks handed out (ten at a time) until each has ended. 60 s once
+ *  ran out on a busy CI machine with 240 tasks, some of them ~18 s build_reports, and read one of them
+ *  as "still working"; a task really left hanging still is, after twice as long. */
+const DRAIN_MS = 120_000;
 
 export async function runChaos(options: ChaosOptions): Promise<{ facts: RunFacts; verdict: Verdict }> {
   const log = options.log ?? (() => {});
