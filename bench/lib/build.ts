@@ -39,11 +39,14 @@ export function buildOnce(): void {
 /** The flags that preload bench/<file> (a .ts path under bench/) into a process: its compiled .js (the compiled build only). */
 export function preloadFlags(benchFile: string): string[] {
   if (benchBuild() === "source") throw new Error(`preloading ${benchFile} needs the compiled build (unset BENCH_BUILD=source)`);
-  return ["--import", pathToFileURL(join(buildDir(), "bench", benchFile.replace(/\.ts$/, ".js"))).href];
+  return ["--import", pathToFileURL(compiled(benchFile)).href];
 }
+
+/** Where the build puts bench/<file>'s compiled .js. */
+const compiled = (benchFile: string) => join(buildDir(), "bench", benchFile.replace(/\.ts$/, ".js"));
 
 /** How to run bench/<file> (a .ts path under bench/): node on its compiled .js, or node --import tsx on the source. */
 export function nodeArgsFor(benchFile: string): string[] {
   if (benchBuild() === "source") return ["--import", "tsx", join(ROOT, "bench", benchFile)];
-  return [join(buildDir(), "bench", benchFile.replace(/\.ts$/, ".js"))];
+  return [compiled(benchFile)];
 }

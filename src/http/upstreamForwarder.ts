@@ -67,7 +67,8 @@ export function createUpstreamForwarder(target: URL, connectTimeoutMs: number): 
 
   return {
     forward(req, res, body, hooks) {
-      const headers = forwardedHeaders(req.headers, host);
+      const headers = endToEnd(req.headers);
+      headers.host = host;
       hooks.headers(headers);
       if (body) headers["content-length"] = body.length;
       const query = req.url?.indexOf("?") ?? -1;
@@ -85,13 +86,12 @@ export function createUpstreamForwarder(target: URL, connectTimeoutMs: number): 
       out.once("response", (answer) => {
         clearTimeout(connectLimit);
         hooks.answered(answer);
-        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, answeredHeaders(answer.headers));
+        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.headers));
         // At once, not with the first bytes of the body: a GET stream's caller learns it is open
         // before the upstream's first event, which may be minutes away.
         res.flushHeaders();
         answer.pipe(res);
         // Broken off upstream: the client's response is broken off too, not ended as if complete.
-        answer.once("aborted", () => res.destroy());
         answer.on("error", () => res.destroy());
       });
       // `on`, not `once`: a second error with no listener left would end the process.
@@ -116,20 +116,8 @@ export function createUpstreamForwarder(target: URL, connectTimeoutMs: number): 
   };
 }
 
-/** The request's end-to-end headers, with the upstream's Host (its Content-Length replaced when the body was read). */
-function forwardedHeaders(incoming: IncomingHttpHeaders, host: string): OutgoingHttpHeaders {
-  const named = connectionNamed(incoming.connection);
-  const headers: OutgoingHttpHeaders = {};
-  for (const name in incoming) {
-    if (HOP_BY_HOP.has(name) || name === "host" || named?.has(name)) continue;
-    headers[name] = incoming[name];
-  }
-  headers.host = host;
-  return headers;
-}
-
-/** The answer's end-to-end headers (Node frames the client's response itself). */
-function answeredHeaders(incoming: IncomingHttpHeaders): OutgoingHttpHeaders {
+/** A message's end-to-end headers: all but the hop-by-hop ones (Node frames each connection itself). */
+function endToEnd(incoming: IncomingHttpHeaders): OutgoingHttpHeaders {
   const named = connectionNamed(incoming.connection);
   const headers: OutgoingHttpHeaders = {};
   for (const name in incoming) if (!HOP_BY_HOP.has(name) && !named?.has(name)) headers[name] = incoming[name];

@@ -40,8 +40,6 @@ export interface CountingProxy {
   readonly seen: readonly SeenRequest[];
   /** How many forwarded requests had this method. */
   count(method: string): number;
-  /** The most TCP connections open to the proxy at once since the last call (then reset to those open now). */
-  mostOpen(): number;
   /** TCP connections the proxy accepted since it started. */
   accepted(): number;
   /** The most requests of `method` the upstream was answering at once (in flight through the proxy), since the start. */
@@ -83,15 +81,11 @@ export async function startCountingProxy(upstreamUrl: string, options: CountingP
   const agent = options.keepAlive ? new Agent({ keepAlive: true }) : undefined;
   app.use(createProxyMiddleware({ target: target.origin, ...(agent ? { agent } : {}), on: { proxyReq: fixRequestBody } }));
   const server: Server = createServer(app);
-  // The forwarded answers carry the upstream's `Connection: close` (http-proxy's default agent), so a
-  // client opens a connection per request here: what a cap limits is how many are open at once.
-  let open = 0;
-  let most = 0;
+  // Without keepAlive the forwarded answers carry the upstream's `Connection: close` (http-proxy's
+  // default agent), so a client opens a connection per request here.
   let accepted = 0;
-  server.on("connection", (socket) => {
+  server.on("connection", () => {
     accepted++;
-    most = Math.max(most, ++open);
-    socket.once("close", () => open--);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -102,11 +96,6 @@ export async function startCountingProxy(upstreamUrl: string, options: CountingP
     count: (method) => forwarded.filter((request) => request.method === method).length,
     accepted: () => accepted,
     mostInFlight: (method) => mostInFlight.get(method) ?? 0,
-    mostOpen: () => {
-      const seenMost = most;
-      most = open;
-      return seenMost;
-    },
     close: () =>
       new Promise((resolve) => {
         agent?.destroy();
