@@ -21,6 +21,8 @@ import { UpstreamFailure } from "./upstreamFailure.js";
 const LINE_MAX = 500;
 /** After exit, how long stderr may take to deliver its last lines before the exit is reported. */
 const STDERR_FLUSH_MS = 200;
+/** A failed write to stdin waits this long for the process's exit (its code and last stderr line say more than EPIPE). */
+const EXIT_AFTER_WRITE_FAILURE_MS = 1_000;
 
 export interface ServerProcessEvents {
   message(message: JsonRpcMessage): void;
@@ -114,9 +116,12 @@ export class ServerProcess {
       );
       stdin.write(serializeMessage(message as Parameters<typeof serializeMessage>[0]), (error) => {
         limit.cancel();
-        const gone = this.exit ? this.describeExit() : `Upstream server process ${this.pid} closed its stdin`;
-        if (error) reject(new UpstreamFailure("upstream_exited", `${gone} (writing to it failed: ${error.message})`));
-        else resolve();
+        if (!error) return resolve();
+        // The pipe closes as the process exits; its exit is reported a moment later.
+        void this.endsWithin(EXIT_AFTER_WRITE_FAILURE_MS).then(() => {
+          const gone = this.exit ? this.describeExit() : `Upstream server process ${this.pid} closed its stdin`;
+          reject(new UpstreamFailure("upstream_exited", `${gone} (writing to it failed: ${error.message})`));
+        });
       });
     });
   }
