@@ -7,7 +7,7 @@
 // cancel by it, decision 0028). CHAOS_LOG_DIR=dir keeps every line: <dir>/<name>.log (stdout, each start appended) and <name>.stderr.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { createWriteStream } from "node:fs";
+import { createWriteStream, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { cliArgs } from "../test/support/gatewayChild.js";
@@ -66,6 +66,7 @@ export class Instance {
     let stderr = "";
     const logDir = process.env.CHAOS_LOG_DIR;
     if (logDir) {
+      mkdirSync(logDir, { recursive: true }); // a folder named for the run need not exist yet
       child.stdout!.pipe(createWriteStream(join(logDir, `${this.name}.log`), { flags: "a" }));
       child.stderr!.pipe(createWriteStream(join(logDir, `${this.name}.stderr`), { flags: "a" }));
     }
