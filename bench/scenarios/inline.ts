@@ -270,6 +270,10 @@ function goals(tally: (name: CaseName, mode: Mode) => Tally, legacy: { accepted:
   const inlineCpu = cpuPerCall(tally, "inline", "middleCpuMs");
   const stdio = seqP50("stdio") / seqP50("stdio-floor");
   out(goalLine("inline p50 / proxy floor p50", vsProxy("inline"), ratio(vsProxy("inline")), { kind: "atMost", limit: 1.1 }));
+  // The issue's CPU goal, 0.35 ms, was 1.35× the proxy floor's 0.26 ms on the machine it was set on; read against the floor
+  // (the proxy itself uses 0.4–0.6 ms here), and as the absolute figure beside it (decisions/0035).
+  const cpuVsProxy = inlineCpu / cpuPerCall(tally, "proxy", "middleCpuMs");
+  out(goalLine("taskgate CPU per inline call / proxy floor's", cpuVsProxy, ratio(cpuVsProxy), { kind: "atMost", limit: 1.35 }));
   out(goalLine("taskgate CPU per inline call", inlineCpu, `${fixed(inlineCpu)} ms`, { kind: "atMost", limit: 0.35, unit: " ms" }));
   out(goalLine("legacy door p50 / proxy floor p50", vsProxy("legacy"), ratio(vsProxy("legacy")), { kind: "atMost", limit: 1.1 }));
   const perCall = legacy.accepted / Math.max(1, legacy.calls);

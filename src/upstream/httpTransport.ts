@@ -2,6 +2,8 @@
 // - Each request is its own POST; its response (one JSON message, or an SSE stream of messages
 //   ending with the response) is its exchange. Reading stops once the response arrived, or when
 //   the request's signal aborts (that closes the HTTP request: a cancelled call leaves nothing open).
+//   A call's POST has a connection of its own and is read with undici's callbacks (callExchange.ts);
+//   short requests go through the shared pool with request().
 // - A stream that ends without the response is resumed with GET + Last-Event-ID when the server
 //   gave event ids; otherwise the exchange is lost.
 // - The standalone GET stream is opened right after initialize (before notifications/initialized,
@@ -16,6 +18,7 @@ import { abortAfter } from "../util/abortAfter.js";
 import { type Deadline, Deadlines } from "../util/deadlines.js";
 import { isObject } from "../util/json.js";
 import { CallConnections } from "./callConnections.js";
+import { CallExchange } from "./callExchange.js";
 import { readSse, type SseProgress } from "./sseReader.js";
 import { type ClosePush, EXCHANGE_CLOSED, type JsonRpcMessage, type TransportReceiver, type UpstreamTransport } from "./transport.js";
 import { networkCause, UpstreamFailure } from "./upstreamFailure.js";
@@ -94,6 +97,7 @@ const RECONNECT_MAX_MS = 30_000;
 const SETTLE_BEFORE_GONE_MS = 1_000;
 const SESSION_GONE_BODY = /no valid session|session not found|unknown session|invalid session/i;
 const STANDALONE = { kind: "standalone" } as const;
+const ONCE = { once: true } as const;
 
 type Response = Dispatcher.ResponseData;
 
@@ -126,37 +130,106 @@ export class HttpTransport implements UpstreamTransport {
   }
 
   async sendRequest(message: JsonRpcMessage, exchange: AbortController, long = false): Promise<void> {
+    if (long) return this.sendCall(message, exchange);
     this.exchanges.add(exchange);
-    const client = long ? this.options.dispatchers.calls.acquire() : undefined;
-    // A long exchange has a connection of its own: closing it is how its abort stops the request,
-    // with the one shared error, before undici hears of the abort (it would build and format
-    // three errors per exchange: thousands at a mass cancel).
-    const closeConnection = client ? () => void client.destroy(EXCHANGE_CLOSED).catch(() => undefined) : undefined;
-    if (closeConnection) exchange.signal.addEventListener("abort", closeConnection, { once: true });
-    const done = () => {
-      this.exchanges.delete(exchange);
-      if (closeConnection) exchange.signal.removeEventListener("abort", closeConnection);
-    };
     let response: Response;
     this.unanswered++;
     try {
-      response = await this.post(message, exchange.signal, client);
+      response = await this.post(message, exchange.signal);
       // Checked here first: the common answer (2xx, JSON or SSE) passes without an async check awaited.
-      if (response.statusCode >= 400) await this.refuseFailures(response, String(message.method));
-      if (!answersMcp(response)) await this.refuseNonMcp(response, String(message.method));
+      if (response.statusCode >= 400 || !answersMcp(response)) {
+        throw this.refusal(response.statusCode, header(response, "content-type") ?? "", await readSome(response), String(message.method));
+      }
     } catch (error) {
-      done();
-      if (client) this.options.dispatchers.calls.release(client, false);
+      this.exchanges.delete(exchange);
       throw error;
     } finally {
-      if (--this.unanswered === 0) for (const wake of this.allAnswered.splice(0)) wake();
+      this.heard();
     }
     const issued = header(response, "mcp-session-id");
     if (issued && !this.session) this.session = issued;
-    void this.readExchange(message.id!, response, exchange).then((clean) => {
-      done();
-      if (client) this.options.dispatchers.calls.release(client, clean && !exchange.signal.aborted);
+    void this.readExchange(message.id!, response, exchange).then(() => this.exchanges.delete(exchange));
+  }
+
+  /**
+   * A call's POST, on a connection of its own, read with callbacks (callExchange.ts); resolves once
+   * its status line is accepted. Closing that connection is how the exchange's abort stops the
+   * request, with the one shared error, before undici hears of the abort (it would build and
+   * format three errors per exchange: thousands at a mass cancel).
+   */
+  private sendCall(message: JsonRpcMessage, exchange: AbortController): Promise<void> {
+    const { signal } = exchange;
+    if (signal.aborted) return Promise.reject(signal.reason);
+    const { calls } = this.options.dispatchers;
+    const client = calls.acquire();
+    const closeConnection = () => void client.destroy(EXCHANGE_CLOSED).catch(() => undefined);
+    signal.addEventListener("abort", closeConnection, ONCE);
+    this.exchanges.add(exchange);
+    this.unanswered++;
+    const requestId = message.id!;
+    const what = String(message.method);
+    let streamed = false;
+    let answered = false;
+    let drain: Deadline | undefined;
+    const end = (clean: boolean) => {
+      drain?.cancel();
+      this.exchanges.delete(exchange);
+      signal.removeEventListener("abort", closeConnection);
+      calls.release(client, clean && !signal.aborted);
+    };
+    const deliver = (reply: JsonRpcMessage) => {
+      this.receiver?.message(reply, { kind: "exchange", requestId });
+      if (!answered && reply.id === requestId && reply.method === undefined) {
+        answered = true;
+        // Servers end the stream after the response; one that does not loses the connection.
+        if (streamed) drain = DRAIN_AFTER_ANSWER.start(() => exchange.abort(EXCHANGE_CLOSED));
+      }
+    };
+    return new Promise<void>((resolve, reject) => {
+      const handler = new CallExchange({
+        head: (status, headers) => {
+          const type = firstOf(headers["content-type"]) ?? "";
+          if (status >= 400 || !answersMcpWith(status, type)) return "refuse";
+          const issued = firstOf(headers["mcp-session-id"]);
+          if (issued && !this.session) this.session = issued;
+          streamed = status !== 202 && !type.includes("application/json");
+          resolve();
+          this.heard();
+          return "accept";
+        },
+        refused: (status, type, text) => {
+          end(false);
+          reject(this.refusal(status, type, someOf(text), what));
+          this.heard();
+        },
+        failed: (error) => {
+          end(false);
+          reject(signal.aborted ? error : this.networkFailure(error, message.method));
+          this.heard();
+        },
+        message: (text) => {
+          for (const reply of parseMessages(text)) deliver(reply);
+        },
+        event: (data) => deliverEvent(data, deliver),
+        ended: (error, progress) => {
+          if (error) {
+            end(false);
+            if (!signal.aborted && !this.closed) {
+              this.receiver?.exchangeLost(requestId, `the call's stream from the upstream broke: ${networkCause(error)}`);
+            }
+          } else if (!streamed || answered) end(true);
+          else if (signal.aborted) end(false);
+          else void this.resume(requestId, progress, signal, deliver, () => answered).finally(() => end(false));
+        },
+      });
+      const body = JSON.stringify(message);
+      client.dispatch({ origin: this.origin, path: this.path, method: "POST", headers: this.postHeaders(message), body }, handler);
     });
+  }
+
+  /** A POST's status line came (or it failed without one): settleBeforeGone's waiters hear of the last one. */
+  private heard(): void {
+    if (--this.unanswered === 0) for (const wake of this.allAnswered.splice(0)) wake();
   }
 
   async send(message: JsonRpcMessage): Promise<void> {
@@ -250,17 +323,22 @@ export class HttpTransport implements UpstreamTransport {
     return extra ? Object.assign(headers, extra) : headers;
   }
 
-  /** POSTs one message, on `connection` when given (a long exchange's own, closed on abort by the caller), else the short pool. */
-  private async post(message: JsonRpcMessage, signal: AbortSignal, connection?: Dispatcher): Promise<Response> {
+  /** The headers of a POST of `message`: the session's, JSON in, JSON or SSE back, and the request's trace context. */
+  private postHeaders(message: JsonRpcMessage): Record<string, string> {
     const headers = this.headers();
     headers["content-type"] = "application/json";
     headers.accept = "application/json, text/event-stream";
     const trace = traceHeadersOf(message.params?._meta); // the request's trace context, in its headers too
     if (trace) Object.assign(headers, trace);
+    return headers;
+  }
+
+  /** POSTs one message on the short pool (a call's goes on a connection of its own: sendCall). */
+  private async post(message: JsonRpcMessage, signal: AbortSignal): Promise<Response> {
+    const headers = this.postHeaders(message);
     try {
       if (signal.aborted) throw signal.reason;
       const body = JSON.stringify(message);
-      if (connection) return await connection.request({ origin: this.origin, path: this.path, method: "POST", headers, body });
       return await this.options.dispatchers.short.request({ origin: this.origin, path: this.path, method: "POST", headers, body, signal });
     } catch (error) {
       if (signal.aborted) throw error;
@@ -290,43 +368,35 @@ export class HttpTransport implements UpstreamTransport {
     return new UpstreamFailure("upstream_unreachable", `Upstream unreachable at ${this.options.url}: ${cause}`, { cause: error });
   }
 
-  /** A success status with something that is neither JSON nor SSE: not an MCP server. */
-  private async refuseNonMcp(response: Response, what: string): Promise<void> {
-    if (response.statusCode === 202) return;
-    const type = header(response, "content-type") ?? "";
-    if (type.includes("application/json") || type.includes("text/event-stream")) return;
-    const text = await readSome(response);
-    const answered = `'${type || "no content type"}'${text ? `: ${text.slice(0, 80)}` : ""}`;
+  /** The failure an answer that is not the exchange's means: non-2xx (`text`, the start of its body,
+   *  says more), or a success status with something that is neither JSON nor SSE (not an MCP server). */
+  private refusal(status: number, type: string, text: string, what: string): UpstreamFailure {
+    if (status < 400) {
+      const answered = `'${type || "no content type"}'${text ? `: ${text.slice(0, 80)}` : ""}`;
+      if (what === "initialize") {
+        return new UpstreamFailure(
+          "upstream_not_mcp",
+          `Upstream at ${this.options.url} is not an MCP endpoint: it answered ${answered} to initialize`,
+        );
+      }
+      return new UpstreamFailure("upstream_lost", `Upstream answered ${answered} to ${what}, not JSON or SSE`);
+    }
+    const gone = this.sessionGone(status, text);
+    if (gone) return gone;
+    if (status === 401 || status === 403) return refusedCredentials(status, what, this.options.credentialsOf ?? "taskgate");
     if (what === "initialize") {
-      throw new UpstreamFailure(
+      return new UpstreamFailure(
         "upstream_not_mcp",
-        `Upstream at ${this.options.url} is not an MCP endpoint: it answered ${answered} to initialize`,
+        `Upstream at ${this.options.url} is not an MCP endpoint: it answered HTTP ${status} to initialize${text ? `: ${text}` : ""}`,
       );
     }
-    throw new UpstreamFailure("upstream_lost", `Upstream answered ${answered} to ${what}, not JSON or SSE`);
+    return new UpstreamFailure("upstream_lost", `Upstream answered HTTP ${status} to ${what}${text ? `: ${text}` : ""}`);
   }
 
   /** The failure an answer means when it says the upstream forgot our session (404, or 400 saying so); else undefined. */
   private sessionGone(status: number, body: string): UpstreamFailure | undefined {
     if (!this.session || !(status === 404 || (status === 400 && SESSION_GONE_BODY.test(body)))) return undefined;
     return new UpstreamFailure("session_gone", `the upstream no longer knows session ${this.session} (HTTP ${status})`);
-  }
-
-  /** Throws the failure a non-2xx answer means (after reading a little of its body). */
-  private async refuseFailures(response: Response, what: string): Promise<void> {
-    const status = response.statusCode;
-    if (status < 400) return;
-    const text = await readSome(response);
-    const gone = this.sessionGone(status, text);
-    if (gone) throw gone;
-    if (status === 401 || status === 403) throw refusedCredentials(status, what, this.options.credentialsOf ?? "taskgate");
-    if (what === "initialize") {
-      throw new UpstreamFailure(
-        "upstream_not_mcp",
-        `Upstream at ${this.options.url} is not an MCP endpoint: it answered HTTP ${status} to initialize${text ? `: ${text}` : ""}`,
-      );
-    }
-    throw new UpstreamFailure("upstream_lost", `Upstream answered HTTP ${status} to ${what}${text ? `: ${text}` : ""}`);
   }
 
   /** Reads one exchange's response; resolves whether it was read to its end (its connection is clean). */
@@ -483,25 +553,34 @@ export async function closeLeftoverSession(options: {
   }
 }
 
-/** A 202, or a JSON or SSE body: what refuseNonMcp lets through. */
+/** A 202, or a JSON or SSE body: an answer of the exchange (anything else is refused). */
 function answersMcp(response: Response): boolean {
-  if (response.statusCode === 202) return true;
-  const type = header(response, "content-type") ?? "";
-  return type.includes("application/json") || type.includes("text/event-stream");
+  return answersMcpWith(response.statusCode, header(response, "content-type") ?? "");
+}
+
+function answersMcpWith(status: number, type: string): boolean {
+  return status === 202 || type.includes("application/json") || type.includes("text/event-stream");
 }
 
 function header(response: Response, name: string): string | undefined {
-  const value = response.headers[name];
+  return firstOf(response.headers[name]);
+}
+
+function firstOf(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
 async function readSome(response: Response): Promise<string> {
   try {
-    const text = await response.body.text();
-    return text.length > 300 ? `${text.slice(0, 300)}…` : text.trim();
+    return someOf(await response.body.text());
   } catch {
     return "";
   }
+}
+
+/** The start of a refused answer's body, for its error message. */
+function someOf(text: string): string {
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text.trim();
 }
 
 /** One JSON-RPC message, or (2025-03-26) a batch of them. Anything else is skipped. */
