@@ -12,8 +12,9 @@ const REFUSAL_TEXT_MAX = 4_096;
 
 /** How one exchange's response went, told to the transport as it happens. */
 export interface ExchangeEvents {
-  /** The status line: accepted (a 2xx JSON or SSE answer, or 202), or refused once `text`, the start of its body, is read. */
-  head(status: number, headers: Record<string, string | string[] | undefined>): "accept" | "refuse";
+  /** The status line, its content type and how its body would be read: accepted (a 2xx JSON or SSE answer, or 202),
+   *  or refused once `text`, the start of its body, is read. */
+  head(status: number, type: string, body: BodyKind, headers: Record<string, string | string[] | undefined>): "accept" | "refuse";
   refused(status: number, type: string, text: string): void;
   /** No status line came: the connection failed or was closed. */
   failed(error: Error): void;
@@ -25,7 +26,10 @@ export interface ExchangeEvents {
   ended(error: Error | undefined, progress: SseProgress): void;
 }
 
-type Mode = "none" | "refusing" | "dump" | "json" | "sse";
+/** How an accepted body is read: dropped (202: the answer comes on the standalone stream), one JSON text, or SSE events. */
+export type BodyKind = "dump" | "json" | "sse";
+
+type Mode = "none" | "refusing" | BodyKind;
 
 export class CallExchange implements Dispatcher.DispatchHandler {
   private mode: Mode = "none";
@@ -52,18 +56,14 @@ export class CallExchange implements Dispatcher.DispatchHandler {
     const type = headers["content-type"];
     this.type = (Array.isArray(type) ? type[0] : type) ?? "";
     this.status = status;
-    if (this.events.head(status, headers) === "refuse") {
+    const body: BodyKind = status === 202 ? "dump" : this.type.includes("application/json") ? "json" : "sse";
+    if (this.events.head(status, this.type, body, headers) === "refuse") {
       this.mode = "refusing";
       return;
     }
-    if (status === 202) this.mode = "dump";
-    else if (this.type.includes("application/json")) {
-      this.mode = "json";
-      this.chunks = [];
-    } else {
-      this.mode = "sse";
-      this.feed = sseFeed((event) => this.events.event(event.data), this.progress);
-    }
+    this.mode = body;
+    if (body === "json") this.chunks = [];
+    else if (body === "sse") this.feed = sseFeed((event) => this.events.event(event.data), this.progress);
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {

@@ -167,7 +167,6 @@ export class HttpTransport implements UpstreamTransport {
     this.exchanges.add(exchange);
     this.unanswered++;
     const requestId = message.id!;
-    const what = String(message.method);
     let streamed = false;
     let answered = false;
     let drain: Deadline | undefined;
@@ -187,19 +186,18 @@ export class HttpTransport implements UpstreamTransport {
     };
     return new Promise<void>((resolve, reject) => {
       const handler = new CallExchange({
-        head: (status, headers) => {
-          const type = firstOf(headers["content-type"]) ?? "";
+        head: (status, type, body, headers) => {
           if (status >= 400 || !answersMcpWith(status, type)) return "refuse";
           const issued = firstOf(headers["mcp-session-id"]);
           if (issued && !this.session) this.session = issued;
-          streamed = status !== 202 && !type.includes("application/json");
+          streamed = body === "sse";
           resolve();
           this.heard();
           return "accept";
         },
         refused: (status, type, text) => {
           end(false);
-          reject(this.refusal(status, type, someOf(text), what));
+          reject(this.refusal(status, type, someOf(text), String(message.method)));
           this.heard();
         },
         failed: (error) => {
@@ -399,20 +397,20 @@ export class HttpTransport implements UpstreamTransport {
     return new UpstreamFailure("session_gone", `the upstream no longer knows session ${this.session} (HTTP ${status})`);
   }
 
-  /** Reads one exchange's response; resolves whether it was read to its end (its connection is clean). */
-  private async readExchange(requestId: JsonRpcMessage["id"] & {}, response: Response, exchange: AbortController): Promise<boolean> {
+  /** Reads one short exchange's response: to its end, until the exchange closes, or until it is resumed or lost. */
+  private async readExchange(requestId: JsonRpcMessage["id"] & {}, response: Response, exchange: AbortController): Promise<void> {
     const { signal } = exchange;
     const type = header(response, "content-type") ?? "";
     let drain: Deadline | undefined;
     try {
       if (response.statusCode === 202) {
         await response.body.dump();
-        return true; // accepted: the response will come on the standalone stream
+        return; // accepted: the response will come on the standalone stream
       }
       if (type.includes("application/json")) {
         const text = await response.body.text();
         for (const message of parseMessages(text)) this.receiver?.message(message, { kind: "exchange", requestId });
-        return true;
+        return;
       }
       let progress: SseProgress = {};
       let answered = false;
@@ -425,14 +423,11 @@ export class HttpTransport implements UpstreamTransport {
         }
       };
       progress = await readSse(response.body, (event) => deliverEvent(event.data, onMessage), progress);
-      if (answered) return true;
-      if (signal.aborted) return false;
+      if (answered || signal.aborted) return;
       await this.resume(requestId, progress, signal, onMessage, () => answered);
-      return false;
     } catch (error) {
-      if (signal.aborted || this.closed) return false;
+      if (signal.aborted || this.closed) return;
       this.receiver?.exchangeLost(requestId, `the call's stream from the upstream broke: ${networkCause(error)}`);
-      return false;
     } finally {
       drain?.cancel();
     }
