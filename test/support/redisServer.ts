@@ -5,7 +5,7 @@
 // REDIS_SKIP says so and each Redis test is skipped with that reason (`needsRedis` as its options).
 
 import { spawnSync } from "node:child_process";
-import { freePort } from "./ports.js";
+import { onFreePort } from "./ports.js";
 import { ManagedProcess } from "./processes.js";
 
 /** Why the Redis tests cannot run here, or undefined when redis-server is installed. */
@@ -24,8 +24,7 @@ export class RedisProcess {
   ) {}
 
   static async start(): Promise<RedisProcess> {
-    const port = await freePort();
-    return new RedisProcess(port, await RedisProcess.spawn(port));
+    return onFreePort(async (port) => new RedisProcess(port, await RedisProcess.spawn(port)));
   }
 
   private static spawn(port: number): Promise<ManagedProcess> {

@@ -9,7 +9,7 @@ import { after, before, describe, it } from "node:test";
 import type { Gateway } from "../../../src/gateway.js";
 import type { JsonObject } from "../../../src/protocol/wire.js";
 import { startGatewayInFront } from "../../support/gatewayInFront.js";
-import { freePort } from "../../support/ports.js";
+import { onFreePort } from "../../support/ports.js";
 import { call, callTool, expectComplete, textOf } from "../../support/realServerCalls.js";
 import { REPO } from "../../support/repoRoot.js";
 import { type ServerProcess, startServerProcess } from "../../support/servers/serverProcess.js";
@@ -22,16 +22,14 @@ describe("a dual-era server on the Python SDK 2.x", { skip }, () => {
   let gateway: Gateway;
 
   before(async () => {
-    server = await startServerProcess(
-      {
-        name: "python SDK fixture",
-        command: python as string,
-        args: [join(REPO, "test", "support", "fixtures", "pythonDualEraServer.py")],
-        portVariable: "PORT",
-        ready: /Uvicorn running on/,
-      },
-      await freePort(),
-    );
+    const launch = {
+      name: "python SDK fixture",
+      command: python as string,
+      args: [join(REPO, "test", "support", "fixtures", "pythonDualEraServer.py")],
+      portVariable: "PORT",
+      ready: /Uvicorn running on/,
+    };
+    server = await onFreePort((port) => startServerProcess(launch, port));
     gateway = await startGatewayInFront(server.url);
   });
   after(async () => {

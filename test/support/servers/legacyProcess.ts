@@ -6,7 +6,7 @@
 import { EventEmitter } from "node:events";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { freePort } from "../ports.js";
+import { onFreePort } from "../ports.js";
 import { ManagedProcess } from "../processes.js";
 import { BUILD_ROOT, REPO } from "../repoRoot.js";
 
@@ -39,9 +39,12 @@ export class LegacyProcess {
   }
 
   static async start(options: LegacyProcessOptions = {}): Promise<LegacyProcess> {
-    const legacy = new LegacyProcess(options.port ?? (await freePort()), options);
-    await legacy.restart();
-    return legacy;
+    const on = async (port: number) => {
+      const legacy = new LegacyProcess(port, options);
+      await legacy.restart();
+      return legacy;
+    };
+    return options.port === undefined ? onFreePort(on) : on(options.port);
   }
 
   get url(): string {

@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { mainArgs } from "../fixtureModules.js";
-import { freePort } from "../ports.js";
+import { onFreePort } from "../ports.js";
 import { REPO } from "../repoRoot.js";
 import { type ServerLaunch, type ServerProcess, startServerProcess } from "./serverProcess.js";
 
@@ -67,7 +67,7 @@ export type ServerName = keyof typeof ROWS;
 
 /** Starts the named server on a free loopback port and waits until it is ready. */
 export async function startThirdPartyServer(name: ServerName): Promise<ServerProcess> {
-  return startServerProcess(LAUNCHES[name](), await freePort());
+  return onFreePort((port) => startServerProcess(LAUNCHES[name](), port));
 }
 
 /** The stdio servers, as the argv upstream.command takes (node itself, no npx: nothing to fetch). */
