@@ -1,7 +1,7 @@
 // A plain HTTP proxy of ours in front of a real upstream that records the JSON-RPC method and params of
 // every POST it forwards (with the Mcp-Session-Id it carried), so a test can count what the upstream was
 // really asked (e.g. how many tools/list). Everything else, SSE streams included, passes through
-// unchanged (http-proxy-middleware, like taskgate's own pass-through). It also records the headers of
+// unchanged (http-proxy-middleware: a proxy written by others, not taskgate's own forwarder). It also records the headers of
 // every HTTP request that reached it and, given `refuse`, answers some with 401/403 itself: an
 // upstream that checks credentials, to show what taskgate sends it.
 
