@@ -58,6 +58,8 @@ export function modernRelayHandler(backend: ModernBackend, policy: UpstreamAcces
     if (first.done) throw internalError("Upstream call lost: the backend ended the exchange without a response");
     if (!isNotification(first.value.message)) {
       request.signal.removeEventListener("abort", stop);
+      // The response is in: the exchange is closed, and with it the HTTP request, whose stream a backend may leave open.
+      void exchange.return(undefined);
       return finalReply(first.value, binding, backend, request, policy);
     }
     return {
@@ -76,14 +78,17 @@ async function* streamOf(
   id: RequestId,
   final: (message: ModernMessage) => JsonObject,
 ): AsyncGenerator<JsonObject> {
-  yield first.message;
   try {
+    yield first.message;
     for await (const next of rest) {
       if (isNotification(next.message)) yield next.message;
       else return yield final(next);
     }
   } catch (error) {
     yield errorMessage(id, toClientError(error));
+  } finally {
+    // Also when the reply writer stops after the first message: the exchange is closed, not left suspended.
+    await rest.return(undefined);
   }
 }
 

@@ -74,6 +74,9 @@ export class ModernLink {
   private readonly short: Dispatcher;
   private readonly long: Dispatcher;
   private ids = 0;
+  /** Each exchange's controller while it runs: close() ends them (a backend may hold a stream open for good). */
+  private readonly live = new Set<AbortController>();
+  private closed = false;
 
   constructor(private readonly options: ModernLinkOptions) {
     const settings = { connect: { timeout: options.connectTimeoutMs }, headersTimeout: 0, bodyTimeout: 0 };
@@ -121,21 +124,26 @@ export class ModernLink {
     const stop = () => controller.abort(req.signal?.reason);
     req.signal?.addEventListener("abort", stop, { once: true });
     const timer = req.long ? undefined : setTimeout(() => controller.abort(new Error("timeout")), this.options.requestTimeoutMs);
+    this.live.add(controller);
     try {
+      if (this.closed) throw LINK_CLOSED;
       const response = await this.post(req, controller.signal);
       yield* this.messagesOf(req, response);
     } catch (error) {
       if (req.signal?.aborted) return;
       const failure =
-        controller.signal.aborted && timer
-          ? new UpstreamFailure(
-              "upstream_timeout",
-              `Upstream timed out: no answer to ${req.method} within ${this.options.requestTimeoutMs} ms (upstream.requestTimeoutMs)`,
-            )
-          : error;
+        controller.signal.reason === LINK_CLOSED || error === LINK_CLOSED
+          ? new UpstreamFailure("shutting_down", `taskgate is shutting down: its ${req.method} to the backend was ended`)
+          : controller.signal.aborted && timer
+            ? new UpstreamFailure(
+                "upstream_timeout",
+                `Upstream timed out: no answer to ${req.method} within ${this.options.requestTimeoutMs} ms (upstream.requestTimeoutMs)`,
+              )
+            : error;
       if (failure instanceof UpstreamFailure) this.options.onFailure?.(failure.reason);
       throw failure;
     } finally {
+      this.live.delete(controller);
       clearTimeout(timer);
       req.signal?.removeEventListener("abort", stop);
       controller.abort();
@@ -148,7 +156,10 @@ export class ModernLink {
     throw new UpstreamFailure("upstream_lost", `Upstream call lost: the backend ended ${req.method}'s stream without a response`);
   }
 
+  /** Ends every exchange still running (undici's close() would wait for each, and a stream may never end), then the connections. */
   async close(): Promise<void> {
+    this.closed = true;
+    for (const controller of this.live) controller.abort(LINK_CLOSED);
     await Promise.all([this.short.close(), this.long.close()]);
   }
 
@@ -232,6 +243,9 @@ export class ModernLink {
     );
   }
 }
+
+/** The abort reason of the exchanges close() ends. */
+const LINK_CLOSED = new Error("the link to the backend was closed");
 
 const isNotification = (message: JsonObject): boolean => typeof message.method === "string" && message.id === undefined;
 
