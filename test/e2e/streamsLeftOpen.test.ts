@@ -1,9 +1,10 @@
-// A 2026-07-28 backend that answers on an SSE stream and then leaves the stream open. The spec says
-// a server SHOULD close it after the response; one that does not must not cost taskgate a
+// An upstream that answers on an SSE stream and then leaves the stream open, in either era. The
+// spec says a server SHOULD close it after the response; one that does not must not cost taskgate a
 // connection per request, nor get the next request written onto a connection whose stream is still
-// open. A FAKE backend (no real server leaves its streams open on demand): it answers
-// server/discover as JSON, tools/list and tools/call as SSE held open (its tool `hang` opens the
-// stream and never answers), and counts its open streams.
+// open. A FAKE upstream (no real server leaves its streams open on demand): 2026-07-28, it answers
+// server/discover as JSON; 2025-11-25, initialize as JSON with a session id, notifications with 202;
+// in both, every other request as SSE held open (its tool `hang` opens the stream and never
+// answers). It counts its open streams.
 
 import assert from "node:assert/strict";
 import type { ServerResponse } from "node:http";
@@ -26,19 +27,35 @@ interface StreamHoldingBackend extends LoopbackHttp {
   readonly onBusyConnection: number;
 }
 
-async function startStreamHoldingBackend(): Promise<StreamHoldingBackend> {
+async function startStreamHoldingBackend(era: "modern" | "legacy" = "modern"): Promise<StreamHoldingBackend> {
   let onBusyConnection = 0;
   const open = new Map<ServerResponse, string>();
   const busy = new WeakSet<object>();
   const http = await listenOnLoopback((req, res) => {
+    if (req.method === "DELETE") return void res.writeHead(200).end();
     if (req.method !== "POST") return void res.writeHead(405).end();
     if (busy.has(req.socket)) onBusyConnection++;
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       const message = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Message;
-      const answer = (result: object) => ({ jsonrpc: "2.0", id: message.id, result: { resultType: "complete", ...result } });
-      if (message.method === "server/discover") {
+      const answer = (result: object) => ({
+        jsonrpc: "2.0",
+        id: message.id,
+        result: era === "modern" ? { resultType: "complete", ...result } : result,
+      });
+      if (era === "legacy" && message.id === undefined) return void res.writeHead(202).end();
+      if (era === "legacy" && message.method === "initialize") {
+        const initialized = answer({
+          protocolVersion: "2025-11-25",
+          capabilities: { tools: {} },
+          serverInfo: { name: "stream-holder", version: "1" },
+        });
+        return void res
+          .writeHead(200, { "content-type": "application/json", "mcp-session-id": `s-${Math.random().toString(36).slice(2)}` })
+          .end(JSON.stringify(initialized));
+      }
+      if (era === "modern" && message.method === "server/discover") {
         const discover = answer({ supportedVersions: ["2026-07-28"], capabilities: { tools: {} }, ttlMs: 0, cacheScope: "public" });
         return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(discover));
       }
@@ -52,7 +69,9 @@ async function startStreamHoldingBackend(): Promise<StreamHoldingBackend> {
             }
           : message.method === "tools/call"
             ? { content: [{ type: "text", text: `echo: ${message.params?.arguments?.text ?? ""}` }] }
-            : undefined;
+            : message.method === "ping"
+              ? {}
+              : undefined;
       if (!result)
         return void res
           .writeHead(200, { "content-type": "application/json" })
@@ -80,6 +99,30 @@ async function startStreamHoldingBackend(): Promise<StreamHoldingBackend> {
   };
 }
 
+/** Six lists and six calls in turn, each answered; then every stream the upstream left open is closed, and no request went onto one. */
+async function listAndCallSixTimes(gateway: Gateway, backend: StreamHoldingBackend): Promise<void> {
+  for (let i = 0; i < 6; i++) {
+    const listed = expectComplete(await call(gateway.url, "tools/list", {}, { token: "alice" }));
+    assert.deepEqual(
+      (listed.tools as Array<{ name: string }>).map((tool) => tool.name),
+      ["echo", "hang"],
+    );
+    const echoed = expectComplete(await callTool(gateway.url, "echo", { text: `round ${i}` }, { token: "alice", capabilities: {} }));
+    assert.equal(textOf(echoed), `echo: round ${i}`);
+  }
+  await until(
+    5_000,
+    "every stream the upstream left open closed by taskgate",
+    () => {
+      const open = backend.openStreams;
+      if (open.length > 0) throw new Error(`still open: ${open.join(", ")}`);
+      return true;
+    },
+    20,
+  );
+  assert.equal(backend.onBusyConnection, 0, "no request was written onto a connection whose stream was still open");
+}
+
 describe("a 2026-07-28 backend that leaves its SSE streams open after the response (a fake)", () => {
   let backend: StreamHoldingBackend;
   let gateway: Gateway;
@@ -99,26 +142,7 @@ describe("a 2026-07-28 backend that leaves its SSE streams open after the respon
   });
 
   it("answers every list and call, closes each stream it read its answer from, and never writes onto one still open", async () => {
-    for (let i = 0; i < 6; i++) {
-      const listed = expectComplete(await call(gateway.url, "tools/list", {}, { token: "alice" }));
-      assert.deepEqual(
-        (listed.tools as Array<{ name: string }>).map((tool) => tool.name),
-        ["echo", "hang"],
-      );
-      const echoed = expectComplete(await callTool(gateway.url, "echo", { text: `round ${i}` }, { token: "alice", capabilities: {} }));
-      assert.equal(textOf(echoed), `echo: round ${i}`);
-    }
-    await until(
-      5_000,
-      "every stream the backend left open closed by taskgate",
-      () => {
-        const open = backend.openStreams;
-        if (open.length > 0) throw new Error(`still open: ${open.join(", ")}`);
-        return true;
-      },
-      20,
-    );
-    assert.equal(backend.onBusyConnection, 0, "no request was written onto a connection whose stream was still open");
+    await listAndCallSixTimes(gateway, backend);
   });
 
   it("a call the backend never answers, held as a task, is ended when taskgate closes: the close does not wait for it", async () => {
@@ -166,5 +190,23 @@ describe("ModernLink.close() with an exchange whose stream never ends (the same 
     } finally {
       await backend.close();
     }
+  });
+});
+
+describe("a 2025-11-25 upstream that leaves its SSE streams open after the response (a fake)", () => {
+  let backend: StreamHoldingBackend;
+  let gateway: Gateway;
+
+  before(async () => {
+    backend = await startStreamHoldingBackend("legacy");
+    gateway = await startGatewayInFront(backend.url, { upstream: { protocol: "legacy", connections: 2, requestTimeoutMs: 5_000 } });
+  });
+  after(async () => {
+    await gateway?.close();
+    await backend?.close();
+  });
+
+  it("answers every list and call; each stream is closed after its answer and no request is written onto one still open", async () => {
+    await listAndCallSixTimes(gateway, backend);
   });
 });
