@@ -87,6 +87,10 @@ export function refusedCredentials(status: number, what: string, whose: "taskgat
 
 /** After a call's response, how long its stream may take to end before its connection is dropped. */
 const DRAIN_AFTER_ANSWER = Deadlines.of(1_000);
+/** The same for a quick request: its connection is one of the few the quick requests share
+ *  (upstream.connections), so a server that leaves the stream open must not hold it for long. Servers
+ *  end the stream in the same write as the response, or right after it. */
+const DRAIN_AFTER_QUICK_ANSWER = Deadlines.of(100);
 
 const STANDALONE_WAIT_MS = 3_000;
 /** A DELETE ending an idle session (or at shutdown) gives up after this long. */
@@ -419,7 +423,7 @@ export class HttpTransport implements UpstreamTransport {
         if (!answered && message.id === requestId && message.method === undefined) {
           answered = true;
           // Servers end the stream after the response; one that does not loses the connection.
-          drain = DRAIN_AFTER_ANSWER.start(() => exchange.abort(EXCHANGE_CLOSED));
+          drain = DRAIN_AFTER_QUICK_ANSWER.start(() => exchange.abort(EXCHANGE_CLOSED));
         }
       };
       progress = await readSse(response.body, (event) => deliverEvent(event.data, onMessage), progress);
