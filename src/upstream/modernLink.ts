@@ -125,14 +125,14 @@ export class ModernLink {
     req.signal?.addEventListener("abort", stop, { once: true });
     const timer = req.long ? undefined : setTimeout(() => controller.abort(new Error("timeout")), this.options.requestTimeoutMs);
     this.live.add(controller);
+    if (this.closed) controller.abort(LINK_CLOSED); // its POST is then refused at once, as close() ends those running
     try {
-      if (this.closed) throw LINK_CLOSED;
       const response = await this.post(req, controller.signal);
       yield* this.messagesOf(req, response);
     } catch (error) {
       if (req.signal?.aborted) return;
       const failure =
-        controller.signal.reason === LINK_CLOSED || error === LINK_CLOSED
+        controller.signal.reason === LINK_CLOSED
           ? new UpstreamFailure("shutting_down", `taskgate is shutting down: its ${req.method} to the backend was ended`)
           : controller.signal.aborted && timer
             ? new UpstreamFailure(

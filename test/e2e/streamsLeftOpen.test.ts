@@ -129,7 +129,7 @@ describe("a 2026-07-28 backend that leaves its SSE streams open after the respon
 
   before(async () => {
     backend = await startStreamHoldingBackend();
-    // Two short connections at most: were a held stream to keep its connection, the third list would wait for good.
+    // Relayed lists and calls have connections of their own (not the two quick ones): a leak shows as streams left open.
     gateway = await startGatewayInFront(backend.url, {
       upstream: { protocol: "modern", connections: 2, requestTimeoutMs: 5_000 },
       tasks: { autoAfterMs: 100 },
@@ -187,6 +187,12 @@ describe("ModernLink.close() with an exchange whose stream never ends (the same 
       const ended = await first;
       assert.ok(ended instanceof UpstreamFailure && ended.reason === "shutting_down", `ended by: ${String(ended)}`);
       await until(5_000, "the backend's stream closed", () => (backend.openStreams.length === 0 ? true : undefined), 20);
+      // And one started after close() is refused the same way.
+      const late = await link.send({ id: link.nextId(), method: "tools/list", params: {}, headers: {} }).then(
+        () => "answered",
+        (error: unknown) => error,
+      );
+      assert.ok(late instanceof UpstreamFailure && late.reason === "shutting_down", `ended by: ${String(late)}`);
     } finally {
       await backend.close();
     }
@@ -199,6 +205,7 @@ describe("a 2025-11-25 upstream that leaves its SSE streams open after the respo
 
   before(async () => {
     backend = await startStreamHoldingBackend("legacy");
+    // Two quick connections: a stream held after its answer keeps one until taskgate drops it.
     gateway = await startGatewayInFront(backend.url, { upstream: { protocol: "legacy", connections: 2, requestTimeoutMs: 5_000 } });
   });
   after(async () => {
