@@ -19,6 +19,10 @@ describe(`${IDENTITIES} identities at once in front of a stdio server`, () => {
   before(async () => {
     gateway = await startGatewayOnCommand(STDIO_COMMANDS.everything(), {
       upstream: { maxProcesses: IDENTITIES + 1, initializeTimeoutMs: 60_000, stopGraceMs: 500 },
+      // The 50 requests come from this process, whose event loop also spawns the 50 servers (each spawn
+      // blocks it for a while): on a loaded machine a request's headers were once read after the 10 s
+      // default and it got Node's 408. The limits are given the same room as the servers' start.
+      http: { headersTimeoutMs: 60_000, requestTimeoutMs: 60_000 },
     });
     await fetch(new URL("/readyz", gateway.url));
   });
