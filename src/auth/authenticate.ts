@@ -20,7 +20,7 @@
 
 import { reasonMessage } from "../protocol/reasons.js";
 import { bearerChallenge } from "./bearerChallenge.js";
-import type { Identity, IdentityResolver } from "./identity.js";
+import type { Identity, IdentityResolver, ResolveResult } from "./identity.js";
 import { checkRequiredScopes } from "./requiredScopes.js";
 
 export type AuthFailureReason =
@@ -61,7 +61,8 @@ export type AuthenticateResult =
 
 const SCHEME = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?:[ \t]+(.*))?$/;
 
-export async function authenticate(input: AuthenticateInput): Promise<AuthenticateResult> {
+/** The identity, or the refusal; at once when the resolver answers at once (demo, tokens), else a promise (jwt). */
+export function authenticate(input: AuthenticateInput): AuthenticateResult | Promise<AuthenticateResult> {
   const { resolver, requiredScopes, resourceMetadataUrl } = input;
   const challenge = (error?: "invalid_request" | "invalid_token" | "insufficient_scope", errorDescription?: string) =>
     bearerChallenge({ resourceMetadata: resourceMetadataUrl, scope: requiredScopes, error, errorDescription });
@@ -102,31 +103,39 @@ export async function authenticate(input: AuthenticateInput): Promise<Authentica
     );
   }
 
-  let resolved: Awaited<ReturnType<IdentityResolver["resolve"]>>;
+  let resolved: ReturnType<IdentityResolver["resolve"]>;
   try {
-    resolved = await resolver.resolve(token);
+    resolved = resolver.resolve(token);
   } catch (error) {
-    return {
-      ok: false,
-      status: 503,
-      reason: "verifier_error",
-      message: reasonMessage("verifier_error"),
-      detail: `the ${resolver.mode} resolver threw: ${error instanceof Error ? error.message : String(error)}`,
-    };
+    return threw(resolver, error);
   }
-  if (!resolved.ok) {
-    if (resolved.error === "temporarily_unavailable") {
-      return {
-        ok: false,
-        status: 503,
-        reason: "verifier_unavailable",
-        message: reasonMessage("verifier_unavailable"),
-        detail: resolved.description,
-      };
+  const judged = (result: ResolveResult): AuthenticateResult => {
+    if (!result.ok) {
+      if (result.error === "temporarily_unavailable") {
+        return {
+          ok: false,
+          status: 503,
+          reason: "verifier_unavailable",
+          message: reasonMessage("verifier_unavailable"),
+          detail: result.description,
+        };
+      }
+      return refuse(401, "invalid_token", `the bearer token is not valid: ${result.description}`, "invalid_token");
     }
-    return refuse(401, "invalid_token", `the bearer token is not valid: ${resolved.description}`, "invalid_token");
-  }
-  const scopes = checkRequiredScopes(resolved.identity, requiredScopes);
-  if (!scopes.ok) return refuse(403, "insufficient_scope", scopes.description, "insufficient_scope");
-  return { ok: true, identity: resolved.identity };
+    const scopes = checkRequiredScopes(result.identity, requiredScopes);
+    if (!scopes.ok) return refuse(403, "insufficient_scope", scopes.description, "insufficient_scope");
+    return { ok: true, identity: result.identity };
+  };
+  return resolved instanceof Promise ? resolved.then(judged, (error: unknown) => threw(resolver, error)) : judged(resolved);
+}
+
+/** The resolver threw (a bug): fail closed, saying which resolver. */
+function threw(resolver: IdentityResolver, error: unknown): AuthenticateResult {
+  return {
+    ok: false,
+    status: 503,
+    reason: "verifier_error",
+    message: reasonMessage("verifier_error"),
+    detail: `the ${resolver.mode} resolver threw: ${error instanceof Error ? error.message : String(error)}`,
+  };
 }

@@ -22,7 +22,7 @@ export function demoTokenProblem(token: string): string | undefined {
 export function createDemoResolver(): IdentityResolver {
   return {
     mode: "demo",
-    async resolve(token: string): Promise<ResolveResult> {
+    resolve(token: string): ResolveResult {
       const problem = demoTokenProblem(token);
       return problem === undefined ? accepted({ subject: token }) : invalidToken(problem);
     },

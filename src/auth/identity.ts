@@ -21,8 +21,9 @@ export type ResolveResult =
 
 export interface IdentityResolver {
   readonly mode: string;
-  /** Never throws for a bad token: every refusal is an `ok: false` result with a description. */
-  resolve(token: string): Promise<ResolveResult>;
+  /** Never throws for a bad token: every refusal is an `ok: false` result with a description. A resolver that needs
+   *  nothing to wait for (demo, tokens) answers at once, without a promise: every request is authenticated. */
+  resolve(token: string): ResolveResult | Promise<ResolveResult>;
 }
 
 export const accepted = (identity: Identity): ResolveResult => ({ ok: true, identity });

@@ -24,7 +24,7 @@ export function createTokenResolver(tokens: Config["auth"]["tokens"]): IdentityR
 
   return {
     mode: "tokens",
-    async resolve(token: string): Promise<ResolveResult> {
+    resolve(token: string): ResolveResult {
       if (typeof token !== "string" || token.trim() === "") return invalidToken("the token is empty");
       const presented = createHash("sha256").update(token, "utf8").digest();
       let found: Identity | undefined;

@@ -32,11 +32,13 @@ import type { TaskRunner } from "../tasks/taskRunner.js";
 import { taskHandle } from "../tasks/taskView.js";
 import { profileOf } from "../upstream/capabilityProfile.js";
 import type { RunningCall } from "../upstream/upstreamCall.js";
+import type { ClientGone } from "../util/clientGone.js";
 import { CallQuotas, type QuotaLimits } from "./callQuotas.js";
-import type { StartCall } from "./callStarter.js";
-import { InlineCall, type InlineRequest, onAbortOf } from "./inlineCall.js";
+import type { CallStart, DirectCalls, StartCall } from "./callStarter.js";
+import { InlineCall, type InlineRequest } from "./inlineCall.js";
 import { LiveInlineCalls } from "./liveInlineCalls.js";
 import type { CallBinding, ParkedCalls } from "./parkedCalls.js";
+import { QuickCall } from "./quickCall.js";
 import { RemoteRounds } from "./remoteRounds.js";
 import { argumentsDigest } from "./requestStateCodec.js";
 import { isRetry, presetAnswersOf, resumeParkedCall } from "./resumeParkedCall.js";
@@ -55,10 +57,8 @@ export interface CallRequest {
   capabilities: ClientCapabilities;
   /** The request's headers (a modern backend checks the Mcp-Param-* ones too). */
   headers?: HeaderMap;
-  /** Aborts when the client goes away: an inline call is then cancelled upstream. */
-  signal: AbortSignal;
-  /** The same event without a signal (see MethodRequest.onClientGone). */
-  onClientGone?: ((listener: () => void) => void) | undefined;
+  /** Tells when the client goes away: an inline call is then cancelled upstream. */
+  gone: ClientGone;
   log: EventLog;
   note: RequestNote;
   /** The MCP path the request came to (a fleet's): a task made of this call answers only there. */
@@ -86,6 +86,8 @@ export interface CallOrder {
 
 export interface CallDeskOptions {
   startCall: StartCall;
+  /** The short road of plain inline calls (quickCall.ts); without it every call takes the full road. */
+  direct?: DirectCalls | undefined;
   runner: TaskRunner;
   parked: ParkedCalls;
   /** How retries for calls another instance holds get there. */
@@ -106,6 +108,11 @@ function lifeOf(policy: TaskPolicy, declared: boolean): Life {
 }
 
 const NOT_CACHED = (result: JsonObject): JsonObject => ({ ...result, ttlMs: 0, cacheScope: "private" });
+
+/** The cache hints a fresh call's complete result carries, if its order has any. */
+function decoratorOf({ cache }: CallOrder): ((result: JsonObject) => JsonObject) | undefined {
+  return cache && ((result) => ({ ...result, ttlMs: cache.ttlMs, cacheScope: cache.cacheScope }));
+}
 
 export class CallDesk {
   private readonly live = new LiveInlineCalls();
@@ -130,19 +137,7 @@ export class CallDesk {
   /** Opens the call: a fresh one, or the retry of a parked one (wherever it is held). */
   open(request: CallRequest, order: CallOrder): Promise<Reply> {
     const configuredKey = order.method === "tools/call" ? this.options.settings.inputKeys[order.name] : undefined;
-    // The digest binds a requestState to the arguments: computed only once a round or a retry needs it.
-    let digest: string | undefined;
-    const binding: CallBinding = {
-      owner: order.owner,
-      method: order.method,
-      name: order.name,
-      get args() {
-        digest ??= argumentsDigest(order.args);
-        return digest;
-      },
-      ...(request.endpoint !== undefined ? { endpoint: request.endpoint } : {}),
-      ...(configuredKey ? { configuredKey } : {}),
-    };
+    const binding = new OrderBinding(order, request.endpoint, configuredKey);
     const life = lifeOf(order.policy, declaresTasks(request.capabilities));
     if (isRetry(request.params)) {
       return this.retry({ ...inlineRequestOf(request), params: request.params }, binding, {
@@ -152,7 +147,11 @@ export class CallDesk {
         ...(order.cache ? { decorate: NOT_CACHED } : {}),
       });
     }
-    return this.fresh(request, order, binding, life);
+    try {
+      return this.fresh(request, order, binding, life);
+    } catch (error) {
+      return Promise.reject(error); // a refusal (quota, task-only tool) rejects, as from an async function
+    }
   }
 
   /** Holder side: another instance's command for a call parked here. */
@@ -178,7 +177,7 @@ export class CallDesk {
     await this.options.runner.shutdown();
   }
 
-  private async fresh(request: CallRequest, order: CallOrder, binding: CallBinding, life: Life): Promise<Reply> {
+  private fresh(request: CallRequest, order: CallOrder, binding: CallBinding, life: Life): Promise<Reply> {
     const presetAnswers = presetAnswersOf(request.params);
     if (life === "refused") {
       throw missingCapability(
@@ -188,7 +187,7 @@ export class CallDesk {
     }
     const { owner, guard } = order;
     this.quotas.admit(owner, { task: life !== "inline", held: life !== "task" });
-    const started = this.options.startCall({
+    const start: CallStart = {
       owner,
       profile: profileOf(request.capabilities),
       relaysLogs: typeof request.meta[META.logLevel] === "string",
@@ -200,23 +199,55 @@ export class CallDesk {
       taskSupport: order.taskSupport,
       mayBecomeTask: life !== "inline",
       gate: guard?.gate,
-    });
+    };
+    // The short road, for a plain inline call: nothing the client must be shown on the way (no progress asked for,
+    // no answers sent ahead) and nothing to pass first (no guard). It joins the full road below when it must.
+    const { direct } = this.options;
+    if (direct && (life === "inline" || life === "auto") && !guard && !presetAnswers && request.meta.progressToken === undefined) {
+      const quick = QuickCall.begin({
+        calls: direct,
+        start,
+        request,
+        windowMs: life === "auto" ? this.options.settings.autoAfterMs : INLINE_JSON_WINDOW_MS,
+        live: this.live,
+        uncount: this.quotas.count(owner, "held"),
+        decorate: decoratorOf(order),
+        promote: (adopt, elapsedMs) => this.onFullRoad({ ...start, adopt }, request, order, binding, life, undefined, elapsedMs),
+      });
+      if (quick) return quick;
+    }
+    return this.onFullRoad(start, request, order, binding, life, presetAnswers, 0);
+  }
+
+  /** A fresh call on the full road: a RunningCall, then a task, or an InlineCall (policy auto: a task if it runs on).
+   *  `elapsedMs`: how long it ran on the short road before (its JSON window and autoAfterMs are counted from the start). */
+  private async onFullRoad(
+    start: CallStart,
+    request: CallRequest,
+    order: CallOrder,
+    binding: CallBinding,
+    life: Life,
+    presetAnswers: JsonObject | undefined,
+    elapsedMs: number,
+  ): Promise<Reply> {
+    const { owner, guard } = order;
+    const started = this.options.startCall(start);
     const call = started instanceof Promise ? await started : started;
     if (guard) void call.outcome.then((outcome) => guard.ended(outcome));
     if (life === "task") return this.toTask(call, owner, order.name, request, guard);
     this.count(call, owner, "held");
-    const { cache } = order;
     const inline = new InlineCall(call, inlineRequestOf(request), {
       parked: this.options.parked,
       live: this.live,
       binding,
-      ...(cache ? { decorate: (result: JsonObject) => ({ ...result, ttlMs: cache.ttlMs, cacheScope: cache.cacheScope }) } : {}),
+      decorate: decoratorOf(order),
       ...(presetAnswers ? { presetAnswers } : {}),
     });
-    if (life === "auto" && !(await inline.finishesWithin(this.options.settings.autoAfterMs))) {
+    const left = (ms: number) => Math.max(0, ms - elapsedMs);
+    if (life === "auto" && !(await inline.finishesWithin(left(this.options.settings.autoAfterMs)))) {
       return this.toTask(call, owner, order.name, request, guard);
     }
-    return inline.reply(INLINE_JSON_WINDOW_MS);
+    return inline.reply(left(INLINE_JSON_WINDOW_MS));
   }
 
   /** A retry: resumed here when the call is parked here, else (if it may) sent to its holder. */
@@ -274,6 +305,35 @@ export class CallDesk {
   }
 }
 
+/** What a requestState of this call is bound to. A class: the arguments' digest is computed only once a round or a
+ *  retry needs it, by a getter of the prototype (a getter in an object literal costs an accessor pair per call, which
+ *  V8 keeps in old space: see ClientGone). */
+class OrderBinding implements CallBinding {
+  readonly owner: string;
+  readonly method: string;
+  readonly name: string;
+  readonly endpoint?: string;
+  readonly configuredKey?: string;
+  private digest: string | undefined;
+
+  constructor(
+    private readonly order: CallOrder,
+    endpoint: string | undefined,
+    configuredKey: string | undefined,
+  ) {
+    this.owner = order.owner;
+    this.method = order.method;
+    this.name = order.name;
+    if (endpoint !== undefined) this.endpoint = endpoint;
+    if (configuredKey) this.configuredKey = configuredKey;
+  }
+
+  get args(): string {
+    this.digest ??= argumentsDigest(this.order.args);
+    return this.digest;
+  }
+}
+
 /** What an inline call needs of the request. */
 function inlineRequestOf(request: CallRequest): InlineRequest {
   const token = request.meta.progressToken;
@@ -282,8 +342,7 @@ function inlineRequestOf(request: CallRequest): InlineRequest {
     id: request.id,
     capabilities: request.capabilities,
     note: request.note,
-    // The signal is read only when the request has no cheaper way to tell of the client leaving.
-    onClientGone: request.onClientGone ?? onAbortOf(request.signal),
+    gone: request.gone,
   };
   if (request.endpoint !== undefined) inline.endpoint = request.endpoint;
   if (typeof token === "string" || typeof token === "number") inline.progressToken = token;

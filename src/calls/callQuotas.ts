@@ -16,6 +16,8 @@ export interface QuotaLimits {
 
 type Kind = "task" | "held";
 
+const NOTHING = () => undefined;
+
 interface Counts {
   task: number;
   held: number;
@@ -59,6 +61,19 @@ export class CallQuotas {
       this.tracked.delete(call);
       this.add(entry.owner, entry.kind, -1);
     });
+  }
+
+  /** Counts one call of `owner` as `kind` now, until the returned release runs (a call without a RunningCall yet: the
+   *  short road's; it hands its count over with release() then track() when it becomes one). */
+  count(owner: string, kind: Kind): () => void {
+    if (this.limits.maxRunningTasks === undefined && this.limits.maxHeldCalls === undefined) return NOTHING;
+    this.add(owner, kind, 1);
+    let counted = true;
+    return () => {
+      if (!counted) return;
+      counted = false;
+      this.add(owner, kind, -1);
+    };
   }
 
   /** What `owner` holds now (tests, health). */

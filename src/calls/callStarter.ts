@@ -2,15 +2,19 @@
 // task tool on an upstream that runs tool tasks, a task upstream that is followed (the same
 // RunningCall, run another way), or, on a backend that speaks 2026-07-28, a call run on it with
 // MRTR rounds (modernCall.ts). A call that must be approved first runs its gate before any of them
-// (access/callGuard.ts): nothing reaches the upstream until the gate lets it through.
+// (access/callGuard.ts): nothing reaches the upstream until the gate lets it through. The common
+// plain call may instead take the short road (directCalls: by callback on a lent session, see
+// calls/quickCall.ts), and be handed over to a RunningCall later (CallStart.adopt).
 // A seam: unit tests of the call owner start scripted calls instead.
 
 import type { EventLog } from "../observability/requestLog.js";
-import { upstreamEraChanged } from "../protocol/errors.js";
+import { tracingOn } from "../observability/tracing.js";
+import { type RpcError, upstreamEraChanged } from "../protocol/errors.js";
 import type { HeaderMap } from "../protocol/headerValue.js";
 import type { JsonObject } from "../protocol/wire.js";
 import { mayMeanEraChange } from "../upstream/backendEra.js";
 import type { LegacyClientCapabilities } from "../upstream/capabilityProfile.js";
+import { DirectCall, type DirectSink } from "../upstream/directCall.js";
 import { modernCallRunner } from "../upstream/modernCall.js";
 import { type ModernLink, paramHeadersOf } from "../upstream/modernLink.js";
 import {
@@ -43,6 +47,8 @@ export interface CallStart {
   mayBecomeTask: boolean;
   /** Runs before anything is sent upstream (an approval); rejecting stops the call there. */
   gate?: ((run: CallRun) => Promise<void>) | undefined;
+  /** A call already running upstream on the short road, handed over to this RunningCall (QuickCall's promotion). */
+  adopt?: CallRunner | undefined;
 }
 
 /** The call, at once when nothing must be asked first (a task tool asks the upstream's capabilities). */
@@ -70,6 +76,7 @@ export function upstreamCalls(pool: UpstreamPool, taskTtlMs: number, modern?: Mo
       const headers = () => ({ ...modern.headersFor(start.owner), ...paramHeadersOf(start.headers ?? {}) });
       return made(modernCallRunner(link, { method: start.method, params: start.params, meta: start.meta ?? {}, headers }));
     }
+    if (start.adopt) return made(start.adopt);
     if (start.method === "tools/call" && runsAsUpstreamTask(start.taskSupport, start.mayBecomeTask)) {
       return pool
         .info(start.owner)
@@ -103,6 +110,37 @@ function namedWhenUpgraded(call: RunningCall, modern: ModernCalls): RunningCall 
   return new UpgradeAwareCall(call, modern);
 }
 
+/** A legacy call's error, named upstream_era_changed when it came from the backend moving to 2026-07-28 (probed again). */
+function eraNamed(error: RpcError, modern: ModernCalls): RpcError | Promise<RpcError> {
+  if (!mayMeanEraChange(error)) return error;
+  return modern
+    .upgraded(`a legacy call failed: ${error.message.slice(0, 160)}`)
+    .then((upgraded) => (upgraded ? upstreamEraChanged(error.message) : error));
+}
+
+/**
+ * The short road of a call (calls/quickCall.ts): sent at once, by callback, on a session the pool
+ * lends now. Only a plain call takes it: one request on a legacy session, no gate, no 2025-11-25
+ * task upstream, no log messages relayed, tracing off (its spans are the promise road's). Anything
+ * else, or no open session with room, is undefined: the caller starts the call on the full road.
+ */
+export interface DirectCalls {
+  start(start: CallStart, sink: DirectSink): DirectCall | undefined;
+  /** An error of a direct call as the full road names it (upstream_era_changed when the backend moved era). */
+  named(error: RpcError): RpcError | Promise<RpcError>;
+}
+
+export function directCalls(pool: UpstreamPool, modern?: ModernCalls): DirectCalls {
+  return {
+    start(start, sink) {
+      if (start.gate || start.relaysLogs || tracingOn() || modern?.linkNow()) return undefined;
+      if (start.method === "tools/call" && runsAsUpstreamTask(start.taskSupport, start.mayBecomeTask)) return undefined;
+      return DirectCall.start(pool, start, sink);
+    },
+    named: (error) => (modern ? eraNamed(error, modern) : error),
+  };
+}
+
 /** `call`, its failure named when the backend moved era. A class, not an object of closures: every legacy call of
  *  a backend that may be modern has one, and a result passes through a plain callback (no async function's promise). */
 class UpgradeAwareCall implements RunningCall {
@@ -113,10 +151,9 @@ class UpgradeAwareCall implements RunningCall {
     modern: ModernCalls,
   ) {
     this.outcome = call.outcome.then((ended) => {
-      if (ended.kind !== "error" || !mayMeanEraChange(ended.error)) return ended;
-      return modern
-        .upgraded(`a legacy call failed: ${ended.error.message.slice(0, 160)}`)
-        .then((upgraded): CallOutcome => (upgraded ? { kind: "error", error: upstreamEraChanged(ended.error.message) } : ended));
+      if (ended.kind !== "error") return ended;
+      const named = eraNamed(ended.error, modern);
+      return named instanceof Promise ? named.then((error): CallOutcome => ({ kind: "error", error })) : ended;
     });
   }
 

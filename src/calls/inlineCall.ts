@@ -24,6 +24,7 @@ import type { Question } from "../questions/question.js";
 import type { CallOutcome, RunningCall } from "../upstream/upstreamCall.js";
 import { modernResult } from "../upstream/upstreamResult.js";
 import { AsyncQueue } from "../util/asyncQueue.js";
+import type { ClientGone } from "../util/clientGone.js";
 import { type Deadline, Deadlines } from "../util/deadlines.js";
 import type { Drainable, LiveInlineCalls } from "./liveInlineCalls.js";
 import type { CallBinding, ParkedCall, ParkedCalls } from "./parkedCalls.js";
@@ -36,8 +37,8 @@ export interface InlineRequest {
   progressToken?: string | number;
   /** `_meta` logLevel of the request: upstream log messages at or above it are relayed. */
   logLevel?: string;
-  /** Registers what runs when the client goes away (the call is then cancelled upstream). */
-  onClientGone(listener: () => void): void;
+  /** Tells when the client goes away (the call is then cancelled upstream). */
+  gone: ClientGone;
   /** Fields for the request's log line. */
   note: RequestNote;
   /** The MCP path the request came to (a fleet's): a task made of this call answers only there. */
@@ -62,14 +63,6 @@ type Outgoing = { kind: "notification"; message: JsonObject } | { kind: "final";
 
 /** Concurrent questions arrive a few ms apart; gather them into one round. */
 const GATHER_MS = 30;
-
-/** onClientGone made of a signal (a request that came without the cheaper hook). */
-export function onAbortOf(signal: AbortSignal): (listener: () => void) => void {
-  return (listener) => {
-    if (signal.aborted) queueMicrotask(listener);
-    else signal.addEventListener("abort", listener, { once: true });
-  };
-}
 
 export class InlineCall implements Drainable {
   private mode: "undecided" | "json" | "streaming" = "undecided";
@@ -110,7 +103,7 @@ export class InlineCall implements Drainable {
       },
     });
     void call.outcome.then((outcome) => this.onOutcome(outcome));
-    request.onClientGone(() => this.clientGone());
+    request.gone.onGone(() => this.clientGone());
   }
 
   /**

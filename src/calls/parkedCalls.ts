@@ -147,7 +147,19 @@ export class ParkedCalls {
       parked.call.abort("no client resumed the held call in time");
       this.release(parked);
     }, this.holdTimeoutMs).unref();
-    return this.codec.seal({ held: parked.id, holder: this.instanceId, round: parked.round, ...parked.binding, exp });
+    const { owner, method, name, args, endpoint, configuredKey } = parked.binding; // each named: a binding may be a class
+    return this.codec.seal({
+      held: parked.id,
+      holder: this.instanceId,
+      round: parked.round,
+      owner,
+      method,
+      name,
+      args,
+      ...(endpoint !== undefined ? { endpoint } : {}),
+      ...(configuredKey !== undefined ? { configuredKey } : {}),
+      exp,
+    });
   }
 
   private release(parked: ParkedCall): void {

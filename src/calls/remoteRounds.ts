@@ -17,7 +17,8 @@ import { holderGone, internalError, RpcError } from "../protocol/errors.js";
 import { errorMessage, errorReply, type Reply, resultMessage, resultReply } from "../protocol/reply.js";
 import { noteErrorReason, type RequestNote } from "../protocol/requestNote.js";
 import type { ClientCapabilities, JsonObject, JsonRpcErrorObject } from "../protocol/wire.js";
-import { type InlineRequest, onAbortOf } from "./inlineCall.js";
+import { ClientGone } from "../util/clientGone.js";
+import type { InlineRequest } from "./inlineCall.js";
 import type { CallBinding } from "./parkedCalls.js";
 
 /** A retry as the holder resumes it: its request (no JSON window: only the final message crosses). */
@@ -34,7 +35,7 @@ type FinalReply = Extract<Reply, { kind: "result" | "error" }>;
 
 export class RemoteRounds {
   /** Retries this instance is resuming for other instances, by requestState: a `leave` cancels them. */
-  private readonly serving = new Map<string, { owner: string; leave: AbortController }>();
+  private readonly serving = new Map<string, { owner: string; leave: ClientGone }>();
 
   constructor(private readonly options: RemoteRoundsOptions) {}
 
@@ -71,7 +72,7 @@ export class RemoteRounds {
       const command: LeaveCommand = { kind: "leave", ownerHash: binding.owner, requestState };
       void this.options.link.send(holder, command);
     };
-    request.onClientGone(leave);
+    request.gone.onGone(leave);
 
     let timer: NodeJS.Timeout | undefined;
     const window = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), options.jsonWindowMs)));
@@ -90,11 +91,11 @@ export class RemoteRounds {
   async serve(command: RoundCommand): Promise<HolderReply> {
     if (command.kind === "leave") {
       const served = this.serving.get(command.requestState);
-      if (served?.owner === command.ownerHash) served.leave.abort();
+      if (served?.owner === command.ownerHash) served.leave.leave();
       return { ok: true };
     }
     const { ownerHash: owner, requestState, inputResponses } = command;
-    const leave = new AbortController();
+    const leave = new ClientGone();
     const served = { owner, leave };
     // The same state sent twice at once: the second is refused as already used; it must not take the first's place.
     if (!this.serving.has(requestState)) this.serving.set(requestState, served);
@@ -102,7 +103,7 @@ export class RemoteRounds {
     const request = {
       id: 0,
       capabilities: command.capabilities as ClientCapabilities,
-      onClientGone: onAbortOf(leave.signal),
+      gone: leave,
       note,
       params: { requestState, inputResponses },
       // A task made of the call answers on the path the retry came to, as it would on this instance.

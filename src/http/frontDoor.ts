@@ -8,7 +8,7 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "pino";
-import { authenticate } from "../auth/authenticate.js";
+import { type AuthenticateResult, authenticate } from "../auth/authenticate.js";
 import { type Identity, type IdentityResolver, loggableSubject, ownerHashOf } from "../auth/identity.js";
 import type { MethodRequest } from "../methods/handler.js";
 import type { MethodRouter } from "../methods/router.js";
@@ -20,7 +20,7 @@ import type { Reason } from "../protocol/reasons.js";
 import { errorMessage, errorReply, type Reply } from "../protocol/reply.js";
 import type { RequestNote } from "../protocol/requestNote.js";
 import type { ClientCapabilities, JsonObject, JsonRpcRequest, RequestId } from "../protocol/wire.js";
-import { ClientGone } from "./clientGone.js";
+import { ClientGone } from "../util/clientGone.js";
 import { type DistinctHeaders, distinctHeaders } from "./distinctHeaders.js";
 import { classifyLegacy, parseEnvelope, parseJsonBody } from "./envelope.js";
 import { sendError, sendJson } from "./jsonResponse.js";
@@ -97,8 +97,10 @@ interface Visit {
   onClose?: () => void;
 }
 
+/** The endpoint's handler: synchronous up to the method's reply (a body read, a token judged by a resolver that
+ *  must wait, and the reply itself are the only waits); a crash is thrown or rejected to the caller. */
 export function frontDoor(options: FrontDoorOptions) {
-  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  return (req: IncomingMessage, res: ServerResponse): void | Promise<void> => {
     const visit = arrive(req, res, options);
     const { note } = visit;
     const forbidden = checkOriginAndHost(req.headers, { origins: options.allowedOrigins, hosts: options.allowedHosts });
@@ -108,32 +110,42 @@ export function frontDoor(options: FrontDoorOptions) {
       note.refusedValue = forbidden.value;
       return sendError(res, null, forbidden.error);
     }
-    let body: Buffer | undefined;
-    if (req.method === "POST") {
-      try {
-        body = await readBody(req, options.bodyLimitBytes);
-      } catch (error) {
-        return refuseBody(visit, error);
-      }
-    }
-    const text = body?.toString("utf8") ?? "";
-    const parsed = parseJsonBody(text);
-    const json = parsed instanceof RpcError ? undefined : parsed;
-    const legacy = classifyLegacy({
-      method: req.method ?? "",
-      headers: req.headers,
-      body: json,
-      isKnownLegacySession: (id) => options.passThrough.isKnownSession(id),
+    if (req.method !== "POST") return afterBody(visit, undefined);
+    return new Promise<void>((resolve, reject) => {
+      readBody(req, options.bodyLimitBytes, (error, body) => {
+        try {
+          const served = error ? refuseBody(visit, error) : afterBody(visit, body);
+          if (served) served.then(resolve, reject);
+          else resolve();
+        } catch (crash) {
+          reject(crash);
+        }
+      });
     });
-    if (legacy) return serveLegacy(visit, body, json);
-    if (req.method !== "POST") {
-      note.rejected = "method_not_allowed";
-      const error = invalidRequest(`${req.method} is not allowed: 2026-07-28 uses POST only (GET/DELETE serve legacy sessions only)`, 405);
-      return sendJson(res, 405, errorMessage(null, error), { Allow: "POST" });
-    }
-    const known = await identify(visit, json, options.requiredScopes);
+  };
+}
+
+/** One pass over the read request: legacy or not, then the bearer check, the envelope, and the method. */
+function afterBody(visit: Visit, body: Buffer | undefined): void | Promise<void> {
+  const { req, res, note, options } = visit;
+  const text = body?.toString("utf8");
+  const parsed = parseJsonBody(text ?? "");
+  const json = parsed instanceof RpcError ? undefined : parsed;
+  const legacy = classifyLegacy({
+    method: req.method ?? "",
+    headers: req.headers,
+    body: json,
+    isKnownLegacySession: (id) => options.passThrough.isKnownSession(id),
+  });
+  if (legacy) return serveLegacy(visit, body, json);
+  if (req.method !== "POST") {
+    note.rejected = "method_not_allowed";
+    const error = invalidRequest(`${req.method} is not allowed: 2026-07-28 uses POST only (GET/DELETE serve legacy sessions only)`, 405);
+    return sendJson(res, 405, errorMessage(null, error), { Allow: "POST" });
+  }
+  const modern = (known: Caller | undefined): void | Promise<void> => {
     if (!known) return;
-    const envelope = parseEnvelope({ headers: req.headers, body: text, parsed });
+    const envelope = parseEnvelope({ headers: req.headers, body: text ?? "", parsed });
     if (envelope.kind === "error") {
       note.rejected = envelope.error.code;
       note.detail = envelope.error.message;
@@ -146,6 +158,8 @@ export function frontDoor(options: FrontDoorOptions) {
     }
     return serveModern(visit, envelope.request, envelope.capabilities, known);
   };
+  const known = identify(visit, json, options.requiredScopes);
+  return known instanceof Promise ? known.then(modern) : modern(known);
 }
 
 /** The request's id (echoed), and its one log line and count once its response ended. */
@@ -187,26 +201,35 @@ function arrive(req: IncomingMessage, res: ServerResponse, options: FrontDoorOpt
   return visit;
 }
 
-/** A POST's body could not be read: too large is refused (413); anything else is thrown on. */
-function refuseBody({ res, note }: Visit, error: unknown): void {
+/** A POST's body could not be read: too large is refused (413); anything else (the request broke) is thrown on. */
+function refuseBody({ res, note }: Visit, error: Error): void {
   if (!(error instanceof BodyTooLargeError)) throw error;
   note.rejected = "body_too_large";
   sendError(res, null, invalidRequest(error.message, 413), { Connection: "close" });
 }
 
-/** The caller's identity (bearer check, then the request rate), or undefined once the refusal is sent. */
-async function identify(
-  visit: Visit,
-  json: unknown,
-  requiredScopes: readonly string[],
-): Promise<{ identity: Identity; owner: string } | undefined> {
-  const { req, res, note, options } = visit;
-  const auth = await authenticate({
+/** Who a request is from: its identity and the owner hash tasks are kept under. */
+interface Caller {
+  identity: Identity;
+  owner: string;
+}
+
+/** The caller's identity (bearer check, then the request rate), or undefined once the refusal is sent; at once when the
+ *  resolver answers at once. */
+function identify(visit: Visit, json: unknown, requiredScopes: readonly string[]): Caller | undefined | Promise<Caller | undefined> {
+  const { req, options } = visit;
+  const auth = authenticate({
     authorization: visit.distinct.authorization,
     resolver: options.identity,
     requiredScopes,
     ...(options.resourceMetadataUrl ? { resourceMetadataUrl: options.resourceMetadataUrl(req) } : {}),
   });
+  return auth instanceof Promise ? auth.then((judged) => admitted(visit, json, judged)) : admitted(visit, json, auth);
+}
+
+/** The bearer check's verdict, then the request rate: the caller, or undefined once the refusal is sent. */
+function admitted(visit: Visit, json: unknown, auth: AuthenticateResult): Caller | undefined {
+  const { req, res, note, options } = visit;
   if (!auth.ok) {
     note.rejected = auth.reason;
     if (auth.detail) note.detail = auth.detail;
@@ -231,7 +254,7 @@ async function identify(
 }
 
 /** A legacy-shaped request: refused when the legacy door is off, else (authenticated if it must be) passed through. */
-async function serveLegacy(visit: Visit, body: Buffer | undefined, json: unknown): Promise<void> {
+function serveLegacy(visit: Visit, body: Buffer | undefined, json: unknown): void | Promise<void> {
   const { req, res, note, options } = visit;
   note.door = "legacy";
   if (!options.legacy.enabled || options.legacy.closed?.()) {
@@ -239,13 +262,14 @@ async function serveLegacy(visit: Visit, body: Buffer | undefined, json: unknown
     const elsewhere = options.legacy.enabled ? [] : (options.legacy.elsewhere?.() ?? []);
     return sendError(res, idOf(json), legacyDoorClosed(legacyVersionOf(req.headers["mcp-protocol-version"], json), elsewhere));
   }
-  let caller: LegacyCaller | undefined;
-  if (options.legacy.authenticate) {
-    const known = await identify(visit, json, options.legacy.requiredScopes ?? options.requiredScopes);
+  if (!options.legacy.authenticate) return options.passThrough.handle(req, res, body, visit, undefined);
+  const pass = (known: Caller | undefined) => {
     if (!known) return;
-    caller = { owner: known.owner, subject: known.identity.subject };
-  }
-  return options.passThrough.handle(req, res, body, visit, caller);
+    const caller: LegacyCaller = { owner: known.owner, subject: known.identity.subject };
+    return options.passThrough.handle(req, res, body, visit, caller);
+  };
+  const known = identify(visit, json, options.legacy.requiredScopes ?? options.requiredScopes);
+  return known instanceof Promise ? known.then(pass) : pass(known);
 }
 
 /** A modern request: the router's reply (or the error it threw) written as JSON or SSE. */
@@ -276,29 +300,29 @@ function serveModern(
     capabilities,
     identity,
     headers: visit.req.headers,
-    get signal() {
-      return clientGone.signal;
-    },
-    onClientGone: (listener) => clientGone.onGone(listener),
+    gone: clientGone,
     log: requestLog(log, { requestId, rpcMethod: request.method }),
     note,
     ...(options.endpoint !== undefined ? { endpoint: options.endpoint } : {}),
   };
-  const answer = async () => {
-    let reply: Reply;
+  const write = (reply: Reply) => writeReply(res, request.id, reply, { keepAliveMs: options.keepAliveMs });
+  const failed = (error: unknown) => {
+    if (!(error instanceof RpcError))
+      log.error({ event: "request.crashed", requestId, rpcMethod: request.method, err: error }, "handler crashed");
+    const rpc = error instanceof RpcError ? error : internalError("Internal error");
+    note.error = rpc.code;
+    const reason = (rpc.data as { reason?: unknown } | undefined)?.reason;
+    if (typeof reason === "string") note.reason = reason;
+    return write(errorReply(rpc));
+  };
+  const answer = (): Promise<void> => {
+    let dispatched: Promise<Reply>;
     try {
-      reply = await options.router.dispatch(methodRequest);
+      dispatched = options.router.dispatch(methodRequest);
     } catch (error) {
-      if (!(error instanceof RpcError))
-        log.error({ event: "request.crashed", requestId, rpcMethod: request.method, err: error }, "handler crashed");
-      const rpc = error instanceof RpcError ? error : internalError("Internal error");
-      note.error = rpc.code;
-      const reason = (rpc.data as { reason?: unknown } | undefined)?.reason;
-      if (typeof reason === "string") note.reason = reason;
-      reply = errorReply(rpc);
+      return Promise.resolve(failed(error));
     }
-    const writing = writeReply(res, request.id, reply, { keepAliveMs: options.keepAliveMs });
-    if (writing) await writing;
+    return dispatched.then(write, failed);
   };
   return span ? withSpan(span, answer) : answer();
 }

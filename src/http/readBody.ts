@@ -15,18 +15,32 @@ export class BodyTooLargeError extends Error {
 /** A declared body this large is refused at once (the connection is then closed). */
 const DRAIN_MAX_BYTES = 1024 * 1024 * 1024;
 
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/** Calls `done` once with the body, or with why it could not be had: too large, or the request broke. */
+export function readBody(req: IncomingMessage, limit: number, done: (error: Error | undefined, body?: Buffer) => void): void {
   const declared = Number(req.headers["content-length"]);
-  if (Number.isFinite(declared) && declared > DRAIN_MAX_BYTES) return Promise.reject(new BodyTooLargeError(limit));
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
-      else chunks.length = 0; // over the limit: drop what was kept, read on
-    });
-    req.on("end", () => (size > limit ? reject(new BodyTooLargeError(limit)) : resolve(Buffer.concat(chunks))));
-    req.on("error", reject);
+  if (Number.isFinite(declared) && declared > DRAIN_MAX_BYTES) return done(new BodyTooLargeError(limit));
+  let first: Buffer | undefined;
+  let more: Buffer[] | undefined;
+  let size = 0;
+  let settled = false;
+  req.on("data", (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > limit) {
+      first = undefined; // over the limit: drop what was kept, read on
+      more = undefined;
+    } else if (!first) first = chunk;
+    else (more ??= [first]).push(chunk);
+  });
+  req.on("end", () => {
+    if (settled) return;
+    settled = true;
+    if (size > limit) return done(new BodyTooLargeError(limit));
+    // Most bodies come in one chunk: no copy for them.
+    done(undefined, more ? Buffer.concat(more) : (first ?? Buffer.alloc(0)));
+  });
+  req.on("error", (error) => {
+    if (settled) return;
+    settled = true;
+    done(error);
   });
 }

@@ -25,25 +25,41 @@ export class EraRouter implements Dispatch {
     private readonly headersFor: (owner: string) => Record<string, string>,
   ) {}
 
-  async dispatch(request: MethodRequest): Promise<Reply> {
+  dispatch(request: MethodRequest): Promise<Reply> {
     // Known once probed: no caller's headers made, no probe awaited, on every request after the first.
-    let era: Era | undefined = this.era.current?.era;
-    try {
-      if (era === undefined) era = (await this.era.resolve(this.headersFor(ownerHashOf(request.identity)))).era;
-    } catch (error) {
-      throw toClientError(error);
-    }
-    let failure: unknown;
-    try {
-      const dispatched = await this.routers[era].dispatch(request);
-      const reply = dispatched.kind === "stream" ? await peeked(dispatched) : dispatched;
-      if (reply.kind === "stream" || !("error" in reply) || !mayMeanEraChange(reply.error))
-        return reply.kind === "peeked" ? reply.reply : reply;
-      failure = reply.error;
-    } catch (error) {
-      if (!mayMeanEraChange(error)) throw error;
-      failure = error;
-    }
+    const era = this.era.current?.era;
+    if (era !== undefined) return this.served(request, era);
+    return this.era.resolve(this.headersFor(ownerHashOf(request.identity))).then(
+      (found) => this.served(request, found.era),
+      (error: unknown) => {
+        throw toClientError(error);
+      },
+    );
+  }
+
+  /** The reply of `era`'s router, unless it failed in a way that may mean the backend changed era (then: again()). */
+  private served(request: MethodRequest, era: Era): Promise<Reply> {
+    return this.routers[era].dispatch(request).then(
+      (reply): Reply | Promise<Reply> => {
+        if (reply.kind === "stream") return this.peekedStream(request, era, reply);
+        return reply.kind === "error" && mayMeanEraChange(reply.error) ? this.again(request, era, reply.error) : reply;
+      },
+      (error: unknown) => {
+        if (!mayMeanEraChange(error)) throw error;
+        return this.again(request, era, error);
+      },
+    );
+  }
+
+  /** A stream is peeked at: its first message may be the era-change failure (then the stream is not written). */
+  private async peekedStream(request: MethodRequest, era: Era, stream: Reply): Promise<Reply> {
+    const seen = await peeked(stream);
+    if (seen.kind !== "peeked") return seen;
+    return seen.error && mayMeanEraChange(seen.error) ? this.again(request, era, seen.error) : seen.reply;
+  }
+
+  /** The backend is probed again: in a new era the request is served once more (it never ran), else `failure` is thrown. */
+  private async again(request: MethodRequest, era: Era, failure: unknown): Promise<Reply> {
     const now = await this.era.recheck(`a ${era} request failed: ${(failure as Error).message.slice(0, 160)}`);
     if (!now || now.era === era) throw failure;
     request.log.info({ event: "backend.era.retry", era: now.era, previous: era }, "the backend changed era: request served again");

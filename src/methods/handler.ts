@@ -9,6 +9,7 @@ import type { HeaderMap } from "../protocol/headerValue.js";
 import type { Reply } from "../protocol/reply.js";
 import type { RequestNote } from "../protocol/requestNote.js";
 import type { ClientCapabilities, JsonObject, RequestId } from "../protocol/wire.js";
+import type { ClientGone } from "../util/clientGone.js";
 
 export interface MethodRequest {
   id: RequestId;
@@ -18,10 +19,8 @@ export interface MethodRequest {
   capabilities: ClientCapabilities;
   identity: Identity;
   headers: HeaderMap;
-  /** Aborts when the client goes away before its reply was written. */
-  signal: AbortSignal;
-  /** The same event without a signal (cheaper, for the quick inline call); absent: use `signal`. */
-  onClientGone?: ((listener: () => void) => void) | undefined;
+  /** Whether the client went away before its reply was written: a listener (onGone), or a signal made on demand. */
+  gone: ClientGone;
   /** Lines written here carry the request's requestId and rpcMethod. */
   log: EventLog;
   /** Fields added to the request's log line (tool, taskId, outcome…). */

@@ -10,7 +10,7 @@ import type { MethodRequest } from "./handler.js";
 export function listenHandler(subscriptions: Subscriptions) {
   return async (request: MethodRequest): Promise<Reply> => {
     const stream = await subscriptions.listen(
-      { id: request.id, ownerHash: ownerHashOf(request.identity), signal: request.signal, note: request.note },
+      { id: request.id, ownerHash: ownerHashOf(request.identity), signal: request.gone.signal, note: request.note },
       request.params,
       declaresTasks(request.capabilities),
     );

@@ -45,7 +45,7 @@ export function modernRelayHandler(backend: ModernBackend, policy: UpstreamAcces
     for (const key of ["name", "uri"] as const) if (typeof request.params[key] === "string") request.note[key] = request.params[key];
     const controller = new AbortController();
     const stop = () => controller.abort("client closed the stream");
-    request.signal.addEventListener("abort", stop, { once: true });
+    request.gone.signal.addEventListener("abort", stop, { once: true });
     const exchange = link.exchange({
       id: link.nextId(),
       method: request.method,
@@ -57,7 +57,7 @@ export function modernRelayHandler(backend: ModernBackend, policy: UpstreamAcces
     const first = await exchange.next();
     if (first.done) throw internalError("Upstream call lost: the backend ended the exchange without a response");
     if (!isNotification(first.value.message)) {
-      request.signal.removeEventListener("abort", stop);
+      request.gone.signal.removeEventListener("abort", stop);
       // The response is in: the exchange is closed, and with it the HTTP request, whose stream a backend may leave open.
       void exchange.return(undefined);
       return finalReply(first.value, binding, backend, request, policy);

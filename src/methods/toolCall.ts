@@ -16,7 +16,7 @@ import type { Reply } from "../protocol/reply.js";
 import type { InputRequest, JsonObject } from "../protocol/wire.js";
 import { missingCapabilityFor } from "../questions/declaredKinds.js";
 import { profileOf } from "../upstream/capabilityProfile.js";
-import type { UpstreamCatalog } from "../upstream/upstreamCatalog.js";
+import type { ToolFacts, UpstreamCatalog } from "../upstream/upstreamCatalog.js";
 import { isObject } from "../util/json.js";
 import type { MethodRequest } from "./handler.js";
 
@@ -24,7 +24,8 @@ import type { MethodRequest } from "./handler.js";
 export const APPROVAL_QUESTION: InputRequest = { method: "elicitation/create", params: {} };
 
 export function toolCallHandler(desk: CallDesk, catalog: UpstreamCatalog, policy: UpstreamAccess) {
-  return async (request: MethodRequest): Promise<Reply> => {
+  // Not async: a known tool is opened without a promise of its own (throws become the router's rejections).
+  return (request: MethodRequest): Promise<Reply> => {
     const { name, arguments: args } = request.params;
     if (typeof name !== "string" || name.length === 0) throw invalidParams("params.name must be the tool name (a non-empty string)");
     if (args !== undefined && !isObject(args)) throw invalidParams("params.arguments must be an object");
@@ -36,7 +37,13 @@ export function toolCallHandler(desk: CallDesk, catalog: UpstreamCatalog, policy
     }
     const owner = ownerHashOf(request.identity);
     const profile = profileOf(request.capabilities);
-    const facts = catalog.knownNow(profile, name) ?? (await catalog.describe(owner, profile, name));
+    const known = catalog.knownNow(profile, name);
+    const call: ToolCall = { request, name, args: args as JsonObject | undefined, owner };
+    if (known) return open(call, known);
+    return catalog.describe(owner, profile, name).then((facts) => open(call, facts));
+  };
+
+  function open({ request, name, args, owner }: ToolCall, facts: ToolFacts): Promise<Reply> {
     if (!facts.known) throw unknownTool(name);
     const headerProblem = facts.paramHeaders && checkParamHeaders(request.headers, facts.paramHeaders, args);
     if (headerProblem) throw headerProblem;
@@ -56,5 +63,13 @@ export function toolCallHandler(desk: CallDesk, catalog: UpstreamCatalog, policy
       taskSupport: facts.taskSupport,
       guard,
     });
-  };
+  }
+}
+
+/** A checked tools/call, before its tool's facts are known. */
+interface ToolCall {
+  request: MethodRequest;
+  name: string;
+  args: JsonObject | undefined;
+  owner: string;
 }

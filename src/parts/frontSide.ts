@@ -72,7 +72,7 @@ export interface DoorParts {
 }
 
 /** One MCP endpoint, both doors. */
-export type Door = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+export type Door = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
 /** Makes the MCP endpoints of an instance: one identity check, one request rate and one metadata document for all. */
 export interface Doors {
@@ -167,8 +167,12 @@ export function openFrontSide(deps: FrontSideDeps): FrontSide {
   deps.mount?.(app);
   return (req, res) => {
     const door = deps.endpointAt(pathOf(req.url));
-    if (door) door(req, res).catch((error: unknown) => failedRequest(log, res, error));
-    else app(req, res);
+    if (!door) return app(req, res);
+    try {
+      door(req, res)?.catch((error: unknown) => failedRequest(log, res, error));
+    } catch (error) {
+      failedRequest(log, res, error);
+    }
   };
 }
 

@@ -8,7 +8,7 @@
 
 import type { Logger } from "pino";
 import { CallDesk } from "../calls/callDesk.js";
-import { type ModernCalls, upstreamCalls } from "../calls/callStarter.js";
+import { directCalls, type ModernCalls, upstreamCalls } from "../calls/callStarter.js";
 import { ParkedCalls } from "../calls/parkedCalls.js";
 import { RequestStateCodec } from "../calls/requestStateCodec.js";
 import { type HolderCommand, type HolderReply, isTaskCommand } from "../cluster/holderLink.js";
@@ -65,6 +65,7 @@ export function openTaskSide(options: TaskSideOptions, deps: TaskSideDeps): Task
   const access = new TaskAccess({ records, runner: deps.holder ?? runner, instanceId, leases, link, log, endpoint: backend?.endpoint });
   const desk = new CallDesk({
     startCall: upstreamCalls(deps.pool, options.tasks.ttlMs, deps.modern),
+    direct: directCalls(deps.pool, deps.modern),
     runner,
     parked: new ParkedCalls(new RequestStateCodec(options.mrtr.secret), options.mrtr.holdTimeoutMs, log, instanceId),
     link,

@@ -20,7 +20,14 @@ import { isObject } from "../util/json.js";
 import { CallConnections } from "./callConnections.js";
 import { CallExchange } from "./callExchange.js";
 import { readSse, type SseProgress } from "./sseReader.js";
-import { type ClosePush, EXCHANGE_CLOSED, type JsonRpcMessage, type TransportReceiver, type UpstreamTransport } from "./transport.js";
+import {
+  type ClosePush,
+  EXCHANGE_CLOSED,
+  type Exchange,
+  type JsonRpcMessage,
+  type TransportReceiver,
+  type UpstreamTransport,
+} from "./transport.js";
 import { networkCause, UpstreamFailure } from "./upstreamFailure.js";
 
 export interface HttpTransportOptions {
@@ -101,7 +108,6 @@ const RECONNECT_MAX_MS = 30_000;
 const SETTLE_BEFORE_GONE_MS = 1_000;
 const SESSION_GONE_BODY = /no valid session|session not found|unknown session|invalid session/i;
 const STANDALONE = { kind: "standalone" } as const;
-const ONCE = { once: true } as const;
 
 type Response = Dispatcher.ResponseData;
 
@@ -111,7 +117,7 @@ export class HttpTransport implements UpstreamTransport {
   private protocolVersion?: string;
   private closed = false;
   private readonly standalone = new AbortController();
-  private readonly exchanges = new Set<AbortController>();
+  private readonly exchanges = new Set<Exchange>();
   /** POSTs waiting for their answer's status line, and who waits for them all to have one (see settleBeforeGone). */
   private unanswered = 0;
   private allAnswered: Array<() => void> = [];
@@ -133,8 +139,13 @@ export class HttpTransport implements UpstreamTransport {
     return this.session;
   }
 
-  async sendRequest(message: JsonRpcMessage, exchange: AbortController, long = false): Promise<void> {
+  sendRequest(message: JsonRpcMessage, exchange: Exchange, long = false): void {
     if (long) return this.sendCall(message, exchange);
+    void this.sendQuick(message, exchange);
+  }
+
+  /** A quick request's POST on the shared pool; its answer is read in readExchange. */
+  private async sendQuick(message: JsonRpcMessage, exchange: Exchange): Promise<void> {
     this.exchanges.add(exchange);
     let response: Response;
     this.unanswered++;
@@ -146,28 +157,28 @@ export class HttpTransport implements UpstreamTransport {
       }
     } catch (error) {
       this.exchanges.delete(exchange);
-      throw error;
+      exchange.fail(error instanceof Error ? error : new Error(String(error)));
+      return;
     } finally {
       this.heard();
     }
     const issued = header(response, "mcp-session-id");
     if (issued && !this.session) this.session = issued;
-    void this.readExchange(message.id!, response, exchange).then(() => this.exchanges.delete(exchange));
+    await this.readExchange(message.id!, response, exchange);
+    this.exchanges.delete(exchange);
   }
 
   /**
-   * A call's POST, on a connection of its own, read with callbacks (callExchange.ts); resolves once
-   * its status line is accepted. Closing that connection is how the exchange's abort stops the
-   * request, with the one shared error, before undici hears of the abort (it would build and
-   * format three errors per exchange: thousands at a mass cancel).
+   * A call's POST, on a connection of its own, read with callbacks (callExchange.ts). Closing that
+   * connection is how closing the exchange stops the request, with the one shared error, before
+   * undici hears of an abort (it would build and format three errors per exchange: thousands at a
+   * mass cancel).
    */
-  private sendCall(message: JsonRpcMessage, exchange: AbortController): Promise<void> {
-    const { signal } = exchange;
-    if (signal.aborted) return Promise.reject(signal.reason);
+  private sendCall(message: JsonRpcMessage, exchange: Exchange): void {
+    if (exchange.closed) return exchange.fail(EXCHANGE_CLOSED);
     const { calls } = this.options.dispatchers;
     const client = calls.acquire();
-    const closeConnection = () => void client.destroy(EXCHANGE_CLOSED).catch(() => undefined);
-    signal.addEventListener("abort", closeConnection, ONCE);
+    exchange.onClose(() => void client.destroy(EXCHANGE_CLOSED).catch(() => undefined));
     this.exchanges.add(exchange);
     this.unanswered++;
     const requestId = message.id!;
@@ -177,56 +188,53 @@ export class HttpTransport implements UpstreamTransport {
     const end = (clean: boolean) => {
       drain?.cancel();
       this.exchanges.delete(exchange);
-      signal.removeEventListener("abort", closeConnection);
-      calls.release(client, clean && !signal.aborted);
+      exchange.onClose(undefined);
+      calls.release(client, clean && !exchange.closed);
     };
     const deliver = (reply: JsonRpcMessage) => {
       this.receiver?.message(reply, { kind: "exchange", requestId });
       if (!answered && reply.id === requestId && reply.method === undefined) {
         answered = true;
         // Servers end the stream after the response; one that does not loses the connection.
-        if (streamed) drain = DRAIN_AFTER_ANSWER.start(() => exchange.abort(EXCHANGE_CLOSED));
+        if (streamed) drain = DRAIN_AFTER_ANSWER.start(() => exchange.close());
       }
     };
-    return new Promise<void>((resolve, reject) => {
-      const handler = new CallExchange({
-        head: (status, type, body, headers) => {
-          if (status >= 400 || !answersMcpWith(status, type)) return "refuse";
-          const issued = firstOf(headers["mcp-session-id"]);
-          if (issued && !this.session) this.session = issued;
-          streamed = body === "sse";
-          resolve();
-          this.heard();
-          return "accept";
-        },
-        refused: (status, type, text) => {
+    const handler = new CallExchange({
+      head: (status, type, body, headers) => {
+        if (status >= 400 || !answersMcpWith(status, type)) return "refuse";
+        const issued = firstOf(headers["mcp-session-id"]);
+        if (issued && !this.session) this.session = issued;
+        streamed = body === "sse";
+        this.heard();
+        return "accept";
+      },
+      refused: (status, type, text) => {
+        end(false);
+        exchange.fail(this.refusal(status, type, someOf(text), String(message.method)));
+        this.heard();
+      },
+      failed: (error) => {
+        end(false);
+        exchange.fail(exchange.closed ? error : this.networkFailure(error, message.method));
+        this.heard();
+      },
+      message: (text) => {
+        for (const reply of parseMessages(text)) deliver(reply);
+      },
+      event: (data) => deliverEvent(data, deliver),
+      ended: (error, progress) => {
+        if (error) {
           end(false);
-          reject(this.refusal(status, type, someOf(text), String(message.method)));
-          this.heard();
-        },
-        failed: (error) => {
-          end(false);
-          reject(signal.aborted ? error : this.networkFailure(error, message.method));
-          this.heard();
-        },
-        message: (text) => {
-          for (const reply of parseMessages(text)) deliver(reply);
-        },
-        event: (data) => deliverEvent(data, deliver),
-        ended: (error, progress) => {
-          if (error) {
-            end(false);
-            if (!signal.aborted && !this.closed) {
-              this.receiver?.exchangeLost(requestId, `the call's stream from the upstream broke: ${networkCause(error)}`);
-            }
-          } else if (!streamed || answered) end(true);
-          else if (signal.aborted) end(false);
-          else void this.resume(requestId, progress, signal, deliver, () => answered).finally(() => end(false));
-        },
-      });
-      const body = JSON.stringify(message);
-      client.dispatch({ origin: this.origin, path: this.path, method: "POST", headers: this.postHeaders(message), body }, handler);
+          if (!exchange.closed && !this.closed) {
+            this.receiver?.exchangeLost(requestId, `the call's stream from the upstream broke: ${networkCause(error)}`);
+          }
+        } else if (!streamed || answered) end(true);
+        else if (exchange.closed) end(false);
+        else void this.resume(requestId, progress, exchange.signal, deliver, () => answered).finally(() => end(false));
+      },
     });
+    const body = JSON.stringify(message);
+    client.dispatch({ origin: this.origin, path: this.path, method: "POST", headers: this.postHeaders(message), body }, handler);
   }
 
   /** A POST's status line came (or it failed without one): settleBeforeGone's waiters hear of the last one. */
@@ -265,7 +273,7 @@ export class HttpTransport implements UpstreamTransport {
     if (this.closed) return;
     this.closed = true;
     this.standalone.abort(EXCHANGE_CLOSED);
-    for (const exchange of this.exchanges) exchange.abort(EXCHANGE_CLOSED);
+    for (const exchange of this.exchanges) exchange.close();
     if (!this.session) return;
     const attempts = push?.attempts ?? 1;
     const { closing } = this.options.dispatchers;
@@ -402,7 +410,7 @@ export class HttpTransport implements UpstreamTransport {
   }
 
   /** Reads one short exchange's response: to its end, until the exchange closes, or until it is resumed or lost. */
-  private async readExchange(requestId: JsonRpcMessage["id"] & {}, response: Response, exchange: AbortController): Promise<void> {
+  private async readExchange(requestId: JsonRpcMessage["id"] & {}, response: Response, exchange: Exchange): Promise<void> {
     const { signal } = exchange;
     const type = header(response, "content-type") ?? "";
     let drain: Deadline | undefined;
@@ -423,7 +431,7 @@ export class HttpTransport implements UpstreamTransport {
         if (!answered && message.id === requestId && message.method === undefined) {
           answered = true;
           // Servers end the stream after the response; one that does not loses the connection.
-          drain = DRAIN_AFTER_QUICK_ANSWER.start(() => exchange.abort(EXCHANGE_CLOSED));
+          drain = DRAIN_AFTER_QUICK_ANSWER.start(() => exchange.close());
         }
       };
       progress = await readSse(response.body, (event) => deliverEvent(event.data, onMessage), progress);

@@ -1,6 +1,8 @@
 // JsonRpcPeer: JSON-RPC 2.0 over one UpstreamTransport, from the client side. It numbers our
 // requests, matches responses, routes progress by token, answers the upstream's requests through
-// a handler, and withdraws an upstream request the upstream cancels. A request ends exactly once:
+// a handler, and withdraws an upstream request the upstream cancels. A request is started with a
+// ResponseSink (start/stop: callbacks, one object per request, the common call's short path) or
+// as a promise (request: the same, wrapped, with a signal that stops it). A request ends exactly once:
 // with its result, the upstream's JSON-RPC error, its time limit, its caller's abort (then
 // notifications/cancelled goes upstream and the exchange is closed), or the session's end. Every
 // listener and timer a request takes is released when it ends. A notifications/cancelled that
@@ -15,7 +17,7 @@ import { endUpstreamSpan, startUpstreamSpan } from "../observability/upstreamSpa
 import { ErrorCode } from "../protocol/errors.js";
 import type { JsonObject, RequestId } from "../protocol/wire.js";
 import { isObject } from "../util/json.js";
-import { EXCHANGE_CLOSED, type JsonRpcMessage, type UpstreamTransport, type Via } from "./transport.js";
+import { EXCHANGE_CLOSED, Exchange, type JsonRpcMessage, type UpstreamTransport, type Via } from "./transport.js";
 import { CallStopped, UpstreamFailure, UpstreamRpcError } from "./upstreamFailure.js";
 
 export interface Progress {
@@ -32,6 +34,8 @@ export interface PeerHandlers {
   closed(failure: UpstreamFailure): void;
   /** How a notifications/cancelled fared: delivered, retried (one attempt failed, another follows), undelivered (given up). */
   cancel?(outcome: CancelOutcome, requestId: RequestId, why?: string): void;
+  /** Request `requestId` ended, whichever way (before its sink hears of it). */
+  ended?(requestId: RequestId): void;
 }
 
 export type CancelOutcome = "delivered" | "retried" | "undelivered";
@@ -56,13 +60,34 @@ export interface RequestOptions {
   long?: boolean;
 }
 
-interface Pending {
-  method: string;
-  resolve(result: JsonObject): void;
-  reject(error: Error): void;
-  exchange: AbortController;
-  release(): void;
-  lostTimer?: NodeJS.Timeout;
+/** Where one request's end (and its progress) goes: the callback form of a request, for the common call's short path. */
+export interface ResponseSink {
+  result(result: JsonObject): void;
+  /** The upstream's JSON-RPC error (UpstreamRpcError), a failure on the way (UpstreamFailure), or a stop (CallStopped). */
+  failed(error: Error): void;
+  /** Progress with this request's token: present ⇒ the request carries a progressToken (its id). */
+  progress?(progress: Progress): void;
+}
+
+export type StartOptions = Pick<RequestOptions, "id" | "timeout" | "long">;
+
+/** One request in flight: its exchange, where its end goes, and its timers. One object per request. */
+class Outstanding extends Exchange {
+  timer?: NodeJS.Timeout | undefined;
+  lostTimer?: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly peer: JsonRpcPeer,
+    readonly id: RequestId,
+    readonly method: string,
+    readonly sink: ResponseSink,
+  ) {
+    super();
+  }
+
+  fail(error: Error): void {
+    this.peer.settle(this.id, error);
+  }
 }
 
 const ONCE = { once: true } as const;
@@ -72,8 +97,7 @@ const LOST_GRACE_MS = 1_000;
 
 export class JsonRpcPeer {
   private lastId = 0;
-  private readonly pending = new Map<RequestId, Pending>();
-  private readonly progress = new Map<RequestId, (progress: Progress) => void>();
+  private readonly pending = new Map<RequestId, Outstanding>();
   private readonly incoming = new Map<RequestId, AbortController>();
   private failure?: UpstreamFailure;
   /** performance.now() of the last message from the upstream (0: none yet). */
@@ -110,44 +134,54 @@ export class JsonRpcPeer {
     return endUpstreamSpan(traced.span, this.exchange(method, traced.params, id, options));
   }
 
+  /**
+   * Sends a request whose end goes to `sink` (exactly once, never before start() returned); returns its id. Throws
+   * the session's failure when it ended. Untraced: the short path is taken only while tracing is off. Stop it with stop().
+   */
+  start(method: string, params: JsonObject, sink: ResponseSink, options: StartOptions = {}): RequestId {
+    if (this.failure) throw this.failure;
+    const id = options.id ?? this.mintId();
+    const entry = new Outstanding(this, id, method, sink);
+    this.pending.set(id, entry);
+    const { timeout } = options;
+    if (timeout) {
+      entry.timer = setTimeout(() => {
+        const why = `Upstream timed out: no answer to ${method} within ${timeout.ms} ms (${timeout.option})`;
+        this.stop(id, new UpstreamFailure("upstream_timeout", why));
+      }, timeout.ms);
+    }
+    const withToken = sink.progress ? { ...params, _meta: { ...(isObject(params._meta) ? params._meta : {}), progressToken: id } } : params;
+    this.transport.sendRequest({ jsonrpc: "2.0", id, method, params: withToken }, entry, options.long);
+    return id;
+  }
+
+  /** Stops request `id` with `error`: the upstream is told (notifications/cancelled) and its exchange closed. */
+  stop(id: RequestId, error: Error): void {
+    const entry = this.pending.get(id);
+    if (!entry) return;
+    this.settle(id, error);
+    if (entry.method !== "initialize") void this.deliverCancel(id, error.message);
+  }
+
+  /** The promise form: a sink that settles it, and the caller's signal that stops it. */
   private exchange(method: string, params: JsonObject, id: number, options: RequestOptions): Promise<JsonObject> {
-    const { signal, timeout, onprogress } = options;
+    const { signal, onprogress } = options;
     if (signal?.aborted) return Promise.reject(new CallStopped(String(signal.reason ?? "aborted")));
-    const message: JsonRpcMessage = {
-      jsonrpc: "2.0",
-      id,
-      method,
-      params: onprogress ? { ...params, _meta: { ...(isObject(params._meta) ? params._meta : {}), progressToken: id } } : params,
-    };
     return new Promise<JsonObject>((resolve, reject) => {
-      const exchange = new AbortController();
-      let timer: NodeJS.Timeout | undefined;
-      const onAbort = () => this.cancel(id, new CallStopped(String(signal?.reason ?? "aborted")));
-      const entry: Pending = {
-        method,
-        resolve,
-        reject,
-        exchange,
-        release: () => {
-          clearTimeout(timer);
-          clearTimeout(entry.lostTimer);
+      const onAbort = () => this.stop(id, new CallStopped(String(signal?.reason ?? "aborted")));
+      const sink: ResponseSink = {
+        result: (result) => {
           signal?.removeEventListener("abort", onAbort);
-          this.pending.delete(id);
-          this.progress.delete(id);
+          resolve(result);
+        },
+        failed: (error) => {
+          signal?.removeEventListener("abort", onAbort);
+          reject(error);
         },
       };
-      this.pending.set(id, entry);
-      if (onprogress) this.progress.set(id, onprogress);
+      if (onprogress) sink.progress = onprogress;
       signal?.addEventListener("abort", onAbort, ONCE);
-      if (timeout) {
-        timer = setTimeout(() => {
-          const why = `Upstream timed out: no answer to ${method} within ${timeout.ms} ms (${timeout.option})`;
-          this.cancel(id, new UpstreamFailure("upstream_timeout", why));
-        }, timeout.ms);
-      }
-      this.transport.sendRequest(message, exchange, options.long).catch((error: unknown) => {
-        this.settle(id, (p) => p.reject(error instanceof Error ? error : new Error(String(error))));
-      });
+      this.start(method, params, sink, options.id === id ? options : { ...options, id });
     });
   }
 
@@ -164,17 +198,9 @@ export class JsonRpcPeer {
   /** Ends every request in flight with `inFlight` (default `failure`); later requests fail with `failure` at once. */
   failAll(failure: UpstreamFailure, inFlight: UpstreamFailure = failure): void {
     this.failure ??= failure;
-    for (const id of [...this.pending.keys()]) this.settle(id, (p) => p.reject(inFlight));
+    for (const id of [...this.pending.keys()]) this.settle(id, inFlight);
     for (const controller of this.incoming.values()) controller.abort(EXCHANGE_CLOSED);
     this.incoming.clear();
-  }
-
-  /** Stops request `id`: the upstream is told (notifications/cancelled) and its exchange closed. */
-  private cancel(id: RequestId, error: Error): void {
-    const entry = this.pending.get(id);
-    if (!entry) return;
-    this.settle(id, (p) => p.reject(error));
-    if (entry.method !== "initialize") void this.deliverCancel(id, error.message);
   }
 
   /** notifications/cancelled for `id`, sent again after failures within cancelDelivery; every outcome told to the handler. */
@@ -208,21 +234,29 @@ export class JsonRpcPeer {
     this.handlers.cancel?.("undelivered", id, why);
   }
 
-  private settle(id: RequestId, how: (entry: Pending) => void): void {
-    const entry = this.pending.get(id);
+  /** Ends request `id` with `error` (nothing when it ended already): its timers released, its exchange closed. */
+  settle(id: RequestId, error: Error): void {
+    const entry = this.release(id);
     if (!entry) return;
-    entry.release();
-    entry.exchange.abort(EXCHANGE_CLOSED);
-    how(entry);
+    entry.close();
+    entry.sink.failed(error);
+  }
+
+  /** Forgets request `id` (its timers too); the entry, if it was still in flight. */
+  private release(id: RequestId): Outstanding | undefined {
+    const entry = this.pending.get(id);
+    if (!entry) return undefined;
+    this.pending.delete(id);
+    clearTimeout(entry.timer);
+    clearTimeout(entry.lostTimer);
+    this.handlers.ended?.(id);
+    return entry;
   }
 
   private exchangeLost(id: RequestId, why: string): void {
     const entry = this.pending.get(id);
     if (!entry || entry.lostTimer) return;
-    entry.lostTimer = setTimeout(
-      () => this.settle(id, (p) => p.reject(new UpstreamFailure("upstream_lost", `Upstream call lost: ${why}`))),
-      LOST_GRACE_MS,
-    );
+    entry.lostTimer = setTimeout(() => this.settle(id, new UpstreamFailure("upstream_lost", `Upstream call lost: ${why}`)), LOST_GRACE_MS);
   }
 
   private receive(message: JsonRpcMessage, via: Via): void {
@@ -242,19 +276,18 @@ export class JsonRpcPeer {
 
   private onResponse(message: JsonRpcMessage): void {
     if (message.id === undefined) return;
-    const entry = this.pending.get(message.id);
-    if (!entry) return; // late (cancelled or timed out): ignored
-    // The exchange is over: keep its connection (do not abort it).
-    entry.release();
-    if (message.error) entry.reject(new UpstreamRpcError(message.error));
-    else entry.resolve(isObject(message.result) ? message.result : {});
+    // Late (cancelled or timed out): ignored. The exchange is over: its connection is kept (not closed).
+    const entry = this.release(message.id);
+    if (!entry) return;
+    if (message.error) entry.sink.failed(new UpstreamRpcError(message.error));
+    else entry.sink.result(isObject(message.result) ? message.result : {});
   }
 
   private onProgress(params: JsonObject | undefined): void {
-    const listener = params ? this.progress.get(params.progressToken as RequestId) : undefined;
-    if (!listener || typeof params?.progress !== "number") return;
+    const sink = params ? this.pending.get(params.progressToken as RequestId)?.sink : undefined;
+    if (!sink?.progress || typeof params?.progress !== "number") return;
     const { progress, total, message } = params;
-    listener({ progress, ...(typeof total === "number" ? { total } : {}), ...(typeof message === "string" ? { message } : {}) });
+    sink.progress({ progress, ...(typeof total === "number" ? { total } : {}), ...(typeof message === "string" ? { message } : {}) });
   }
 
   private async onRequest(message: JsonRpcMessage & { id: RequestId; method: string }, via: Via): Promise<void> {

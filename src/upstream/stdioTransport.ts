@@ -9,7 +9,7 @@
 
 import type { ServerProcess } from "./serverProcess.js";
 import type { StdioProcesses } from "./stdioProcesses.js";
-import type { JsonRpcMessage, TransportReceiver, UpstreamTransport } from "./transport.js";
+import type { Exchange, JsonRpcMessage, TransportReceiver, UpstreamTransport } from "./transport.js";
 import { UpstreamFailure } from "./upstreamFailure.js";
 
 export interface StdioTransportOptions {
@@ -35,8 +35,8 @@ export class StdioTransport implements UpstreamTransport {
     return this.options.processes.target;
   }
 
-  sendRequest(message: JsonRpcMessage, _exchange: AbortController): Promise<void> {
-    return this.send(message);
+  sendRequest(message: JsonRpcMessage, exchange: Exchange): void {
+    this.send(message).catch((error: unknown) => exchange.fail(error instanceof Error ? error : new Error(String(error))));
   }
 
   send(message: JsonRpcMessage): Promise<void> {

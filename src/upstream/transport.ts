@@ -18,6 +18,50 @@ export const EXCHANGE_CLOSED: Error = (() => {
   return error;
 })();
 
+/**
+ * One request's exchange (HTTP: its POST and the stream of its answer), closed once by whoever is done
+ * with it first: the peer when the request ended, the transport to drop a stream that does not end
+ * after its answer, or the session's close. A plain object with one closer, not an AbortController:
+ * every call has one, and on Node 20 an AbortSignal outlives the scavenge after it was dropped
+ * (docs/benchmarks.md). A signal is made only for an API that takes one (undici's request()).
+ */
+export abstract class Exchange {
+  private closer?: (() => void) | undefined;
+  private controller?: AbortController;
+  private done = false;
+
+  get closed(): boolean {
+    return this.done;
+  }
+
+  /** What closes the exchange's stream (the transport's one closer; undefined: none any more). Runs at once when closed already. */
+  onClose(closer: (() => void) | undefined): void {
+    if (this.done) closer?.();
+    else this.closer = closer;
+  }
+
+  close(): void {
+    if (this.done) return;
+    this.done = true;
+    const closer = this.closer;
+    this.closer = undefined;
+    closer?.();
+    this.controller?.abort(EXCHANGE_CLOSED);
+  }
+
+  /** The request was not accepted (HTTP: refused, unreachable; session_gone: it never ran): the transport says why. */
+  abstract fail(error: Error): void;
+
+  /** A signal aborted (with EXCHANGE_CLOSED) when the exchange closes, made on first use. */
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.done) this.controller.abort(EXCHANGE_CLOSED);
+    }
+    return this.controller.signal;
+  }
+}
+
 /** How hard a session's end is pushed upstream (upstream.cancelAttempts, cancelRetryMs) and how many calls it ends. */
 export interface ClosePush {
   attempts: number;
@@ -51,15 +95,15 @@ export interface UpstreamTransport {
   readonly sessionId: string | undefined;
   receiver?: TransportReceiver;
   /**
-   * Sends a request. Resolves once the upstream accepted it (HTTP: response headers came back);
-   * rejects with an UpstreamFailure when it was not (session_gone: it never ran). Messages of its
-   * exchange arrive through the receiver until its response did, or `exchange` is aborted. The
-   * caller aborts it when the request ends; the transport may abort it too (HTTP: to drop a
-   * connection whose stream does not end after the answer, or at close) — one controller per
-   * exchange, not one on each side. `long`: a call that may run for minutes (HTTP keeps such
+   * Sends a request. When the upstream does not accept it (HTTP: no 2xx JSON or SSE answer came back)
+   * the transport tells `exchange.fail()` why, with an UpstreamFailure (session_gone: it never ran). Messages of its
+   * exchange arrive through the receiver until its response did, or `exchange` is closed. The
+   * caller closes it when the request ends; the transport may close it too (HTTP: to drop a
+   * connection whose stream does not end after the answer, or at close) — one Exchange, not one
+   * on each side. `long`: a call that may run for minutes (HTTP keeps such
    * exchanges apart from short ones).
    */
-  sendRequest(message: JsonRpcMessage, exchange: AbortController, long?: boolean): Promise<void>;
+  sendRequest(message: JsonRpcMessage, exchange: Exchange, long?: boolean): void;
   /** Sends a notification or a response to an upstream request. */
   send(message: JsonRpcMessage): Promise<void>;
   /** After initialize: remember the negotiated version; open the standalone channel. Resolves

@@ -67,8 +67,13 @@ export interface CallOptions {
   onprogress?: (progress: Progress) => void;
 }
 
+/** A session lent for one call (lend()); given back with giveBack() when the call ends. */
+export interface SessionLease {
+  readonly session?: UpstreamSession | undefined;
+}
+
 /** One session of the pool and its bookkeeping. */
-interface Slot {
+interface Slot extends SessionLease {
   readonly owner: string;
   readonly key: string;
   readonly profile: LegacyClientCapabilities;
@@ -84,6 +89,9 @@ interface Slot {
   /** Opened because the owner's other sessions were full (maxCallsPerSession): closed soon once idle. */
   overflow?: boolean;
 }
+
+/** The key of ALL_KINDS, which every session declares with sessionsPer "identity": made once, not per request. */
+const ALL_KINDS_KEY = profileKey(ALL_KINDS);
 
 /** An overflow session (the owner's others were full) is closed this soon once idle: the burst that needed it is over. */
 const OVERFLOW_IDLE_MS = 5_000;
@@ -106,7 +114,7 @@ export class UpstreamPool {
 
   /** The profile key of the sessions a request of `profile` uses (what onNotification and the hooks name). */
   sessionKey(profile: LegacyClientCapabilities): string {
-    return profileKey(this.sessionProfile(profile));
+    return this.sessionsPer === "identity" ? ALL_KINDS_KEY : profileKey(profile);
   }
 
   /** The upstream's initialize result when a session told it already (undefined: none opened yet). */
@@ -180,6 +188,37 @@ export class UpstreamPool {
       work,
       alone ? context : undefined,
     );
+  }
+
+  /**
+   * A session for one call of owner+profile, lent at once when one is open with room for it (with sessionsPer
+   * "capabilities", an asking call's alone, reserved for `asker`): the short road of a call, nothing awaited. Undefined
+   * when the call would have to wait for a session to open (or for room): it takes call() instead. The lease is held
+   * until giveBack(), which the call makes when it ended, with its failure if it failed.
+   */
+  lend(owner: string, profile: LegacyClientCapabilities, asker: CallContext): SessionLease | undefined {
+    const alone = this.sessionsPer === "capabilities" && hasQuestions(profile);
+    const max = this.options.maxCallsPerSession ?? Number.POSITIVE_INFINITY;
+    const list = this.slots.get(`${owner}|${this.sessionKey(profile)}`);
+    if (!list) return undefined;
+    for (const slot of list) {
+      if (slot.closing || !slot.session || slot.session.isEnded || (alone ? slot.asker : slot.users >= max)) continue;
+      this.use(slot);
+      if (alone) slot.asker = asker;
+      return slot;
+    }
+    return undefined;
+  }
+
+  /** A lent session back: `failure` is the call's (told to onFailure; a session the upstream forgot is dropped). */
+  giveBack(lease: SessionLease, asker: CallContext, failure?: unknown): void {
+    const slot = lease as Slot;
+    if (failure !== undefined) {
+      this.reported(failure);
+      if (failure instanceof UpstreamFailure && failure.reason === "session_gone")
+        this.drop(slot, "the upstream no longer knew the session");
+    }
+    this.release(slot, asker);
   }
 
   /** Keeps the owner's shared session for `profile` open (e.g. for a listen stream's notifications) until the returned release runs. */
@@ -269,7 +308,7 @@ export class UpstreamPool {
 
   private primary(owner: string, profile: LegacyClientCapabilities): Slot {
     const declared = this.sessionProfile(profile);
-    const key = profileKey(declared);
+    const key = this.sessionKey(profile);
     const list = this.slots.get(`${owner}|${key}`);
     const live = list?.find((slot) => !slot.closing);
     return live ?? this.newSlot(owner, key, declared);
@@ -279,7 +318,7 @@ export class UpstreamPool {
   private forCall(owner: string, profile: LegacyClientCapabilities): Slot {
     const max = this.options.maxCallsPerSession ?? Number.POSITIVE_INFINITY;
     const declared = this.sessionProfile(profile);
-    const key = profileKey(declared);
+    const key = this.sessionKey(profile);
     const list = this.slots.get(`${owner}|${key}`);
     const roomy = list?.find((slot) => !slot.closing && slot.users < max);
     if (roomy) return roomy;

@@ -21,7 +21,7 @@ import { isObject } from "../util/json.js";
 import { withDeadline } from "../util/timeLimit.js";
 import type { CallContext } from "./callContext.js";
 import type { LegacyClientCapabilities } from "./capabilityProfile.js";
-import { type CancelOutcome, JsonRpcPeer, type Progress, type RequestOptions } from "./jsonRpcPeer.js";
+import { type CancelOutcome, JsonRpcPeer, type Progress, type RequestOptions, type ResponseSink } from "./jsonRpcPeer.js";
 import type { JsonRpcMessage, UpstreamTransport, Via } from "./transport.js";
 import { UpstreamFailure, UpstreamRpcError } from "./upstreamFailure.js";
 
@@ -106,6 +106,10 @@ export class UpstreamSession {
         notification: (message, via) => this.onNotification(message, via),
         closed: (failure) => this.end(failure),
         cancel: (outcome, requestId, why) => this.onCancelOutcome(outcome, requestId, why),
+        // A call that relays logs keeps its context a moment longer (request(): late standalone log messages).
+        ended: (requestId) => {
+          if (this.calls.get(requestId)?.relaysLogs !== true) this.calls.delete(requestId);
+        },
       },
       options.log,
       { attempts: options.timeouts.cancelAttempts ?? 1, retryMs: options.timeouts.cancelRetryMs ?? 0 },
@@ -187,6 +191,29 @@ export class UpstreamSession {
     } finally {
       if (context) this.calls.delete(id);
     }
+  }
+
+  /**
+   * Starts a call at once, its end told to `sink` (the callback form of request() with a context, for the common call's
+   * short path); returns its request id, for stop(). Throws session_gone when the session ended. Not for a call that
+   * relays log messages (request() waits for late ones).
+   */
+  start(method: string, params: JsonObject, sink: ResponseSink, context: CallContext): RequestId {
+    if (this.ended) throw new UpstreamFailure("session_gone", "the upstream session ended");
+    const id = this.peer.mintId();
+    this.calls.set(id, context);
+    this.watchLiveness();
+    try {
+      return this.peer.start(method, params, sink, { id, long: true });
+    } catch (error) {
+      this.calls.delete(id);
+      throw error;
+    }
+  }
+
+  /** Stops a call start() made: notifications/cancelled upstream, its exchange closed, its sink told `error`. */
+  stop(requestId: RequestId, error: Error): void {
+    this.peer.stop(requestId, error);
   }
 
   /** Questions tagged with this 2025-11-25 upstream task id go to `context` (until the returned function runs). */

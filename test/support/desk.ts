@@ -20,6 +20,7 @@ import { createTaskStore } from "../../src/tasks/stores/createTaskStore.js";
 import type { TaskRecord } from "../../src/tasks/taskRecord.js";
 import { TaskRecords } from "../../src/tasks/taskRecords.js";
 import { TaskRunner } from "../../src/tasks/taskRunner.js";
+import { ClientGone } from "../../src/util/clientGone.js";
 import { ScriptedCall } from "./scriptedCall.js";
 
 export const log = createLogger("silent");
@@ -80,9 +81,9 @@ let nextId = 1;
 
 /** A method request as the front door makes it; `leave()` is the client going away. */
 export function requestOf(params: JsonObject, capabilities: ClientCapabilities = {}, meta: JsonObject = {}) {
-  const gone = new AbortController();
+  const gone = new ClientGone();
   const note: RequestNote = {};
-  return { id: nextId++, params, meta, capabilities, signal: gone.signal, log, note, leave: () => gone.abort() };
+  return { id: nextId++, params, meta, capabilities, gone, log, note, leave: () => gone.leave() };
 }
 
 /** tools/call of `name` as a CallOrder. */

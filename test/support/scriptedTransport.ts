@@ -6,7 +6,7 @@
 // servers.
 
 import type { JsonObject, RequestId } from "../../src/protocol/wire.js";
-import type { JsonRpcMessage, TransportReceiver, UpstreamTransport, Via } from "../../src/upstream/transport.js";
+import type { Exchange, JsonRpcMessage, TransportReceiver, UpstreamTransport, Via } from "../../src/upstream/transport.js";
 import { UpstreamFailure } from "../../src/upstream/upstreamFailure.js";
 
 /** The far end: called with every message the client sends (requests, notifications, answers). */
@@ -34,8 +34,8 @@ export class ScriptedTransport implements UpstreamTransport {
   sessionId: string | undefined;
   /** Every message the client sent, in order. */
   readonly sent: JsonRpcMessage[] = [];
-  /** The exchange signal of every request, by id. */
-  readonly exchanges = new Map<RequestId, AbortSignal>();
+  /** The exchange of every request, by id. */
+  readonly exchanges = new Map<RequestId, Exchange>();
   closed = false;
   /** When set, sendRequest rejects with it (e.g. session_gone: the upstream forgot the session). */
   refuseWith?: UpstreamFailure;
@@ -49,11 +49,13 @@ export class ScriptedTransport implements UpstreamTransport {
     this.sessionId = sessionId;
   }
 
-  async sendRequest(message: JsonRpcMessage, exchange: AbortController): Promise<void> {
-    if (this.closed) throw new UpstreamFailure("session_gone", "the scripted session was closed");
-    if (this.refuseWith && message.method !== "initialize") throw this.refuseWith;
+  sendRequest(message: JsonRpcMessage, exchange: Exchange): void {
+    // Refused a tick later, as over a wire.
+    if (this.closed) return queueMicrotask(() => exchange.fail(new UpstreamFailure("session_gone", "the scripted session was closed")));
+    const refusal = this.refuseWith;
+    if (refusal && message.method !== "initialize") return queueMicrotask(() => exchange.fail(refusal));
     this.sent.push(message);
-    if (message.id !== undefined) this.exchanges.set(message.id, exchange.signal);
+    if (message.id !== undefined) this.exchanges.set(message.id, exchange);
     queueMicrotask(() => this.script(message, this));
   }
 

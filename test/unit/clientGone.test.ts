@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ClientGone } from "../../src/http/clientGone.js";
+import { ClientGone } from "../../src/util/clientGone.js";
 
 test("ClientGone: listeners run once when the client leaves; a signal made before or after is aborted", async () => {
   const gone = new ClientGone();

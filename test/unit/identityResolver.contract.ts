@@ -60,7 +60,7 @@ export function identityResolverContract(name: string, makeFixture: () => Resolv
     it("never throws for odd tokens, and refuses them", async () => {
       const { resolver } = await makeFixture();
       for (const token of ["\u0000", "x".repeat(100_000), "\uD800", "💥.💥.💥", "a\r\nb", "a.b.c", "e30.e30.", "....."]) {
-        await assert.doesNotReject(() => resolver.resolve(token));
+        await assert.doesNotReject(async () => resolver.resolve(token)); // a throw, sync or async, would reject
         const result = await resolver.resolve(token);
         // Demo mode accepts some of these as names; every other refusal must be well-formed.
         if (!result.ok) assertRefused(result, token);

@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { InlineCall, type InlineRequest, onAbortOf } from "../../src/calls/inlineCall.js";
+import { InlineCall, type InlineRequest } from "../../src/calls/inlineCall.js";
 import { LiveInlineCalls } from "../../src/calls/liveInlineCalls.js";
 import { type CallBinding, ParkedCalls } from "../../src/calls/parkedCalls.js";
 import { RequestStateCodec } from "../../src/calls/requestStateCodec.js";
@@ -13,20 +13,18 @@ import { createLogger } from "../../src/observability/logger.js";
 import { ErrorCode } from "../../src/protocol/errors.js";
 import type { Reply } from "../../src/protocol/reply.js";
 import type { ClientCapabilities, JsonObject } from "../../src/protocol/wire.js";
+import { ClientGone } from "../../src/util/clientGone.js";
 import { formQuestion, ScriptedCall } from "../support/scriptedCall.js";
 
 const WINDOW_MS = 40;
 const binding: CallBinding = { owner: "owner-hash", method: "tools/call", name: "tool", args: "digest" };
 
-function setup(
-  capabilities: ClientCapabilities = {},
-  extra: Partial<Omit<InlineRequest, "onClientGone">> = {},
-  presetAnswers?: JsonObject,
-) {
+function setup(capabilities: ClientCapabilities = {}, extra: Partial<Omit<InlineRequest, "gone">> = {}, presetAnswers?: JsonObject) {
   const call = new ScriptedCall();
   const parked = new ParkedCalls(new RequestStateCodec(), 60_000, createLogger("silent"));
-  const clientGone = new AbortController();
-  const request: InlineRequest = { id: 7, capabilities, note: {}, onClientGone: onAbortOf(clientGone.signal), ...extra };
+  const gone = new ClientGone();
+  const clientGone = { abort: () => gone.leave() };
+  const request: InlineRequest = { id: 7, capabilities, note: {}, gone, ...extra };
   const live = new LiveInlineCalls();
   const inline = new InlineCall(call, request, { parked, live, binding, ...(presetAnswers ? { presetAnswers } : {}) });
   return { call, parked, live, request, inline, clientGone, reply: () => inline.reply(WINDOW_MS) };

@@ -51,7 +51,7 @@ describe("JsonRpcPeer", () => {
     );
     const id = transport.sentOf("slow")[0]?.id;
     assert.deepEqual(cancelsOf(transport), [id]);
-    assert.equal(transport.exchanges.get(id as number)?.aborted, true);
+    assert.equal(transport.exchanges.get(id as number)?.closed, true);
   });
 
   test("the caller's abort stops the request: CallStopped, notifications/cancelled, exchange closed; a late response is ignored", async () => {
@@ -65,7 +65,7 @@ describe("JsonRpcPeer", () => {
     stop.abort("client left");
     await assert.rejects(pending, (error: unknown) => error instanceof CallStopped && /client left/.test(error.message));
     assert.deepEqual(cancelsOf(transport), [request?.id]);
-    assert.equal(transport.exchanges.get(request?.id as number)?.aborted, true);
+    assert.equal(transport.exchanges.get(request?.id as number)?.closed, true);
     transport.reply(request as JsonRpcMessage, { late: true }); // nobody waits: no throw
     assert.equal(peer.inFlight, 0);
   });

@@ -1,7 +1,9 @@
 // Whether the client of a request went away before its reply was written. Handlers may read it as
 // an AbortSignal, made only when one asks for it; an inline call, the common case, only registers a
 // listener (a signal is an EventTarget: making one and listening on it is a real share of a quick
-// call's cost).
+// call's cost). A class, handed on as it is: its `signal` is a getter of the prototype. A getter in
+// an object literal gets an accessor pair per object, which V8 allocates in old space, so every
+// request whose object had one stayed alive through young-generation collections (docs/benchmarks.md).
 
 export class ClientGone {
   private controller?: AbortController;

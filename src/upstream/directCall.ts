@@ -1,0 +1,100 @@
+// DirectCall: a call sent straight onto a session the pool lends at once (UpstreamPool.lend), its
+// end told to a sink by callback: the short road of the common call (calls/quickCall.ts), with no
+// promise, signal or timer of its own. It holds the lease until the call ends and gives it back
+// with the call's failure, as UpstreamPool.call() does for the promise road. A session the
+// upstream forgot (session_gone: the request never ran) is dropped and the call sent once more on
+// a fresh session through that road, so the sink never hears session_gone; its other ends
+// (result, the upstream's error, a failure, a stop) reach the sink exactly once.
+
+import type { JsonObject, RequestId } from "../protocol/wire.js";
+import type { CallContext } from "./callContext.js";
+import type { LegacyClientCapabilities } from "./capabilityProfile.js";
+import type { Progress, ResponseSink } from "./jsonRpcPeer.js";
+import { type CallStopped, UpstreamFailure } from "./upstreamFailure.js";
+import type { SessionLease, UpstreamPool } from "./upstreamPool.js";
+
+/** Who a direct call answers to: its end and progress (a ResponseSink), and its questions and logs (its CallContext). */
+export interface DirectSink extends ResponseSink, CallContext {
+  progress(progress: Progress): void;
+}
+
+/** What a direct call is: whose, with which capability profile, and what it asks the upstream. */
+export interface DirectOrder {
+  owner: string;
+  profile: LegacyClientCapabilities;
+  method: string;
+  params: JsonObject;
+}
+
+export class DirectCall implements ResponseSink {
+  private lease: SessionLease | undefined;
+  private requestId: RequestId | undefined;
+  /** Set once stop() ran: the end is the stop's, and a refused request is not sent again. */
+  private stopped?: Error;
+  /** The second attempt on a fresh session (after session_gone), stopped through its signal. */
+  private again?: AbortController;
+
+  private constructor(
+    private readonly pool: UpstreamPool,
+    private readonly order: DirectOrder,
+    private readonly sink: DirectSink,
+  ) {}
+
+  /** The call, sent at once on a session the pool lends now; undefined when none is open with room (take the promise road). */
+  static start(pool: UpstreamPool, order: DirectOrder, sink: DirectSink): DirectCall | undefined {
+    const lease = pool.lend(order.owner, order.profile, sink);
+    const session = lease?.session;
+    if (!lease || !session) return undefined;
+    const call = new DirectCall(pool, order, sink);
+    call.lease = lease;
+    try {
+      call.requestId = session.start(order.method, order.params, call, sink);
+    } catch (error) {
+      // The session ended between lend and start: nothing was sent, the promise road opens a new one.
+      call.lease = undefined;
+      pool.giveBack(lease, sink, error);
+      return undefined;
+    }
+    return call;
+  }
+
+  /** Stops the call upstream (notifications/cancelled, exchange closed); the sink hears `error` (a CallStopped). */
+  stop(error: CallStopped): void {
+    if (this.stopped) return;
+    this.stopped = error;
+    if (this.again) return this.again.abort(error.why);
+    if (this.lease?.session && this.requestId !== undefined) this.lease.session.stop(this.requestId, error);
+  }
+
+  result(result: JsonObject): void {
+    this.giveBack();
+    this.sink.result(result);
+  }
+
+  failed(error: Error): void {
+    this.giveBack(error);
+    const gone = error instanceof UpstreamFailure && error.reason === "session_gone";
+    if (!gone || this.stopped || this.again) return this.sink.failed(error);
+    // It never ran: once more on a fresh session, as UpstreamPool.call() does.
+    const again = new AbortController();
+    this.again = again;
+    const { owner, profile, method, params } = this.order;
+    this.pool
+      .call(owner, profile, method, params, { context: this.sink, signal: again.signal, onprogress: (p) => this.sink.progress(p) })
+      .then(
+        (result) => this.sink.result(result),
+        (failure: Error) => this.sink.failed(failure),
+      );
+  }
+
+  progress(progress: Progress): void {
+    this.sink.progress(progress);
+  }
+
+  private giveBack(failure?: unknown): void {
+    const lease = this.lease;
+    if (!lease) return;
+    this.lease = undefined;
+    this.pool.giveBack(lease, this.sink, failure);
+  }
+}
