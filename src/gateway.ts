@@ -30,6 +30,7 @@ import type { Endpoints } from "./parts/endpoints.js";
 import { consoleSiteOf, listenHttp, openCallers, openDoors, openFrontSide } from "./parts/frontSide.js";
 import { openInventorySide } from "./parts/inventorySide.js";
 import { serveTaskCommands } from "./parts/taskSide.js";
+import { tuneHeapForRequests } from "./util/heapTuning.js";
 
 export interface Gateway {
   /** http://host:port/path of the MCP endpoint (a fleet's: of its federated endpoint, else the base path). */
@@ -57,6 +58,7 @@ export interface GatewayOptions {
 }
 
 export async function startGateway(config: Config, options: GatewayOptions = {}): Promise<Gateway> {
+  tuneHeapForRequests(); // before the first request: no per-request literal is ever judged long-lived
   const log = options.log ?? createLogger(config.log.level);
   const instanceId = randomUUID();
   const tracing = await startTracing(config.tracing, log, VERSION);

@@ -3,6 +3,10 @@
 // answer passes here, and a body stream (undici's request()) costs a Readable, its listeners,
 // ticks and promises per call; the messages are the same either way. The transport decides what
 // the status line means (refused, accepted) and what the end means (clean, resumed, lost).
+// It implements undici's handler hooks on raw headers (onConnect … onError), as undici's own
+// request() does: a handler of the newer hooks (onRequestStart …) is wrapped per request in one
+// that parses every response header into an object, and only two are read here. The types mark
+// those hooks deprecated; undici 7 runs on them (see decisions/0036).
 
 import type { Dispatcher } from "undici";
 import { type SseProgress, sseFeed } from "./sseReader.js";
@@ -12,9 +16,9 @@ const REFUSAL_TEXT_MAX = 4_096;
 
 /** How one exchange's response went, told to the transport as it happens. */
 export interface ExchangeEvents {
-  /** The status line, its content type and how its body would be read: accepted (a 2xx JSON or SSE answer, or 202),
-   *  or refused once `text`, the start of its body, is read. */
-  head(status: number, type: string, body: BodyKind, headers: Record<string, string | string[] | undefined>): "accept" | "refuse";
+  /** The status line, its content type and how its body would be read (and the session id it issued, if any):
+   *  accepted (a 2xx JSON or SSE answer, or 202), or refused once `text`, the start of its body, is read. */
+  head(status: number, type: string, body: BodyKind, sessionId: string | undefined): "accept" | "refuse";
   refused(status: number, type: string, text: string): void;
   /** No status line came: the connection failed or was closed. */
   failed(error: Error): void;
@@ -31,6 +35,15 @@ export type BodyKind = "dump" | "json" | "sse";
 
 type Mode = "none" | "refusing" | BodyKind;
 
+/** The value of the first header named `name` (lower case) among undici's raw headers (name, value, …), as text. */
+function rawHeader(raw: Buffer[], name: string): string | undefined {
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const sent = raw[i]!;
+    if (sent.length === name.length && sent.toString("latin1").toLowerCase() === name) return raw[i + 1]!.toString("latin1");
+  }
+  return undefined;
+}
+
 export class CallExchange implements Dispatcher.DispatchHandler {
   private mode: Mode = "none";
   private type = "";
@@ -39,45 +52,42 @@ export class CallExchange implements Dispatcher.DispatchHandler {
   private chunks?: Buffer[];
   private feed?: (chunk: Buffer) => void;
   private readonly progress: SseProgress = {};
-  private controller?: Dispatcher.DispatchController;
+  private abort?: (error?: Error) => void;
 
   constructor(private readonly events: ExchangeEvents) {}
 
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.controller = controller;
+  onConnect(abort: (error?: Error) => void): void {
+    this.abort = abort;
   }
 
-  onResponseStart(
-    _controller: Dispatcher.DispatchController,
-    status: number,
-    headers: Record<string, string | string[] | undefined>,
-  ): void {
-    if (status < 200) return; // 1xx: the real status line follows
-    const type = headers["content-type"];
-    this.type = (Array.isArray(type) ? type[0] : type) ?? "";
+  onHeaders(status: number, raw: Buffer[], _resume: () => void, _statusText: string): boolean {
+    if (status < 200) return true; // 1xx: the real status line follows
+    this.type = rawHeader(raw, "content-type") ?? "";
     this.status = status;
     const body: BodyKind = status === 202 ? "dump" : this.type.includes("application/json") ? "json" : "sse";
-    if (this.events.head(status, this.type, body, headers) === "refuse") {
+    if (this.events.head(status, this.type, body, rawHeader(raw, "mcp-session-id")) === "refuse") {
       this.mode = "refusing";
-      return;
+      return true;
     }
     this.mode = body;
     if (body === "json") this.chunks = [];
     else if (body === "sse") this.feed = sseFeed((event) => this.events.event(event.data), this.progress);
+    return true;
   }
 
-  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+  onData(chunk: Buffer): boolean {
     if (this.mode === "sse") {
       try {
         this.feed!(chunk);
       } catch (error) {
-        this.controller?.abort(error instanceof Error ? error : new Error(String(error)));
+        this.abort?.(error instanceof Error ? error : new Error(String(error)));
       }
     } else if (this.mode === "json") this.chunks!.push(chunk);
     else if (this.mode === "refusing" && this.text.length < REFUSAL_TEXT_MAX) this.text += chunk.toString("utf8");
+    return true;
   }
 
-  onResponseEnd(): void {
+  onComplete(): void {
     const { mode } = this;
     this.mode = "none";
     if (mode === "refusing") return this.events.refused(this.status, this.type, this.text);
@@ -85,7 +95,7 @@ export class CallExchange implements Dispatcher.DispatchHandler {
     this.events.ended(undefined, this.progress);
   }
 
-  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+  onError(error: Error): void {
     const { mode } = this;
     this.mode = "none";
     if (mode === "none") return this.events.failed(error);

@@ -200,9 +200,8 @@ export class HttpTransport implements UpstreamTransport {
       }
     };
     const handler = new CallExchange({
-      head: (status, type, body, headers) => {
+      head: (status, type, body, issued) => {
         if (status >= 400 || !answersMcpWith(status, type)) return "refuse";
-        const issued = firstOf(headers["mcp-session-id"]);
         if (issued && !this.session) this.session = issued;
         streamed = body === "sse";
         this.heard();
@@ -598,9 +597,11 @@ function parseMessages(text: string): JsonRpcMessage[] {
   } catch {
     return [];
   }
-  const list = Array.isArray(value) ? value : [value];
-  return list.filter((item): item is JsonRpcMessage => isObject(item) && item.jsonrpc === "2.0");
+  if (!Array.isArray(value)) return isMessage(value) ? [value] : [];
+  return value.filter(isMessage);
 }
+
+const isMessage = (item: unknown): item is JsonRpcMessage => isObject(item) && item.jsonrpc === "2.0";
 
 /** Hands each message of one SSE event on. Priming events carry no data. */
 function deliverEvent(data: string, onMessage: (message: JsonRpcMessage) => void): void {
