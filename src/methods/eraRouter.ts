@@ -13,14 +13,17 @@ import { type BackendEra, type Era, mayMeanEraChange } from "../upstream/backend
 import { toClientError } from "../upstream/upstreamFailure.js";
 import { isObject } from "../util/json.js";
 import type { MethodRequest } from "./handler.js";
-import type { MethodRouter } from "./router.js";
+import { clientErrorOf, type MethodRouter } from "./router.js";
 
 export type Dispatch = Pick<MethodRouter, "dispatch">;
+
+/** What the EraRouter needs of each era's router: its replies unnamed (it names what was thrown itself). */
+export type Routed = Pick<MethodRouter, "dispatch" | "routed">;
 
 export class EraRouter implements Dispatch {
   constructor(
     private readonly era: BackendEra,
-    private readonly routers: Record<Era, Dispatch>,
+    private readonly routers: Record<Era, Routed>,
     /** A caller's credentials, for a probe when the backend checks callers' own tokens. */
     private readonly headersFor: (owner: string) => Record<string, string>,
   ) {}
@@ -39,12 +42,19 @@ export class EraRouter implements Dispatch {
 
   /** The reply of `era`'s router, unless it failed in a way that may mean the backend changed era (then: again()). */
   private served(request: MethodRequest, era: Era): Promise<Reply> {
-    return this.routers[era].dispatch(request).then(
+    let routed: Promise<Reply>;
+    try {
+      routed = this.routers[era].routed(request);
+    } catch (error) {
+      routed = Promise.reject(error);
+    }
+    return routed.then(
       (reply): Reply | Promise<Reply> => {
         if (reply.kind === "stream") return this.peekedStream(request, era, reply);
         return reply.kind === "error" && mayMeanEraChange(reply.error) ? this.again(request, era, reply.error) : reply;
       },
-      (error: unknown) => {
+      (thrown: unknown) => {
+        const error = clientErrorOf(thrown);
         if (!mayMeanEraChange(error)) throw error;
         return this.again(request, era, error);
       },

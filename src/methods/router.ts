@@ -33,8 +33,14 @@ export class MethodRouter {
     try {
       return await this.route(request);
     } catch (error) {
-      throw isUpstreamError(error) ? toClientError(error) : error;
+      throw clientErrorOf(error);
     }
+  }
+
+  /** dispatch() for a caller that names what was thrown itself, with clientErrorOf() (EraRouter): the handler's own
+   *  promise, one hop fewer on every reply's way back. A gate's refusal is thrown at once. */
+  routed(request: MethodRequest): Promise<Reply> {
+    return this.route(request);
   }
 
   /** Not async: its throws happen inside dispatch's try, and known capabilities cost no promise of their own. */
@@ -65,3 +71,6 @@ export class MethodRouter {
 /** What the upstream layer throws: named for the client by toClientError. */
 const isUpstreamError = (error: unknown): boolean =>
   error instanceof UpstreamFailure || error instanceof UpstreamRpcError || error instanceof CallStopped;
+
+/** What a handler or gate threw, as the client gets it: an upstream failure named (toClientError), anything else as it is. */
+export const clientErrorOf = (error: unknown): unknown => (isUpstreamError(error) ? toClientError(error) : error);

@@ -98,30 +98,37 @@ export class ServerProcess {
 
   /** Writes one message to stdin; rejects when the process is gone or does not take it within `timeoutMs`. */
   send(message: JsonRpcMessage, timeoutMs: number): Promise<void> {
+    return new Promise<void>((resolve, reject) => this.write(message, timeoutMs, (error) => (error ? reject(error) : resolve())));
+  }
+
+  /** send() by callback (a call's request: no promise of its own): `done` once, with the failure if there was one. */
+  write(message: JsonRpcMessage, timeoutMs: number, done: (error?: UpstreamFailure) => void): void {
     const stdin = this.child.stdin;
     if (this.exit || this.stopping || !stdin?.writable) {
-      return Promise.reject(
-        new UpstreamFailure("session_gone", this.exit ? this.describeExit() : "the upstream server process is stopping"),
-      );
+      return done(new UpstreamFailure("session_gone", this.exit ? this.describeExit() : "the upstream server process is stopping"));
     }
-    return new Promise<void>((resolve, reject) => {
-      // One timer for every write of this length (each one's is almost always met at once).
-      const limit = Deadlines.of(timeoutMs).start(() =>
-        reject(
-          new UpstreamFailure(
-            "upstream_timeout",
-            `Upstream timed out: server process ${this.pid} did not read its stdin within ${timeoutMs} ms (upstream.requestTimeoutMs)`,
-          ),
+    let settled = false;
+    const settle = (error?: UpstreamFailure) => {
+      if (settled) return;
+      settled = true;
+      done(error);
+    };
+    // One timer for every write of this length (each one's is almost always met at once).
+    const limit = Deadlines.of(timeoutMs).start(() =>
+      settle(
+        new UpstreamFailure(
+          "upstream_timeout",
+          `Upstream timed out: server process ${this.pid} did not read its stdin within ${timeoutMs} ms (upstream.requestTimeoutMs)`,
         ),
-      );
-      stdin.write(serializeMessage(message as Parameters<typeof serializeMessage>[0]), (error) => {
-        limit.cancel();
-        if (!error) return resolve();
-        // The pipe closes as the process exits; its exit is reported a moment later.
-        void this.endsWithin(EXIT_AFTER_WRITE_FAILURE_MS).then(() => {
-          const gone = this.exit ? this.describeExit() : `Upstream server process ${this.pid} closed its stdin`;
-          reject(new UpstreamFailure("upstream_exited", `${gone} (writing to it failed: ${error.message})`));
-        });
+      ),
+    );
+    stdin.write(serializeMessage(message as Parameters<typeof serializeMessage>[0]), (error) => {
+      limit.cancel();
+      if (!error) return settle();
+      // The pipe closes as the process exits; its exit is reported a moment later.
+      void this.endsWithin(EXIT_AFTER_WRITE_FAILURE_MS).then(() => {
+        const gone = this.exit ? this.describeExit() : `Upstream server process ${this.pid} closed its stdin`;
+        settle(new UpstreamFailure("upstream_exited", `${gone} (writing to it failed: ${error.message})`));
       });
     });
   }

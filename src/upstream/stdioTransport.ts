@@ -36,6 +36,13 @@ export class StdioTransport implements UpstreamTransport {
   }
 
   sendRequest(message: JsonRpcMessage, exchange: Exchange): void {
+    // A running process is written to by callback (a call's request makes no promise here).
+    const running = this.process;
+    if (running && !this.closed) {
+      return running.write(message, this.options.sendTimeoutMs, (error) => {
+        if (error) exchange.fail(error);
+      });
+    }
     this.send(message).catch((error: unknown) => exchange.fail(error instanceof Error ? error : new Error(String(error))));
   }
 
