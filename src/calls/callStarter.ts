@@ -67,6 +67,11 @@ export interface ModernCalls {
 export function upstreamCalls(pool: UpstreamPool, taskTtlMs: number, modern?: ModernCalls): StartCall {
   return (start) => {
     const target = { pool, owner: start.owner, profile: start.profile, relaysLogs: start.relaysLogs };
+    if (start.adopt) {
+      // Already running on a legacy session (the short road's): adopted as it is, whatever the backend's era is by now.
+      const call = new UpstreamCall(target, start.method, start.params, start.log, start.adopt);
+      return modern ? namedWhenUpgraded(call, modern) : call;
+    }
     const link = modern?.linkNow();
     const made = (runner: CallRunner | undefined) => {
       const call = gatedCall(start, target, pool, runner);
@@ -76,7 +81,6 @@ export function upstreamCalls(pool: UpstreamPool, taskTtlMs: number, modern?: Mo
       const headers = () => ({ ...modern.headersFor(start.owner), ...paramHeadersOf(start.headers ?? {}) });
       return made(modernCallRunner(link, { method: start.method, params: start.params, meta: start.meta ?? {}, headers }));
     }
-    if (start.adopt) return made(start.adopt);
     if (start.method === "tools/call" && runsAsUpstreamTask(start.taskSupport, start.mayBecomeTask)) {
       return pool
         .info(start.owner)

@@ -10,7 +10,7 @@ import type { JsonObject, RequestId } from "../protocol/wire.js";
 import type { CallContext } from "./callContext.js";
 import type { LegacyClientCapabilities } from "./capabilityProfile.js";
 import type { Progress, ResponseSink } from "./jsonRpcPeer.js";
-import { type CallStopped, UpstreamFailure } from "./upstreamFailure.js";
+import { type CallStopped, isSessionGone } from "./upstreamFailure.js";
 import type { SessionLease, UpstreamPool } from "./upstreamPool.js";
 
 /** Who a direct call answers to: its end and progress (a ResponseSink), and its questions and logs (its CallContext). */
@@ -73,7 +73,7 @@ export class DirectCall implements ResponseSink {
 
   failed(error: Error): void {
     this.giveBack(error);
-    const gone = error instanceof UpstreamFailure && error.reason === "session_gone";
+    const gone = isSessionGone(error);
     if (!gone || this.stopped || this.again) return this.sink.failed(error);
     // It never ran: once more on a fresh session, as UpstreamPool.call() does.
     const again = new AbortController();

@@ -26,7 +26,7 @@ import type { CallContext } from "./callContext.js";
 import { ALL_KINDS, hasQuestions, type LegacyClientCapabilities, profileKey, type SessionsPer } from "./capabilityProfile.js";
 import type { CancelOutcome, Progress } from "./jsonRpcPeer.js";
 import type { JsonRpcMessage, UpstreamTransport } from "./transport.js";
-import { type FailureReason, UpstreamFailure } from "./upstreamFailure.js";
+import { type FailureReason, isSessionGone, UpstreamFailure } from "./upstreamFailure.js";
 import { type PingOutcome, type SessionTimeouts, type UpstreamInfo, UpstreamSession } from "./upstreamSession.js";
 
 export interface UpstreamPoolOptions {
@@ -215,8 +215,7 @@ export class UpstreamPool {
     const slot = lease as Slot;
     if (failure !== undefined) {
       this.reported(failure);
-      if (failure instanceof UpstreamFailure && failure.reason === "session_gone")
-        this.drop(slot, "the upstream no longer knew the session");
+      if (isSessionGone(failure)) this.drop(slot, "the upstream no longer knew the session");
     }
     this.release(slot, asker);
   }
@@ -291,7 +290,7 @@ export class UpstreamPool {
         return await work(open);
       } catch (error) {
         this.reported(error);
-        const gone = error instanceof UpstreamFailure && error.reason === "session_gone";
+        const gone = isSessionGone(error);
         if (gone) this.drop(slot, "the upstream no longer knew the session");
         if (!gone || attempt > 1) throw error;
       } finally {

@@ -23,7 +23,7 @@ import { ErrorCode } from "../protocol/errors.js";
 import { type JsonObject, type TaskStatus, TERMINAL_STATUSES } from "../protocol/wire.js";
 import { isObject } from "../util/json.js";
 import type { CallRun, CallRunner, UpstreamCallTarget } from "./upstreamCall.js";
-import { CallStopped, UpstreamFailure, UpstreamRpcError } from "./upstreamFailure.js";
+import { CallStopped, isSessionGone, UpstreamFailure, UpstreamRpcError } from "./upstreamFailure.js";
 import type { UpstreamSession } from "./upstreamSession.js";
 
 /** tasks/get no more often than this, whatever pollInterval the upstream suggests… */
@@ -85,7 +85,7 @@ class TaskFollower {
       return await this.follow(task);
     } catch (error) {
       // The task exists upstream: never run the call again on a fresh session (UpstreamPool.run would).
-      if (error instanceof UpstreamFailure && error.reason === "session_gone") {
+      if (isSessionGone(error)) {
         throw new UpstreamFailure(
           "upstream_lost",
           `Upstream call lost: the upstream session holding task ${task.taskId} ended (${error.message})`,

@@ -154,6 +154,29 @@ describe("the short road of an inline call", () => {
     assert.equal(callsSent(transports).length, 1, "one tools/call upstream, never two");
   });
 
+  test("promoted after the backend turned modern meanwhile: the legacy request is adopted, nothing is sent again", async () => {
+    const { held, script } = upstream();
+    let modernNow = false;
+    const modern: ModernCalls = {
+      // A stand-in link, only ever reached if a promoted call were started again on the modern road.
+      linkNow: () => (modernNow ? ({} as ReturnType<ModernCalls["linkNow"]>) : undefined),
+      headersFor: () => ({}),
+      upgraded: async () => false,
+    };
+    const { desk, transports } = await deskOn(script, { modern });
+    const pending = desk.open(requestOf({ name: "slow" }), toolOrder("slow", "never"));
+    await eventually(() => held.length === 1, "the call reached the upstream");
+    modernNow = true;
+    const reply = await pending; // the window ends: promoted
+    assert.equal(reply.kind, "stream");
+    held[0]!.transport.reply(held[0]!.message, { content: [] });
+    if (reply.kind !== "stream") return;
+    const messages: JsonObject[] = [];
+    for await (const message of reply.messages) messages.push(message);
+    assert.equal((messages.at(-1)?.result as JsonObject | undefined)?.resultType, "complete");
+    assert.equal(callsSent(transports).length, 1);
+  });
+
   test("no answer within the JSON window: the reply becomes a stream whose last message is the result", async () => {
     const { held, script } = upstream();
     const { desk, fullRoad } = await deskOn(script);
