@@ -33,7 +33,8 @@ export class UpstreamFailure extends Error {
 }
 
 /** The upstream refused a request because it no longer knows the session: the request never ran. */
-export const isSessionGone = (error: unknown): error is UpstreamFailure => error instanceof UpstreamFailure && error.reason === "session_gone";
+export const isSessionGone = (error: unknown): error is UpstreamFailure =>
+  error instanceof UpstreamFailure && error.reason === "session_gone";
 
 /** A JSON-RPC error the upstream answered (its own words and code). */
 export class UpstreamRpcError extends Error {
