@@ -129,3 +129,28 @@ export function modernDiscover(url: string): () => Promise<void> {
     });
   };
 }
+
+/** tools/list as a legacy client sends it on an open session; checks that greet is listed. */
+export function legacyList(url: string, sessionHeaders: Record<string, string>): () => Promise<void> {
+  return async () => checkList(await leanPost(url, sessionHeaders, { jsonrpc: "2.0", method: "tools/list", params: {} }), url);
+}
+
+/** tools/list as a 2026-07-28 client sends it; checks that greet is listed. */
+export function modernList(url: string): () => Promise<void> {
+  const headers = modernHeaders("tools/list", undefined);
+  return async () =>
+    checkList(
+      await leanPost(url, headers, {
+        jsonrpc: "2.0",
+        method: "tools/list",
+        params: { _meta: { [META_PROTOCOL_VERSION]: PROTOCOL_VERSION, [META_CLIENT_CAPABILITIES]: {} } },
+      }),
+      url,
+    );
+}
+
+function checkList(reply: Json, where: string): void {
+  const tools = (reply.result as { tools?: Array<{ name?: string }> }).tools;
+  if (!tools?.some((tool) => tool.name === "greet"))
+    throw new Error(`tools/list via ${where}: no greet in ${JSON.stringify(reply).slice(0, 200)}`);
+}

@@ -15,6 +15,8 @@
 //   stdio-floor 2026-07-28 POSTs to a minimal HTTP→stdio bridge (floors/stdioBridge.ts) in front of
 //               an SDK 1.x stdio server with the same greet (floors/stdioGreet.ts)
 //   stdio       2026-07-28 tools/call through a taskgate running that stdio server (upstream.command)
+//   proxy-list  a legacy tools/list through the proxy floor, on its session
+//   list        a 2026-07-28 tools/list through taskgate (ratios read against proxy-list)
 // CPU per call comes from process.cpuUsage() of the process in the middle (the proxy, the floor,
 // taskgate), read before and after every block; the upstream's too (stdio servers: /proc).
 // Every case is first warmed up to V8's steady state by one rule (warmUp(); decisions/0037): the
@@ -24,7 +26,7 @@ import { join } from "node:path";
 import { nodeArgsFor } from "../lib/build.js";
 import { type Child, cpuMs, spawnRole } from "../lib/children.js";
 import { gatewayLogLevel, gatewayNodeFlags, phasesOn, positiveInt } from "../lib/knobs.js";
-import { legacyGreet, modernDiscover, modernGreet, openLegacySession } from "../lib/leanClient.js";
+import { legacyGreet, legacyList, modernDiscover, modernGreet, modernList, openLegacySession } from "../lib/leanClient.js";
 import { type Block, rotate, runBlock } from "../lib/load.js";
 import { startOtlpSink } from "../lib/otlpSink.js";
 import type { PhaseSamples } from "../lib/phases.js";
@@ -34,7 +36,19 @@ import { fixed, goalLine, median, ratio, summarise, table } from "../lib/stats.j
 import { setPhase } from "../lib/watchdog.js";
 import { out, type Scenario } from "./scenario.js";
 
-const CASES = ["direct", "proxy", "translate", "inline", "legacy", "discover", "traced", "stdio-floor", "stdio"] as const;
+const CASES = [
+  "direct",
+  "proxy",
+  "translate",
+  "inline",
+  "legacy",
+  "discover",
+  "traced",
+  "stdio-floor",
+  "stdio",
+  "proxy-list",
+  "list",
+] as const;
 type CaseName = (typeof CASES)[number];
 type Mode = "sequential" | "concurrent";
 
@@ -48,7 +62,16 @@ const LABEL: Record<CaseName, string> = {
   traced: "taskgate inline, tracing on",
   "stdio-floor": "HTTP→stdio bridge floor",
   stdio: "taskgate stdio upstream",
+  "proxy-list": "tools/list: node:http proxy",
+  list: "tools/list: taskgate",
 };
+
+/** The cases each case's ratios are read against: a tools/list against the proxy's tools/list (direct: none). */
+const FLOOR_OF: Partial<Record<CaseName, { direct?: CaseName; proxy: CaseName }>> = {
+  "proxy-list": { proxy: "proxy-list" },
+  list: { proxy: "proxy-list" },
+};
+const floorsOf = (name: CaseName) => FLOOR_OF[name] ?? { direct: "direct" as CaseName, proxy: "proxy" as CaseName };
 
 const STDIO_GREET = [process.execPath, ...nodeArgsFor(join("floors", "stdioGreet.ts"))];
 
@@ -80,8 +103,8 @@ export function inlineScenario(): Scenario {
   const seqCalls = positiveInt("BENCH_INLINE_CALLS", 100);
   const concurrency = positiveInt("BENCH_CONCURRENCY", 16);
   const concCalls = seqCalls * 4;
-  const warmup = positiveInt("BENCH_WARMUP", 3_000);
-  const warmupMost = Math.max(warmup, positiveInt("BENCH_WARMUP_MAX", 10_000));
+  const warmup = positiveInt("BENCH_WARMUP", 4_000);
+  const warmupMost = Math.max(warmup, positiveInt("BENCH_WARMUP_MAX", 16_000));
   return {
     name: "inline",
     title: "a quick tools/call through taskgate (modern, legacy door, stdio) vs direct and vs floors, one lean client",
@@ -118,6 +141,8 @@ export function inlineScenario(): Scenario {
         traced: modernGreet(traced.url),
         "stdio-floor": modernGreet(url(bridge)),
         stdio: modernGreet(url(stdioGateway)),
+        "proxy-list": legacyList(url(proxy), await openLegacySession(url(proxy))),
+        list: modernList(stack.url),
       };
       // The identity's stdio server process starts with its first call (the one before it serves taskgate's own catalog).
       const catalogPids = new Set(await stdioGateway.ask<number[]>("upstreamProcesses"));
@@ -135,6 +160,8 @@ export function inlineScenario(): Scenario {
         traced: { middle: childCpu(traced.gateway), upstream: upstreamCpu },
         "stdio-floor": { middle: childCpu(bridge), upstream: async () => readable(cpuMsOf(bridgePid)) },
         stdio: { middle: childCpu(stdioGateway), upstream: async () => (stdioPid ? readable(cpuMsOf(stdioPid)) : Number.NaN) },
+        "proxy-list": { middle: childCpu(proxy), upstream: upstreamCpu },
+        list: { middle: childCpu(stack.gateway), upstream: upstreamCpu },
       };
 
       // BENCH_PHASES: the process in the middle of each case times its calls' phases (sequential blocks).
@@ -198,9 +225,9 @@ export function inlineScenario(): Scenario {
 }
 
 /** Calls per warm-up block: half one at a time, half at the concurrency (as the measured blocks). */
-const WARMUP_BLOCK = 500;
+const WARMUP_BLOCK = 1_000;
 /** How much the CPU per call may still fall between warm-up blocks for the case to count as steady. */
-const STEADY_WITHIN = 0.1;
+const STEADY_WITHIN = 0.05;
 
 interface WarmUp {
   /** CPU ms per call (process in the middle + upstream) of each warm-up block. */
@@ -231,12 +258,10 @@ async function warmUp(
   return { blocks, steady: false };
 }
 
-/** Steady: the mean of the last two blocks within STEADY_WITHIN of the mean of the two before (single blocks are noisy). */
-const isSteady = (blocks: number[]) => {
-  if (blocks.length < 4) return false;
-  const mean = (from: number) => ((blocks.at(from) as number) + (blocks.at(from + 1) as number)) / 2;
-  return mean(-2) >= (1 - STEADY_WITHIN) * mean(-4);
-};
+/** Steady: no new low — neither of the last two blocks fell more than STEADY_WITHIN below the lowest block before them (a
+ *  block slowed by the machine's noise does not end the warm-up early; one sped up by it only makes it longer). */
+const isSteady = (blocks: number[]) =>
+  blocks.length >= 4 && Math.min(...blocks.slice(-2)) >= (1 - STEADY_WITHIN) * Math.min(...blocks.slice(0, -2));
 
 function reportWarmUp(warmed: Map<CaseName, WarmUp>): void {
   out(`warm-up: CPU ms per call (process in the middle + upstream) of each block of ${WARMUP_BLOCK} calls, until steady:`);
@@ -277,17 +302,18 @@ function report(tally: (name: CaseName, mode: Mode) => Tally, concurrency: numbe
   const rows = CASES.map((name) => {
     const s = summarise(tally(name, "sequential").latencies);
     const middle = cpuPerCall(tally, name, "middleCpuMs");
+    const { direct, proxy } = floorsOf(name);
     return [
       LABEL[name],
       fixed(s.p50),
       fixed(s.p99),
-      ratio(s.p50 / seqP50("direct")),
-      ratio(s.p50 / seqP50("proxy")),
+      direct ? ratio(s.p50 / seqP50(direct)) : "-",
+      ratio(s.p50 / seqP50(proxy)),
       rate(name).toFixed(0),
-      ratio(rate("direct") / rate(name)),
-      ratio(rate("proxy") / rate(name)),
+      direct ? ratio(rate(direct) / rate(name)) : "-",
+      ratio(rate(proxy) / rate(name)),
       name === "direct" ? "-" : fixed(middle),
-      name === "direct" ? "-" : ratio(middle / cpuPerCall(tally, "proxy", "middleCpuMs")),
+      name === "direct" ? "-" : ratio(middle / cpuPerCall(tally, proxy, "middleCpuMs")),
       fixed(cpuPerCall(tally, name, "upstreamCpuMs")),
     ];
   });
@@ -316,6 +342,10 @@ function report(tally: (name: CaseName, mode: Mode) => Tally, concurrency: numbe
       `CPU ${ratio(cpuPerCall(tally, "stdio", "middleCpuMs") / cpuPerCall(tally, "stdio-floor", "middleCpuMs"))}; ` +
       `tracing on: p50 ${ratio(seqP50("traced") / seqP50("inline"))} and CPU ` +
       `${ratio(cpuPerCall(tally, "traced", "middleCpuMs") / cpuPerCall(tally, "inline", "middleCpuMs"))} of tracing off`,
+  );
+  out(
+    `tools/list rows: read against the proxy's tools/list; taskgate p50 ${ratio(seqP50("list") / seqP50("proxy-list"))}, ` +
+      `CPU ${ratio(cpuPerCall(tally, "list", "middleCpuMs") / cpuPerCall(tally, "proxy-list", "middleCpuMs"))}`,
   );
 }
 
