@@ -259,7 +259,7 @@ async function warmUp(
 }
 
 /** Steady: no new low — neither of the last two blocks fell more than STEADY_WITHIN below the lowest block before them (a
- *  block slowed by the machine's noise does not end the warm-up early; one sped up by it only makes it longer). */
+ *  block slowed by the machine's noise cannot end the warm-up: only two blocks in a row that set no new low do). */
 const isSteady = (blocks: number[]) =>
   blocks.length >= 4 && Math.min(...blocks.slice(-2)) >= (1 - STEADY_WITHIN) * Math.min(...blocks.slice(0, -2));
 
