@@ -82,6 +82,8 @@ interface Tally {
   calls: number;
   middleCpuMs: number;
   upstreamCpuMs: number;
+  /** Per block, in round order: its p50, and the middle process's CPU ms and calls (for the per-round ratios). */
+  blocks: { p50: number; middleCpuMs: number; calls: number }[];
 }
 
 /** How a case's CPU is read: the process in the middle (none for direct) and the upstream's. */
@@ -180,7 +182,7 @@ export function inlineScenario(): Scenario {
       const tallies = new Map<string, Tally>();
       const tally = (name: CaseName, mode: Mode) => {
         const key = `${name}/${mode}`;
-        if (!tallies.has(key)) tallies.set(key, { latencies: [], rates: [], calls: 0, middleCpuMs: 0, upstreamCpuMs: 0 });
+        if (!tallies.has(key)) tallies.set(key, { latencies: [], rates: [], calls: 0, middleCpuMs: 0, upstreamCpuMs: 0, blocks: [] });
         return tallies.get(key)!;
       };
       const measure = async (into: Tally, probe: CpuProbe, block: () => Promise<Block>) => {
@@ -192,6 +194,7 @@ export function inlineScenario(): Scenario {
         into.calls += latencies.length;
         into.middleCpuMs += m1 - m0;
         into.upstreamCpuMs += u1 - u0;
+        into.blocks.push({ p50: summarise(latencies).p50, middleCpuMs: m1 - m0, calls: latencies.length });
       };
       const acceptedBefore = await stack.upstream.ask<number>("accepted");
       let legacyCalls = 0;
@@ -213,6 +216,7 @@ export function inlineScenario(): Scenario {
       }
       const acceptedAll = (await stack.upstream.ask<number>("accepted")) - acceptedBefore;
       report(tally, concurrency);
+      reportRounds(tally);
       if (phases.size > 0) reportPhases(phases);
       out(
         `upstream connections accepted: ${legacyAccepted} during the legacy-door blocks (${legacyCalls} calls), ` +
@@ -347,6 +351,29 @@ function report(tally: (name: CaseName, mode: Mode) => Tally, concurrency: numbe
     `tools/list rows: read against the proxy's tools/list; taskgate p50 ${ratio(seqP50("list") / seqP50("proxy-list"))}, ` +
       `CPU ${ratio(cpuPerCall(tally, "list", "middleCpuMs") / cpuPerCall(tally, "proxy-list", "middleCpuMs"))}`,
   );
+}
+
+/** The goals' ratios round by round (each round's blocks of a case and its floor ran minutes apart at most): how far a
+ *  run's pooled figure moves with the machine's drift. Shown beside the goals, not read as them. */
+function reportRounds(tally: (name: CaseName, mode: Mode) => Tally): void {
+  const pairs: [CaseName, CaseName][] = [
+    ["inline", "proxy"],
+    ["legacy", "proxy"],
+    ["stdio", "stdio-floor"],
+    ["list", "proxy-list"],
+  ];
+  const cpuOf = (name: CaseName, round: number) => {
+    const [seq, conc] = [tally(name, "sequential").blocks[round]!, tally(name, "concurrent").blocks[round]!];
+    return (seq.middleCpuMs + conc.middleCpuMs) / (seq.calls + conc.calls);
+  };
+  out("the same ratios round by round (p50 one at a time | CPU per call), and their median:");
+  for (const [name, floor] of pairs) {
+    const rounds = tally(name, "sequential").blocks.map((_, round) => round);
+    const p50s = rounds.map((r) => tally(name, "sequential").blocks[r]!.p50 / tally(floor, "sequential").blocks[r]!.p50);
+    const cpus = rounds.map((r) => cpuOf(name, r) / cpuOf(floor, r));
+    const line = (values: number[]) => `${values.map((v) => v.toFixed(2)).join(" ")} (median ${median(values).toFixed(2)})`;
+    out(`  ${`${name} / ${floor}`.padEnd(22)} ${line(p50s)} | ${line(cpus)}`);
+  }
 }
 
 /** `legacy`: upstream connections accepted during the legacy-door blocks, their calls, and the most that means "kept alive"
