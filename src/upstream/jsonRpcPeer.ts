@@ -16,7 +16,6 @@ import type { Logger } from "pino";
 import { endUpstreamSpan, startUpstreamSpan } from "../observability/upstreamSpan.js";
 import { ErrorCode } from "../protocol/errors.js";
 import type { JsonObject, RequestId } from "../protocol/wire.js";
-import { type Deadline, Deadlines } from "../util/deadlines.js";
 import { isObject } from "../util/json.js";
 import { EXCHANGE_CLOSED, Exchange, type JsonRpcMessage, type UpstreamTransport, type Via } from "./transport.js";
 import { CallStopped, UpstreamFailure, UpstreamRpcError } from "./upstreamFailure.js";
@@ -74,8 +73,7 @@ export type StartOptions = Pick<RequestOptions, "id" | "timeout" | "long">;
 
 /** One request in flight: its exchange, where its end goes, and its timers. One object per request. */
 class Outstanding extends Exchange {
-  /** The request's time limit: one Node timer per length for all requests (most end well within it). */
-  timer?: Deadline | undefined;
+  timer?: NodeJS.Timeout | undefined;
   lostTimer?: NodeJS.Timeout | undefined;
 
   constructor(
@@ -147,10 +145,10 @@ export class JsonRpcPeer {
     this.pending.set(id, entry);
     const { timeout } = options;
     if (timeout) {
-      entry.timer = Deadlines.of(timeout.ms).start(() => {
+      entry.timer = setTimeout(() => {
         const why = `Upstream timed out: no answer to ${method} within ${timeout.ms} ms (${timeout.option})`;
         this.stop(id, new UpstreamFailure("upstream_timeout", why));
-      });
+      }, timeout.ms);
     }
     const withToken = sink.progress ? { ...params, _meta: { ...(isObject(params._meta) ? params._meta : {}), progressToken: id } } : params;
     this.transport.sendRequest({ jsonrpc: "2.0", id, method, params: withToken }, entry, options.long);
@@ -249,7 +247,7 @@ export class JsonRpcPeer {
     const entry = this.pending.get(id);
     if (!entry) return undefined;
     this.pending.delete(id);
-    entry.timer?.cancel();
+    clearTimeout(entry.timer);
     clearTimeout(entry.lostTimer);
     this.handlers.ended?.(id);
     return entry;
