@@ -95,6 +95,12 @@ interface CpuProbe {
 /** A running process has used some CPU: 0 means /proc could not be read (not Linux, or another pid namespace). */
 const readable = (ms: number) => (ms > 0 ? ms : Number.NaN);
 
+/** The CPU ms a case's probe reads now: the process in the middle's (0 for direct) and the upstream's (NaN: unreadable). */
+const cpuNow = async (probe: CpuProbe) => {
+  const [middle, upstream] = await Promise.all([probe.middle?.() ?? 0, probe.upstream()]);
+  return { middle, upstream };
+};
+
 const childCpu = (child: Child) => async () => {
   const usage = await child.cpu();
   return cpuMs({ user: 0, system: 0 }, usage);
@@ -186,15 +192,16 @@ export function inlineScenario(): Scenario {
         return tallies.get(key)!;
       };
       const measure = async (into: Tally, probe: CpuProbe, block: () => Promise<Block>) => {
-        const [m0, u0] = await Promise.all([probe.middle?.() ?? 0, probe.upstream()]);
+        const before = await cpuNow(probe);
         const { latencies, elapsedMs } = await block();
-        const [m1, u1] = await Promise.all([probe.middle?.() ?? 0, probe.upstream()]);
+        const after = await cpuNow(probe);
+        const middleCpuMs = after.middle - before.middle;
         into.latencies.push(...latencies);
         into.rates.push((latencies.length / elapsedMs) * 1000);
         into.calls += latencies.length;
-        into.middleCpuMs += m1 - m0;
-        into.upstreamCpuMs += u1 - u0;
-        into.blocks.push({ p50: summarise(latencies).p50, middleCpuMs: m1 - m0, calls: latencies.length });
+        into.middleCpuMs += middleCpuMs;
+        into.upstreamCpuMs += after.upstream - before.upstream;
+        into.blocks.push({ p50: summarise(latencies).p50, middleCpuMs, calls: latencies.length });
       };
       const acceptedBefore = await stack.upstream.ask<number>("accepted");
       let legacyCalls = 0;
@@ -248,7 +255,7 @@ async function warmUp(
   limits: { least: number; most: number; concurrency: number },
 ): Promise<WarmUp> {
   const cpu = async () => {
-    const [middle, upstream] = await Promise.all([probe.middle?.() ?? 0, probe.upstream()]);
+    const { middle, upstream } = await cpuNow(probe);
     return middle + (Number.isNaN(upstream) ? 0 : upstream);
   };
   const blocks: number[] = [];
@@ -368,9 +375,9 @@ function reportRounds(tally: (name: CaseName, mode: Mode) => Tally): void {
   };
   out("the same ratios round by round (p50 one at a time | CPU per call), and their median:");
   for (const [name, floor] of pairs) {
-    const rounds = tally(name, "sequential").blocks.map((_, round) => round);
-    const p50s = rounds.map((r) => tally(name, "sequential").blocks[r]!.p50 / tally(floor, "sequential").blocks[r]!.p50);
-    const cpus = rounds.map((r) => cpuOf(name, r) / cpuOf(floor, r));
+    const blocks = tally(name, "sequential").blocks;
+    const p50s = blocks.map((block, r) => block.p50 / tally(floor, "sequential").blocks[r]!.p50);
+    const cpus = blocks.map((_, r) => cpuOf(name, r) / cpuOf(floor, r));
     const line = (values: number[]) => `${values.map((v) => v.toFixed(2)).join(" ")} (median ${median(values).toFixed(2)})`;
     out(`  ${`${name} / ${floor}`.padEnd(22)} ${line(p50s)} | ${line(cpus)}`);
   }
