@@ -26,11 +26,14 @@ export function summarise(values: readonly number[]): Summary {
   };
 }
 
-export const median = (values: readonly number[]) =>
-  percentile(
-    [...values].sort((a, b) => a - b),
-    50,
-  );
+/** The middle value, or the mean of the two middle ones for an even count (the nearest-rank p50 would take the lower one:
+ *  of eight per-round figures, the fourth smallest). */
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const half = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[half]! : (sorted[half - 1]! + sorted[half]!) / 2;
+}
 
 // ---- formatting ------------------------------------------------------------------------------
 
