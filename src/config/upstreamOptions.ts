@@ -91,6 +91,9 @@ export const UpstreamFields = z
     pingIntervalMs: option(timerMs.positive().default(15_000), { help: "while calls are in flight on a session, it is pinged this often" }),
     pingTimeoutMs: option(timerMs.positive().default(10_000), {
       help: "a ping unanswered this long: the upstream stopped answering; the session's calls fail (upstream_unresponsive)",
+      details:
+        "Unless the upstream sent anything else meanwhile (progress, results): then the ping is late, logged as " +
+        "`upstream.ping.late`, and the session kept. A ping is never cancelled upstream: it does no work to stop.",
     }),
     cancelAttempts: option(z.number().int().positive().default(4), {
       help: "a notifications/cancelled the upstream does not accept is sent up to this many times in all",

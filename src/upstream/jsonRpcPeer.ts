@@ -4,13 +4,13 @@
 // ResponseSink (start/stop: callbacks, one object per request, the common call's short path) or
 // as a promise (request: the same, wrapped, with a signal that stops it). A request ends exactly once:
 // with its result, the upstream's JSON-RPC error, its time limit, its caller's abort (then
-// notifications/cancelled goes upstream and the exchange is closed), or the session's end. Every
-// listener and timer a request takes is released when it ends. A notifications/cancelled that
-// cannot be sent (the upstream refuses or does not answer the POST) is sent again, up to
-// `cancelAttempts` times with a doubling pause from `cancelRetryMs`; each outcome is told to the
-// handler (the session ends itself when a cancel stays undelivered; a cancel the session's end
-// overtook is reported undelivered too, so none goes uncounted). `lastHeardAt` is when the
-// upstream last sent anything (the session's liveness reads it).
+// notifications/cancelled goes upstream, but never for initialize or a ping, and the exchange is
+// closed), or the session's end. Every listener and timer a request takes is released when it ends.
+// A notifications/cancelled that cannot be sent (the upstream refuses or does not answer the POST)
+// is sent again, up to `cancelAttempts` times with a doubling pause from `cancelRetryMs`; each
+// outcome is told to the handler (the session ends itself when a cancel stays undelivered; a cancel
+// the session's end overtook is reported undelivered too, so none goes uncounted). `lastHeardAt`
+// is when the upstream last sent anything (the session's liveness reads it).
 
 import type { Logger } from "pino";
 import { endUpstreamSpan, startUpstreamSpan } from "../observability/upstreamSpan.js";
@@ -47,6 +47,10 @@ export interface CancelDelivery {
 }
 
 const DEFAULT_CANCEL_DELIVERY: CancelDelivery = { attempts: 1, retryMs: 0 };
+
+/** Requests never cancelled: initialize may not be (the protocol says so), and a ping does no work to
+ *  stop; its cancel would only add a POST to an upstream already slow, and, undelivered, end a session. */
+const UNCANCELLED = new Set(["initialize", "ping"]);
 
 export interface RequestOptions {
   /** Our own id for the request (default: the next number). */
@@ -160,7 +164,7 @@ export class JsonRpcPeer {
     const entry = this.pending.get(id);
     if (!entry) return;
     this.settle(id, error);
-    if (entry.method !== "initialize") void this.deliverCancel(id, error.message);
+    if (!UNCANCELLED.has(entry.method)) void this.deliverCancel(id, error.message);
   }
 
   /** The promise form: a sink that settles it, and the caller's signal that stops it. */

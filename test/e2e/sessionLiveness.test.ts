@@ -2,7 +2,8 @@
 // FAKE upstream (support/servers/latePingServer.ts: it never answers ping while its `ticker` tool streams
 // progress — busy but alive, which no real server does on demand):
 // - a call whose stream keeps bringing progress finishes with its result although every ping went
-//   unanswered (each late ping is logged, the session is kept);
+//   unanswered (each late ping is logged, the session is kept, and no late ping is cancelled: the
+//   fake takes no cancel either, and an undelivered cancel would end the session);
 // - with upstream.maxCallsPerSession 2, a third call of the same identity at once runs on a second
 //   upstream session, and all three finish; that extra session is closed soon after it fell idle.
 // (A session that really stops — nothing at all from the upstream — still ends with
@@ -30,7 +31,8 @@ describe("a busy upstream that answers no ping but keeps streaming (fake)", () =
   before(async () => {
     fake = await startLatePingServer();
     gw = await startFaultGateway(fake.url, {
-      upstream: { ...UPSTREAM_LIMITS, pingIntervalMs: 400, pingTimeoutMs: 1_000, maxCallsPerSession: 2 },
+      // One cancel attempt: a cancel sent for a late ping would be given up (and its session ended) within the call.
+      upstream: { ...UPSTREAM_LIMITS, pingIntervalMs: 400, pingTimeoutMs: 1_000, maxCallsPerSession: 2, cancelAttempts: 1 },
     });
   });
   after(() =>
@@ -48,6 +50,7 @@ describe("a busy upstream that answers no ping but keeps streaming (fake)", () =
     assert.ok(fake.pings - pingsBefore >= 2, `taskgate kept pinging (${fake.pings - pingsBefore} pings left unanswered)`);
     assert.ok(gw.logs.mentioning("upstream.ping.late").length >= 1, "each late ping is logged");
     assert.equal(gw.logs.mentioning("upstream.unresponsive").length, 0, "the session was never called dead");
+    assert.equal(fake.cancels, 0, "no late ping was cancelled");
   });
 
   test("beyond upstream.maxCallsPerSession, the identity's next call runs on another session", async () => {

@@ -54,6 +54,17 @@ describe("JsonRpcPeer", () => {
     assert.equal(transport.exchanges.get(id as number)?.closed, true);
   });
 
+  test("a ping or initialize past its limit fails the same way but is not cancelled (a ping does no work to stop)", async () => {
+    const { peer, transport } = peerOn(() => undefined);
+    for (const method of ["ping", "initialize"]) {
+      await assert.rejects(
+        peer.request(method, {}, { timeout: { ms: 20, option: "upstream.pingTimeoutMs" } }),
+        (error: unknown) => error instanceof UpstreamFailure && error.reason === "upstream_timeout",
+      );
+    }
+    assert.deepEqual(cancelsOf(transport), []);
+  });
+
   test("the caller's abort stops the request: CallStopped, notifications/cancelled, exchange closed; a late response is ignored", async () => {
     let request: JsonRpcMessage | undefined;
     const { peer, transport } = peerOn((message) => {

@@ -1,9 +1,10 @@
 // A FAKE 2025-11-25 server that is busy but alive in a way no real server is on demand (named as
-// such in the tests that use it): it never answers ping, while its one tool, `ticker`, streams a
+// such in the tests that use it): it never answers ping, nor takes a notifications/cancelled (the
+// POST hangs, as on a server too busy to read it), while its one tool, `ticker`, streams a
 // progress notification every `everyMs` (SSE on the call's own POST) and its result after `ms`.
 // Plain JSON for everything else, no standalone stream (GET 405). `sessions` counts the
-// initializes (one per upstream session taskgate opened); `pings` the pings it left unanswered;
-// nextDelete() resolves when taskgate next closes a session (DELETE).
+// initializes (one per upstream session taskgate opened); `pings` the pings it left unanswered,
+// `cancels` the cancels; nextDelete() resolves when taskgate next closes a session (DELETE).
 
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -13,6 +14,7 @@ export interface LatePingServer {
   url: string;
   sessions: number;
   pings: number;
+  cancels: number;
   /** Resolves at the next DELETE (a session taskgate closed). */
   nextDelete(): Promise<void>;
   close(): Promise<void>;
@@ -28,7 +30,7 @@ const TICKER = {
 
 export async function startLatePingServer(): Promise<LatePingServer> {
   const timers = new Set<NodeJS.Timeout>();
-  const state = { sessions: 0, pings: 0 };
+  const state = { sessions: 0, pings: 0, cancels: 0 };
   const deleteWaiters: Array<() => void> = [];
   const json = (res: ServerResponse, body: unknown, headers: Record<string, string> = {}) =>
     res.writeHead(200, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
@@ -62,7 +64,11 @@ export async function startLatePingServer(): Promise<LatePingServer> {
       const result = { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "late-ping-fake", version: "1" } };
       return json(res, { jsonrpc: "2.0", id: message.id, result }, { "mcp-session-id": randomUUID() });
     }
-    if (message.id === undefined) return res.writeHead(202).end(); // notifications
+    if (message.method === "notifications/cancelled") {
+      state.cancels++;
+      return; // never taken: the POST hangs until taskgate gives up on it
+    }
+    if (message.id === undefined) return res.writeHead(202).end(); // other notifications
     if (message.method === "ping") {
       state.pings++;
       return; // never answered: the request hangs until taskgate gives up on it
@@ -89,6 +95,9 @@ export async function startLatePingServer(): Promise<LatePingServer> {
     },
     get pings() {
       return state.pings;
+    },
+    get cancels() {
+      return state.cancels;
     },
     nextDelete: () => new Promise<void>((resolve) => deleteWaiters.push(resolve)),
     close: async () => {
