@@ -98,9 +98,10 @@ export const UpstreamFields = z
     cancelAttempts: option(z.number().int().positive().default(4), {
       help: "a notifications/cancelled the upstream does not accept is sent up to this many times in all",
       details:
-        "Each attempt is bounded by upstream.requestTimeoutMs. Still undelivered, taskgate ends the session the call ran on " +
-        "(DELETE attempted, its connections closed; that session's other calls fail with upstream_unresponsive), logs " +
-        '`upstream.cancel.undelivered` and counts it in taskgate_upstream_cancels_total{outcome="undelivered"}.',
+        "Each attempt is bounded by upstream.requestTimeoutMs. Still undelivered, taskgate logs `upstream.cancel.undelivered`, " +
+        'counts it in taskgate_upstream_cancels_total{outcome="undelivered"} and, for a call (tools/call, prompts/get, ' +
+        "resources/read), ends the session the call ran on (DELETE attempted, its connections closed; that session's other " +
+        "calls fail with upstream_unresponsive). A short request's (a list's) session is kept: nothing of it runs on.",
     }),
     cancelRetryMs: option(timerMs.positive().default(500), {
       help: "the pause before a notifications/cancelled is sent again; it doubles with each further attempt",

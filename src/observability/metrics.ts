@@ -111,7 +111,7 @@ export class GatewayMetrics {
       name: `${PREFIX}upstream_cancels_total`,
       help:
         "notifications/cancelled sent upstream, by outcome: delivered, retried (an attempt failed, another followed), " +
-        "undelivered (given up after upstream.cancelAttempts; the call's session was ended)",
+        "undelivered (given up after upstream.cancelAttempts; for a call, its session was ended)",
       labelNames: ["outcome"],
       registers,
     });

@@ -32,8 +32,9 @@ export interface PeerHandlers {
   notification(message: JsonRpcMessage & { method: string }, via: Via): void;
   /** The transport says the session is gone; the handler ends the requests in flight (failAll). */
   closed(failure: UpstreamFailure): void;
-  /** How a notifications/cancelled fared: delivered, retried (one attempt failed, another follows), undelivered (given up). */
-  cancel?(outcome: CancelOutcome, requestId: RequestId, why?: string): void;
+  /** How a notifications/cancelled for a `method` request fared: delivered, retried (an attempt failed, another
+   *  follows), undelivered (given up). */
+  cancel?(outcome: CancelOutcome, requestId: RequestId, method: string, why?: string): void;
   /** Request `requestId` ended, whichever way (before its sink hears of it). */
   ended?(requestId: RequestId): void;
 }
@@ -164,7 +165,7 @@ export class JsonRpcPeer {
     const entry = this.pending.get(id);
     if (!entry) return;
     this.settle(id, error);
-    if (!UNCANCELLED.has(entry.method)) void this.deliverCancel(id, error.message);
+    if (!UNCANCELLED.has(entry.method)) void this.deliverCancel(id, entry.method, error.message);
   }
 
   /** The promise form: a sink that settles it, and the caller's signal that stops it. */
@@ -208,34 +209,34 @@ export class JsonRpcPeer {
   }
 
   /** notifications/cancelled for `id`, sent again after failures within cancelDelivery; every outcome told to the handler. */
-  private async deliverCancel(id: RequestId, reason: string): Promise<void> {
+  private async deliverCancel(id: RequestId, method: string, reason: string): Promise<void> {
     const { attempts, retryMs } = this.cancelDelivery;
     let why = "";
     for (let attempt = 1; attempt <= attempts; attempt++) {
       // The session ended first: its end closed every exchange and sends the upstream a DELETE, which
       // may not get through either; the cancel is reported undelivered, never dropped unseen.
-      if (this.failure) return this.undelivered(id, attempt - 1, `the session ended first (${this.failure.message})`);
+      if (this.failure) return this.undelivered(id, method, attempt - 1, `the session ended first (${this.failure.message})`);
       try {
         await this.transport.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason } });
-        this.handlers.cancel?.("delivered", id);
+        this.handlers.cancel?.("delivered", id, method);
         return;
       } catch (error) {
         why = error instanceof Error ? error.message : String(error);
       }
       if (attempt < attempts) {
-        this.handlers.cancel?.("retried", id, why);
+        this.handlers.cancel?.("retried", id, method, why);
         await new Promise((resolve) => setTimeout(resolve, retryMs * 2 ** (attempt - 1)));
       }
     }
-    this.undelivered(id, attempts, this.failure ? `the session ended first (${this.failure.message})` : why);
+    this.undelivered(id, method, attempts, this.failure ? `the session ended first (${this.failure.message})` : why);
   }
 
-  private undelivered(id: RequestId, attempts: number, why: string): void {
+  private undelivered(id: RequestId, method: string, attempts: number, why: string): void {
     this.log.warn(
-      { event: "upstream.cancel.undelivered", requestId: id, attempts, err: why },
+      { event: "upstream.cancel.undelivered", requestId: id, method, attempts, err: why },
       "notifications/cancelled could not be delivered upstream",
     );
-    this.handlers.cancel?.("undelivered", id, why);
+    this.handlers.cancel?.("undelivered", id, method, why);
   }
 
   /** Ends request `id` with `error` (nothing when it ended already): its timers released, its exchange closed. */

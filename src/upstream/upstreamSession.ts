@@ -10,9 +10,12 @@
 // session is pinged every pingIntervalMs; a ping unanswered within pingTimeoutMs ends the session
 // and fails its calls (upstream_unresponsive) — unless the upstream sent anything else meanwhile
 // (progress, results, log messages: a busy upstream answers a ping late, but it is alive). A
-// notifications/cancelled that stays undelivered after upstream.cancelAttempts ends the session
-// too (DELETE attempted, its connections closed), so no cancelled call goes on unseen; only the
-// calls of this session fail, with upstream_unresponsive naming the cancel.
+// notifications/cancelled for a call (tools/call, prompts/get, resources/read) that stays
+// undelivered after upstream.cancelAttempts ends the session too (DELETE attempted, its connections
+// closed), so no cancelled call goes on unseen; only the calls of this session fail, with
+// upstream_unresponsive naming the cancel. A short request's undelivered cancel (a list, a
+// completion: no work that runs on) is counted and logged, and the session kept: a slow list must
+// not fail every task the session holds.
 
 import type { Logger } from "pino";
 import { ErrorCode } from "../protocol/errors.js";
@@ -32,6 +35,8 @@ const LATE_STANDALONE_MS = 20;
 
 /** LATE_STANDALONE_MS, then one poll phase more: when the process was stalled past the timer (a busy
  *  machine), the timer fires before the poll phase that reads what the other stream received meanwhile. */
+/** Requests that may run on upstream for long: an undelivered cancel of one ends the session. */
+const CALLS = new Set(["tools/call", "prompts/get", "resources/read"]);
 const lateStandalone = () => new Promise((resolve) => setTimeout(() => setImmediate(resolve), LATE_STANDALONE_MS));
 
 export interface UpstreamInfo {
@@ -105,7 +110,7 @@ export class UpstreamSession {
         request: (message, via, withdrawn) => this.onServerRequest(message, via, withdrawn),
         notification: (message, via) => this.onNotification(message, via),
         closed: (failure) => this.end(failure),
-        cancel: (outcome, requestId, why) => this.onCancelOutcome(outcome, requestId, why),
+        cancel: (outcome, requestId, method, why) => this.onCancelOutcome(outcome, requestId, method, why),
         // A call that relays logs keeps its context a moment longer (request(): late standalone log messages).
         ended: (requestId) => {
           if (this.calls.get(requestId)?.relaysLogs !== true) this.calls.delete(requestId);
@@ -322,9 +327,10 @@ export class UpstreamSession {
     this.options.onNotification(message);
   }
 
-  private onCancelOutcome(outcome: CancelOutcome, requestId: RequestId, why: string | undefined): void {
+  private onCancelOutcome(outcome: CancelOutcome, requestId: RequestId, method: string, why: string | undefined): void {
     this.options.onCancel?.(outcome);
     if (outcome !== "undelivered" || this.ended) return; // an ended session has said why already
+    if (!CALLS.has(method)) return; // a short request runs on no further: counted and logged, the session kept
     const attempts = this.options.timeouts.cancelAttempts ?? 1;
     this.options.log.warn(
       { event: "upstream.session.ended.cancel", target: this.options.transport.target, requestId, calls: this.calls.size },

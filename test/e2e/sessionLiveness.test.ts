@@ -4,6 +4,9 @@
 // - a call whose stream keeps bringing progress finishes with its result although every ping went
 //   unanswered (each late ping is logged, the session is kept, and no late ping is cancelled: the
 //   fake takes no cancel either, and an undelivered cancel would end the session);
+// - a short request (completion/complete) that outlives its limit, whose cancel the fake does not
+//   take either, is counted and logged as an undelivered cancel, and its session kept: the call
+//   streaming on it finishes;
 // - with upstream.maxCallsPerSession 2, a third call of the same identity at once runs on a second
 //   upstream session, and all three finish; that extra session is closed soon after it fell idle.
 // (A session that really stops — nothing at all from the upstream — still ends with
@@ -19,7 +22,7 @@ import { type FaultGateway, startFaultGateway } from "../support/inProcessGatewa
 import { ANSWER_WITHIN_MS, UPSTREAM_LIMITS } from "../support/limits.js";
 import { resultOf } from "../support/mcpClient.js";
 import { type LatePingServer, startLatePingServer } from "../support/servers/latePingServer.js";
-import { within } from "../support/waiting.js";
+import { eventually, within } from "../support/waiting.js";
 
 failIfStillRunning();
 
@@ -51,6 +54,27 @@ describe("a busy upstream that answers no ping but keeps streaming (fake)", () =
     assert.ok(gw.logs.mentioning("upstream.ping.late").length >= 1, "each late ping is logged");
     assert.equal(gw.logs.mentioning("upstream.unresponsive").length, 0, "the session was never called dead");
     assert.equal(fake.cancels, 0, "no late ping was cancelled");
+  });
+
+  test("a short request past its limit whose cancel goes undelivered ends no session: the call beside it finishes", async () => {
+    const cancelsBefore = fake.cancels;
+    const undelivered = () => gw.logs.lines.filter((line) => line.event === "upstream.cancel.undelivered");
+    const undeliveredBefore = undelivered().length;
+    const callsBefore = fake.calls;
+    const call = rpcWithin(ANSWER_WITHIN_MS, gw.url, "tools/call", { name: "ticker", arguments: { ms: 5_000, everyMs: 100 } });
+    // The request joins the session while the call streams there.
+    await eventually(() => fake.calls > callsBefore, "the call reaches the upstream", ANSWER_WITHIN_MS);
+    const complete = await rpcWithin(ANSWER_WITHIN_MS, gw.url, "completion/complete", {
+      ref: { type: "ref/prompt", name: "any" },
+      argument: { name: "x", value: "y" },
+    });
+    assert.match(JSON.stringify(complete.message.error), /upstream\.requestTimeoutMs/, JSON.stringify(complete.message));
+    await eventually(() => undelivered().length > undeliveredBefore, "the request's cancel is given up", ANSWER_WITHIN_MS);
+    assert.equal(undelivered().at(-1)?.method, "completion/complete", "the undelivered cancel is logged with the request's method");
+    const reply = await call;
+    assert.ok(reply.message.result, `the call failed: ${JSON.stringify(reply.message)}`);
+    assert.equal(fake.cancels - cancelsBefore, 1, "the request was cancelled upstream (the fake took no cancel)");
+    assert.equal(gw.logs.mentioning("upstream.session.ended.cancel").length, 0, "no session was ended for it");
   });
 
   test("beyond upstream.maxCallsPerSession, the identity's next call runs on another session", async () => {

@@ -2,9 +2,10 @@
 // such in the tests that use it): it never answers ping, nor takes a notifications/cancelled (the
 // POST hangs, as on a server too busy to read it), while its one tool, `ticker`, streams a
 // progress notification every `everyMs` (SSE on the call's own POST) and its result after `ms`.
-// Plain JSON for everything else, no standalone stream (GET 405). `sessions` counts the
+// It never answers completion/complete either (too busy to suggest). Plain JSON for everything
+// else, no standalone stream (GET 405). `sessions` counts the
 // initializes (one per upstream session taskgate opened); `pings` the pings it left unanswered,
-// `cancels` the cancels; nextDelete() resolves when taskgate next closes a session (DELETE).
+// `cancels` the cancels, `calls` the tools/calls; nextDelete() resolves when taskgate next closes a session (DELETE).
 
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -15,6 +16,8 @@ export interface LatePingServer {
   sessions: number;
   pings: number;
   cancels: number;
+  /** tools/call requests received. */
+  calls: number;
   /** Resolves at the next DELETE (a session taskgate closed). */
   nextDelete(): Promise<void>;
   close(): Promise<void>;
@@ -30,7 +33,7 @@ const TICKER = {
 
 export async function startLatePingServer(): Promise<LatePingServer> {
   const timers = new Set<NodeJS.Timeout>();
-  const state = { sessions: 0, pings: 0, cancels: 0 };
+  const state = { sessions: 0, pings: 0, cancels: 0, calls: 0 };
   const deleteWaiters: Array<() => void> = [];
   const json = (res: ServerResponse, body: unknown, headers: Record<string, string> = {}) =>
     res.writeHead(200, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
@@ -61,7 +64,11 @@ export async function startLatePingServer(): Promise<LatePingServer> {
   const answer = (req: IncomingMessage, res: ServerResponse, message: Message) => {
     if (message.method === "initialize") {
       state.sessions++;
-      const result = { protocolVersion: "2025-11-25", capabilities: { tools: {} }, serverInfo: { name: "late-ping-fake", version: "1" } };
+      const result = {
+        protocolVersion: "2025-11-25",
+        capabilities: { tools: {}, completions: {} },
+        serverInfo: { name: "late-ping-fake", version: "1" },
+      };
       return json(res, { jsonrpc: "2.0", id: message.id, result }, { "mcp-session-id": randomUUID() });
     }
     if (message.method === "notifications/cancelled") {
@@ -73,8 +80,12 @@ export async function startLatePingServer(): Promise<LatePingServer> {
       state.pings++;
       return; // never answered: the request hangs until taskgate gives up on it
     }
+    if (message.method === "completion/complete") return; // never answered either
     if (message.method === "tools/list") return json(res, { jsonrpc: "2.0", id: message.id, result: { tools: [TICKER] } });
-    if (message.method === "tools/call") return ticker(message, res);
+    if (message.method === "tools/call") {
+      state.calls++;
+      return ticker(message, res);
+    }
     return json(res, { jsonrpc: "2.0", id: message.id, error: { code: -32601, message: "Method not found" } });
   };
 
@@ -98,6 +109,9 @@ export async function startLatePingServer(): Promise<LatePingServer> {
     },
     get cancels() {
       return state.cancels;
+    },
+    get calls() {
+      return state.calls;
     },
     nextDelete: () => new Promise<void>((resolve) => deleteWaiters.push(resolve)),
     close: async () => {
