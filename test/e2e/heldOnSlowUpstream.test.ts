@@ -20,6 +20,7 @@ import { closeAll } from "../support/closeAll.js";
 import { failIfStillRunning } from "../support/exitGuard.js";
 import { type GatewayProcess, GatewayProcesses } from "../support/gatewayProcess.js";
 import { ANSWER_WITHIN_MS, UPSTREAM_LIMITS } from "../support/limits.js";
+import { LEVEL } from "../support/logCapture.js";
 import { resultOf, TASKS_CAPS } from "../support/mcpClient.js";
 import { scrape, waitForMetric } from "../support/metrics.js";
 import { LegacyProcess } from "../support/servers/legacyProcess.js";
@@ -90,7 +91,7 @@ describe(`${HELD} held calls streaming progress through a stalled taskgate, then
     for (const task of await statuses().catch((error: Error): JsonObject[] => [{ status: `unread (${error.message})` }])) {
       count(`task ${task.status}${task.status === "working" ? "" : `: ${task.statusMessage}`}`);
     }
-    for (const line of gw.lines) if (Number(line.level) >= 40) count(`log ${line.event}: ${line.err ?? line.msg}`);
+    for (const line of gw.lines) if (Number(line.level) >= LEVEL.warn) count(`log ${line.event}: ${line.err ?? line.msg}`);
     return [...counts].map(([key, n]) => `${n}× ${key}`).join("; ");
   };
   after(async () => {

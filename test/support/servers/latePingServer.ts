@@ -3,9 +3,9 @@
 // POST hangs, as on a server too busy to read it), while its one tool, `ticker`, streams a
 // progress notification every `everyMs` (SSE on the call's own POST) and its result after `ms`.
 // It never answers completion/complete either (too busy to suggest). Plain JSON for everything
-// else, no standalone stream (GET 405). `sessions` counts the
-// initializes (one per upstream session taskgate opened); `pings` the pings it left unanswered,
-// `cancels` the cancels, `calls` the tools/calls; nextDelete() resolves when taskgate next closes a session (DELETE).
+// else, no standalone stream (GET 405). `sessions` counts the initializes (one per upstream session
+// taskgate opened); `pings` the pings it left unanswered, `cancels` the cancels, `calls` the
+// tools/calls; nextDelete() resolves when taskgate next closes a session (DELETE).
 
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
