@@ -1,11 +1,14 @@
 // Scenario "inline": what taskgate adds to a quick tools/call, against floors measured in the same
 // run. Every case is driven by the same lean client (bench/lib/leanClient.ts: raw undici keep-alive
-// POSTs, no SDK client) and the cases are interleaved per round (the order rotates), each as a
-// block of sequential calls and a block with BENCH_CONCURRENCY in flight. The upstream is the
-// example legacy server's instant `greet` (SDK 1.x, SSE answers), in its own process.
+// POSTs, no SDK client) and the cases are interleaved per round (each round in an order of its own,
+// shuffled with the round as seed), each as a block of sequential calls and a block with
+// BENCH_CONCURRENCY in flight. The upstream is the example legacy server's instant `greet`
+// (SDK 1.x, SSE answers), in its own process.
 //   direct      legacy POSTs straight to the upstream on one session: the bottom line
 //   proxy       the same legacy POSTs through a plain node:http keep-alive reverse proxy
 //               (bench/floors/proxy.ts): the floor the goals are read against
+//   proxy-twin  the same proxy in a second process: the run's own noise (identical code, so any
+//               ratio between the two is the machine's and the processes' luck, not a difference)
 //   translate   2026-07-28 POSTs to a minimal hand-written 2026→legacy gateway (floors/translate.ts)
 //   inline      2026-07-28 tools/call through taskgate (no tasks extension declared ⇒ inline)
 //   legacy      legacy POSTs through taskgate's legacy door, on a session opened through it
@@ -27,7 +30,7 @@ import { nodeArgsFor } from "../lib/build.js";
 import { type Child, cpuMs, spawnRole } from "../lib/children.js";
 import { gatewayLogLevel, gatewayNodeFlags, phasesOn, positiveInt } from "../lib/knobs.js";
 import { legacyGreet, legacyList, modernDiscover, modernGreet, modernList, openLegacySession } from "../lib/leanClient.js";
-import { type Block, rotate, runBlock } from "../lib/load.js";
+import { type Block, runBlock, shuffle } from "../lib/load.js";
 import { startOtlpSink } from "../lib/otlpSink.js";
 import type { PhaseSamples } from "../lib/phases.js";
 import { cpuMsOf } from "../lib/processMemory.js";
@@ -39,6 +42,7 @@ import { out, type Scenario } from "./scenario.js";
 const CASES = [
   "direct",
   "proxy",
+  "proxy-twin",
   "translate",
   "inline",
   "legacy",
@@ -55,6 +59,7 @@ type Mode = "sequential" | "concurrent";
 const LABEL: Record<CaseName, string> = {
   direct: "direct to the upstream",
   proxy: "node:http proxy (floor)",
+  "proxy-twin": "the same proxy, 2nd process",
   translate: "minimal 2026→legacy floor",
   inline: "taskgate inline tools/call",
   legacy: "taskgate legacy door",
@@ -126,8 +131,9 @@ export function inlineScenario(): Scenario {
       const stack = await startStack({ tracedTo: sink.endpoint });
       const traced = stack.traced!;
       const upstream = { upstream: stack.upstreamUrl };
-      const [proxy, translate, bridge, stdioGateway] = await Promise.all([
+      const [proxy, twin, translate, bridge, stdioGateway] = await Promise.all([
         spawnRole("proxy-floor", "../floors/proxy.ts", { args: upstream, nodeFlags: phaseFlags() }),
+        spawnRole("proxy-twin", "../floors/proxy.ts", { args: upstream, nodeFlags: phaseFlags() }),
         spawnRole("translate-floor", "../floors/translate.ts", { args: upstream, nodeFlags: phaseFlags() }),
         spawnRole("stdio-floor", "../floors/stdioBridge.ts", { args: { command: STDIO_GREET }, nodeFlags: phaseFlags() }),
         spawnRole("taskgate-stdio", "gateway.ts", {
@@ -142,6 +148,7 @@ export function inlineScenario(): Scenario {
       const calls: Record<CaseName, () => Promise<void>> = {
         direct: legacyGreet(stack.upstreamUrl, await openLegacySession(stack.upstreamUrl)),
         proxy: legacyGreet(url(proxy), await openLegacySession(url(proxy))),
+        "proxy-twin": legacyGreet(url(twin), await openLegacySession(url(twin))),
         translate: modernGreet(url(translate)),
         inline: modernGreet(stack.url),
         legacy: legacyGreet(stack.url, await openLegacySession(stack.url)),
@@ -161,6 +168,7 @@ export function inlineScenario(): Scenario {
       const probes: Record<CaseName, CpuProbe> = {
         direct: { upstream: upstreamCpu },
         proxy: { middle: childCpu(proxy), upstream: upstreamCpu },
+        "proxy-twin": { middle: childCpu(twin), upstream: upstreamCpu },
         translate: { middle: childCpu(translate), upstream: upstreamCpu },
         inline: { middle: childCpu(stack.gateway), upstream: upstreamCpu },
         legacy: { middle: childCpu(stack.gateway), upstream: upstreamCpu },
@@ -207,7 +215,7 @@ export function inlineScenario(): Scenario {
       let legacyCalls = 0;
       let legacyAccepted = 0;
       for (let round = 0; round < rounds; round++) {
-        for (const name of rotate(CASES, round)) {
+        for (const name of shuffle(CASES, round)) {
           setPhase(`round ${round + 1}/${rounds}, ${name}`);
           const a0 = name === "legacy" ? await stack.upstream.ask<number>("accepted") : 0;
           await timed[name]?.ask("phases");
@@ -364,6 +372,7 @@ function report(tally: (name: CaseName, mode: Mode) => Tally, concurrency: numbe
  *  run's pooled figure moves with the machine's drift. Shown beside the goals, not read as them. */
 function reportRounds(tally: (name: CaseName, mode: Mode) => Tally): void {
   const pairs: [CaseName, CaseName][] = [
+    ["proxy-twin", "proxy"],
     ["inline", "proxy"],
     ["legacy", "proxy"],
     ["stdio", "stdio-floor"],
@@ -401,4 +410,9 @@ function goals(tally: (name: CaseName, mode: Mode) => Tally, legacy: { accepted:
   const limit = Number((legacy.allowed / Math.max(1, legacy.calls)).toFixed(3));
   out(goalLine("legacy door: upstream connections per call", perCall, perCall.toFixed(3), { kind: "atMost", limit, unit: "" }));
   out(goalLine("stdio p50 / HTTP→stdio bridge floor p50", stdio, ratio(stdio), { kind: "atMost", limit: 1.2 }));
+  const twinCpu = cpuPerCall(tally, "proxy-twin", "middleCpuMs") / cpuPerCall(tally, "proxy", "middleCpuMs");
+  out(
+    `this run's own noise: the same proxy in a second process read p50 ${ratio(vsProxy("proxy-twin"))} and CPU ${ratio(twinCpu)} ` +
+      "the first's; a ratio nearer its goal than that is not decided by one run",
+  );
 }

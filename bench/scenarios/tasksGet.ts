@@ -5,16 +5,16 @@
 //   taskgate  tasks/get on working tasks it holds (slow_echo configured "always"), store BENCH_STORE
 // Each server holds BENCH_GET_TASKS working tasks of the same owner and gets requests cycling
 // over them: per round and server a block of BENCH_GET_CALLS sequential requests, then one of as
-// many with BENCH_GET_CONCURRENCY (64) in flight; the server order rotates per round. CPU is
-// process.cpuUsage() of the server's own process across each block; latency is client-side. The
-// client is undici's request() (lean, so the servers, not the client, are the bottleneck).
+// many with BENCH_GET_CONCURRENCY (64) in flight; each round orders the servers its own way
+// (shuffled, the round as seed). CPU is process.cpuUsage() of the server's own process across
+// each block; latency is client-side. The client is undici's request() (lean, so the servers, not the client, are the bottleneck).
 // Sequential CPU includes each request's fixed wake-up cost (epoll, syscalls, context switches);
 // with many in flight a busy server shares that cost, so that figure is the per-request work and
 // the one the goal is checked on.
 
 import { type Child, cpuMs, spawnRole } from "../lib/children.js";
 import { positiveInt } from "../lib/knobs.js";
-import { rotate, runBlock } from "../lib/load.js";
+import { runBlock, shuffle } from "../lib/load.js";
 import { BENCH_SUBJECT, cancelTask, createSlowTask, leanGetWorkingTask } from "../lib/modernClient.js";
 import { startStack } from "../lib/stack.js";
 import { fixed, goalLine, median, ratio, summarise, table } from "../lib/stats.js";
@@ -79,7 +79,7 @@ export function tasksGetScenario(): Scenario {
       setPhase("warming up");
       for (const server of servers) await runBlock(WARMUP, 1, get(server));
       for (let round = 0; round < ROUNDS; round++) {
-        for (const server of rotate(servers, round)) {
+        for (const server of shuffle(servers, round)) {
           setPhase(`round ${round + 1}/${ROUNDS}, ${server.label}`);
           const before = await server.child.cpu();
           const block = await runBlock(CALLS, 1, get(server));
