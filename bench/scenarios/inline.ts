@@ -8,7 +8,8 @@
 //   proxy       the same legacy POSTs through a plain node:http keep-alive reverse proxy
 //               (bench/floors/proxy.ts): the floor the goals are read against
 //   proxy-twin  the same proxy in a second process: the run's own noise (identical code, so any
-//               ratio between the two is the machine's and the processes' luck, not a difference)
+//               ratio between the two is the machine's and the processes' luck, not a difference;
+//               the floor's process also carries proxy-list, the twin only greet)
 //   translate   2026-07-28 POSTs to a minimal hand-written 2026→legacy gateway (floors/translate.ts)
 //   inline      2026-07-28 tools/call through taskgate (no tasks extension declared ⇒ inline)
 //   legacy      legacy POSTs through taskgate's legacy door, on a session opened through it
