@@ -9,7 +9,7 @@
 //               (bench/floors/proxy.ts): the floor the goals are read against
 //   proxy-twin  the same proxy in a second process: the run's own noise (identical code, so any
 //               ratio between the two is the machine's and the processes' luck, not a difference;
-//               the floor's process also carries proxy-list, the twin only greet)
+//               the twin carries twin-list as the floor's process carries proxy-list)
 //   translate   2026-07-28 POSTs to a minimal hand-written 2026→legacy gateway (floors/translate.ts)
 //   inline      2026-07-28 tools/call through taskgate (no tasks extension declared ⇒ inline)
 //   legacy      legacy POSTs through taskgate's legacy door, on a session opened through it
@@ -20,6 +20,7 @@
 //               an SDK 1.x stdio server with the same greet (floors/stdioGreet.ts)
 //   stdio       2026-07-28 tools/call through a taskgate running that stdio server (upstream.command)
 //   proxy-list  a legacy tools/list through the proxy floor, on its session
+//   twin-list   the same through the twin (its process's work as the floor's)
 //   list        a 2026-07-28 tools/list through taskgate (ratios read against proxy-list)
 // CPU per call comes from process.cpuUsage() of the process in the middle (the proxy, the floor,
 // taskgate), read before and after every block; the upstream's too (stdio servers: /proc).
@@ -52,6 +53,7 @@ const CASES = [
   "stdio-floor",
   "stdio",
   "proxy-list",
+  "twin-list",
   "list",
 ] as const;
 type CaseName = (typeof CASES)[number];
@@ -69,12 +71,14 @@ const LABEL: Record<CaseName, string> = {
   "stdio-floor": "HTTP→stdio bridge floor",
   stdio: "taskgate stdio upstream",
   "proxy-list": "tools/list: node:http proxy",
+  "twin-list": "tools/list: the 2nd proxy",
   list: "tools/list: taskgate",
 };
 
 /** The cases each case's ratios are read against: a tools/list against the proxy's tools/list (direct: none). */
 const FLOOR_OF: Partial<Record<CaseName, { direct?: CaseName; proxy: CaseName }>> = {
   "proxy-list": { proxy: "proxy-list" },
+  "twin-list": { proxy: "proxy-list" },
   list: { proxy: "proxy-list" },
 };
 const floorsOf = (name: CaseName) => FLOOR_OF[name] ?? { direct: "direct" as CaseName, proxy: "proxy" as CaseName };
@@ -158,6 +162,7 @@ export function inlineScenario(): Scenario {
         "stdio-floor": modernGreet(url(bridge)),
         stdio: modernGreet(url(stdioGateway)),
         "proxy-list": legacyList(url(proxy), await openLegacySession(url(proxy))),
+        "twin-list": legacyList(url(twin), await openLegacySession(url(twin))),
         list: modernList(stack.url),
       };
       // The identity's stdio server process starts with its first call (the one before it serves taskgate's own catalog).
@@ -178,6 +183,7 @@ export function inlineScenario(): Scenario {
         "stdio-floor": { middle: childCpu(bridge), upstream: async () => readable(cpuMsOf(bridgePid)) },
         stdio: { middle: childCpu(stdioGateway), upstream: async () => (stdioPid ? readable(cpuMsOf(stdioPid)) : Number.NaN) },
         "proxy-list": { middle: childCpu(proxy), upstream: upstreamCpu },
+        "twin-list": { middle: childCpu(twin), upstream: upstreamCpu },
         list: { middle: childCpu(stack.gateway), upstream: upstreamCpu },
       };
 
