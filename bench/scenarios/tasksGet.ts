@@ -7,7 +7,8 @@
 // over them: per round and server a block of BENCH_GET_CALLS sequential requests, then one of as
 // many with BENCH_GET_CONCURRENCY (64) in flight; each round orders the servers its own way
 // (shuffled, the round as seed). CPU is process.cpuUsage() of the server's own process across
-// each block; latency is client-side. The client is undici's request() (lean, so the servers, not the client, are the bottleneck).
+// each block; latency is client-side. The client is undici's request() (lean, so the servers,
+// not the client, are the bottleneck).
 // Sequential CPU includes each request's fixed wake-up cost (epoll, syscalls, context switches);
 // with many in flight a busy server shares that cost, so that figure is the per-request work and
 // the one the goal is checked on.

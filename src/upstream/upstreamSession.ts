@@ -33,10 +33,11 @@ export const LEGACY_PROTOCOL_VERSION = "2025-11-25";
 /** How long a call that relays log messages waits after its response for standalone-stream stragglers. */
 const LATE_STANDALONE_MS = 20;
 
-/** LATE_STANDALONE_MS, then one poll phase more: when the process was stalled past the timer (a busy
- *  machine), the timer fires before the poll phase that reads what the other stream received meanwhile. */
 /** Requests that may run on upstream for long: an undelivered cancel of one ends the session. */
 const CALLS = new Set(["tools/call", "prompts/get", "resources/read"]);
+
+/** LATE_STANDALONE_MS, then one poll phase more: when the process was stalled past the timer (a busy
+ *  machine), the timer fires before the poll phase that reads what the other stream received meanwhile. */
 const lateStandalone = () => new Promise((resolve) => setTimeout(() => setImmediate(resolve), LATE_STANDALONE_MS));
 
 export interface UpstreamInfo {
