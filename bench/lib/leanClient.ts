@@ -87,9 +87,12 @@ export async function openLegacySession(url: string, extra: Record<string, strin
   return sessionHeaders;
 }
 
-/** tools/call greet as a legacy client sends it on an open session (direct, through a proxy, or taskgate's legacy door). */
-export function legacyGreet(url: string, sessionHeaders: Record<string, string>): () => Promise<void> {
-  return async () => checkGreet(await leanPost(url, sessionHeaders, { jsonrpc: "2.0", method: "tools/call", params: GREET_ARGS }), url);
+/** tools/call greet as a legacy client sends it on an open session (direct, through a proxy, or taskgate's legacy door);
+ *  `askProgress`: with a progressToken in its _meta, as taskgate sends every call upstream. */
+export function legacyGreet(url: string, sessionHeaders: Record<string, string>, askProgress = false): () => Promise<void> {
+  let token = 0;
+  const params = () => (askProgress ? { ...GREET_ARGS, _meta: { progressToken: ++token } } : GREET_ARGS);
+  return async () => checkGreet(await leanPost(url, sessionHeaders, { jsonrpc: "2.0", method: "tools/call", params: params() }), url);
 }
 
 /** The headers a 2026-07-28 client sends with `method` (on `name`), demo bearer token `token`. */

@@ -5,6 +5,8 @@
 // BENCH_CONCURRENCY in flight. The upstream is the example legacy server's instant `greet`
 // (SDK 1.x, SSE answers), in its own process.
 //   direct      legacy POSTs straight to the upstream on one session: the bottom line
+//   direct-progress  the same with a progressToken in each call's _meta, as taskgate sends every call upstream
+//               (so that a long call's progress is a sign of life): what being asked for progress costs the upstream
 //   proxy       the same legacy POSTs through a plain node:http keep-alive reverse proxy
 //               (bench/floors/proxy.ts): the floor the goals are read against
 //   proxy-twin  the same proxy in a second process: the run's own noise (identical code, so any
@@ -43,6 +45,7 @@ import { out, type Scenario } from "./scenario.js";
 
 const CASES = [
   "direct",
+  "direct-progress",
   "proxy",
   "proxy-twin",
   "translate",
@@ -61,6 +64,7 @@ type Mode = "sequential" | "concurrent";
 
 const LABEL: Record<CaseName, string> = {
   direct: "direct to the upstream",
+  "direct-progress": "direct, asked for progress",
   proxy: "node:http proxy (floor)",
   "proxy-twin": "the same proxy, 2nd process",
   translate: "minimal 2026→legacy floor",
@@ -152,6 +156,7 @@ export function inlineScenario(): Scenario {
       const url = (child: Child) => child.info.url as string;
       const calls: Record<CaseName, () => Promise<void>> = {
         direct: legacyGreet(stack.upstreamUrl, await openLegacySession(stack.upstreamUrl)),
+        "direct-progress": legacyGreet(stack.upstreamUrl, await openLegacySession(stack.upstreamUrl), true),
         proxy: legacyGreet(url(proxy), await openLegacySession(url(proxy))),
         "proxy-twin": legacyGreet(url(twin), await openLegacySession(url(twin))),
         translate: modernGreet(url(translate)),
@@ -173,6 +178,7 @@ export function inlineScenario(): Scenario {
       const upstreamCpu = childCpu(stack.upstream);
       const probes: Record<CaseName, CpuProbe> = {
         direct: { upstream: upstreamCpu },
+        "direct-progress": { upstream: upstreamCpu },
         proxy: { middle: childCpu(proxy), upstream: upstreamCpu },
         "proxy-twin": { middle: childCpu(twin), upstream: upstreamCpu },
         translate: { middle: childCpu(translate), upstream: upstreamCpu },
@@ -338,8 +344,8 @@ function report(tally: (name: CaseName, mode: Mode) => Tally, concurrency: numbe
       rate(name).toFixed(0),
       direct ? ratio(rate(direct) / rate(name)) : "-",
       ratio(rate(proxy) / rate(name)),
-      name === "direct" ? "-" : fixed(middle),
-      name === "direct" ? "-" : ratio(middle / cpuPerCall(tally, proxy, "middleCpuMs")),
+      name.startsWith("direct") ? "-" : fixed(middle),
+      name.startsWith("direct") ? "-" : ratio(middle / cpuPerCall(tally, proxy, "middleCpuMs")),
       fixed(cpuPerCall(tally, name, "upstreamCpuMs")),
     ];
   });
@@ -368,6 +374,16 @@ function report(tally: (name: CaseName, mode: Mode) => Tally, concurrency: numbe
       `CPU ${ratio(cpuPerCall(tally, "stdio", "middleCpuMs") / cpuPerCall(tally, "stdio-floor", "middleCpuMs"))}; ` +
       `tracing on: p50 ${ratio(seqP50("traced") / seqP50("inline"))} and CPU ` +
       `${ratio(cpuPerCall(tally, "traced", "middleCpuMs") / cpuPerCall(tally, "inline", "middleCpuMs"))} of tracing off`,
+  );
+  // taskgate asks the upstream for progress on every call (its liveness reads progress as a sign of life); the floors
+  // forward what the client sent, which asked for none. What that costs is the upstream's, shown beside the goals.
+  const askedUs = (seqP50("direct-progress") - seqP50("direct")) * 1000;
+  const addedUs = (seqP50("inline") - seqP50("proxy")) * 1000;
+  const askedCpuUs = (cpuPerCall(tally, "direct-progress", "upstreamCpuMs") - cpuPerCall(tally, "direct", "upstreamCpuMs")) * 1000;
+  out(
+    `the upstream asked for progress (a progressToken, as taskgate asks for every call): p50 ${askedUs >= 0 ? "+" : ""}` +
+      `${askedUs.toFixed(0)} µs, its CPU ${askedCpuUs >= 0 ? "+" : ""}${askedCpuUs.toFixed(0)} µs per call; ` +
+      `taskgate inline's p50 is ${addedUs.toFixed(0)} µs above the proxy floor's`,
   );
   out(
     `tools/list rows: read against the proxy's tools/list; taskgate p50 ${ratio(seqP50("list") / seqP50("proxy-list"))}, ` +
