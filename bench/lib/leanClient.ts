@@ -88,7 +88,7 @@ export async function openLegacySession(url: string, extra: Record<string, strin
 }
 
 /** tools/call greet as a legacy client sends it on an open session (direct, through a proxy, or taskgate's legacy door);
- *  `askProgress`: with a progressToken in its _meta, as taskgate sends every call upstream. */
+ *  `askProgress`: with a progressToken in its _meta, as taskgate sends a call whose progress someone reads. */
 export function legacyGreet(url: string, sessionHeaders: Record<string, string>, askProgress = false): () => Promise<void> {
   let token = 0;
   const params = () => (askProgress ? { ...GREET_ARGS, _meta: { progressToken: ++token } } : GREET_ARGS);

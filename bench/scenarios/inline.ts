@@ -5,8 +5,8 @@
 // BENCH_CONCURRENCY in flight. The upstream is the example legacy server's instant `greet`
 // (SDK 1.x, SSE answers), in its own process.
 //   direct      legacy POSTs straight to the upstream on one session: the bottom line
-//   direct-progress  the same with a progressToken in each call's _meta, as taskgate sends every call upstream
-//               (so that a long call's progress is a sign of life): what being asked for progress costs the upstream
+//   direct-progress  the same with a progressToken in each call's _meta, as taskgate sends a call upstream when
+//               someone reads its progress (not for the inline case here): what being asked for progress costs the upstream
 //   proxy       the same legacy POSTs through a plain node:http keep-alive reverse proxy
 //               (bench/floors/proxy.ts): the floor the goals are read against
 //   proxy-twin  the same proxy in a second process: the run's own noise (identical code, so any
@@ -375,13 +375,13 @@ function report(tally: (name: CaseName, mode: Mode) => Tally, concurrency: numbe
       `tracing on: p50 ${ratio(seqP50("traced") / seqP50("inline"))} and CPU ` +
       `${ratio(cpuPerCall(tally, "traced", "middleCpuMs") / cpuPerCall(tally, "inline", "middleCpuMs"))} of tracing off`,
   );
-  // taskgate asks the upstream for progress on every call (its liveness reads progress as a sign of life); the floors
-  // forward what the client sent, which asked for none. What that costs is the upstream's, shown beside the goals.
+  // taskgate asks the upstream for progress when someone reads it (the client's token, a task): the cost of a call that
+  // may become a task, which the inline case (no token, no extension) does not pay. Shown beside the goals.
   const askedUs = (seqP50("direct-progress") - seqP50("direct")) * 1000;
   const addedUs = (seqP50("inline") - seqP50("proxy")) * 1000;
   const askedCpuUs = (cpuPerCall(tally, "direct-progress", "upstreamCpuMs") - cpuPerCall(tally, "direct", "upstreamCpuMs")) * 1000;
   out(
-    `the upstream asked for progress (a progressToken, as taskgate asks for every call): p50 ${askedUs >= 0 ? "+" : ""}` +
+    `the upstream asked for progress (a progressToken, as taskgate asks when the client or a task reads it): p50 ${askedUs >= 0 ? "+" : ""}` +
       `${askedUs.toFixed(0)} µs, its CPU ${askedCpuUs >= 0 ? "+" : ""}${askedCpuUs.toFixed(0)} µs per call; ` +
       `taskgate inline's p50 is ${addedUs.toFixed(0)} µs above the proxy floor's`,
   );

@@ -198,6 +198,7 @@ export class CallDesk {
       log: request.log,
       taskSupport: order.taskSupport,
       mayBecomeTask: life !== "inline",
+      asksProgress: life !== "inline" || request.meta.progressToken !== undefined,
       gate: guard?.gate,
     };
     // The short road, for a plain inline call: nothing the client must be shown on the way (no progress asked for,

@@ -22,6 +22,7 @@ import {
   type CallRun,
   type CallRunner,
   type CallWatcher,
+  callOptionsOf,
   type RunningCall,
   UpstreamCall,
 } from "../upstream/upstreamCall.js";
@@ -45,6 +46,9 @@ export interface CallStart {
   taskSupport?: string | undefined;
   /** The call may become a task for the client (the request declared the extension and the policy allows one). */
   mayBecomeTask: boolean;
+  /** Someone reads the call's progress: the client asked for it (a progressToken), or the call is or may become a task.
+   *  Only then is the upstream asked for it (decisions/0039). */
+  asksProgress: boolean;
   /** Runs before anything is sent upstream (an approval); rejecting stops the call there. */
   gate?: ((run: CallRun) => Promise<void>) | undefined;
   /** A call already running upstream on the short road, handed over to this RunningCall (QuickCall's promotion). */
@@ -66,7 +70,7 @@ export interface ModernCalls {
 /** Starts calls on `pool` (or on the modern backend, while it is one); a 2025-11-25 task upstream asks for `taskTtlMs`. */
 export function upstreamCalls(pool: UpstreamPool, taskTtlMs: number, modern?: ModernCalls): StartCall {
   return (start) => {
-    const target = { pool, owner: start.owner, profile: start.profile, relaysLogs: start.relaysLogs };
+    const target = { pool, owner: start.owner, profile: start.profile, relaysLogs: start.relaysLogs, asksProgress: start.asksProgress };
     if (start.adopt) {
       // Already running on a legacy session (the short road's): adopted as it is, whatever the backend's era is by now.
       const call = new UpstreamCall(target, start.method, start.params, start.log, start.adopt);
@@ -79,7 +83,8 @@ export function upstreamCalls(pool: UpstreamPool, taskTtlMs: number, modern?: Mo
     };
     if (link && modern) {
       const headers = () => ({ ...modern.headersFor(start.owner), ...paramHeadersOf(start.headers ?? {}) });
-      return made(modernCallRunner(link, { method: start.method, params: start.params, meta: start.meta ?? {}, headers }));
+      const { method, params, asksProgress } = start;
+      return made(modernCallRunner(link, { method, params, meta: start.meta ?? {}, headers, asksProgress }));
     }
     if (start.method === "tools/call" && runsAsUpstreamTask(start.taskSupport, start.mayBecomeTask)) {
       return pool
@@ -102,7 +107,8 @@ function gatedCall(
     return runner
       ? new UpstreamCall(target, start.method, start.params, start.log, runner)
       : new UpstreamCall(target, start.method, start.params, start.log);
-  const inner: CallRunner = runner ?? ((run) => pool.call(start.owner, start.profile, start.method, start.params, run));
+  const inner: CallRunner =
+    runner ?? ((run) => pool.call(start.owner, start.profile, start.method, start.params, callOptionsOf(run, start.asksProgress)));
   return new UpstreamCall(target, start.method, start.params, start.log, async (run) => {
     await gate(run);
     return inner(run);

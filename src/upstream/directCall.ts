@@ -11,7 +11,7 @@ import type { CallContext } from "./callContext.js";
 import type { LegacyClientCapabilities } from "./capabilityProfile.js";
 import type { Progress, ResponseSink } from "./jsonRpcPeer.js";
 import { type CallStopped, isSessionGone } from "./upstreamFailure.js";
-import type { SessionLease, UpstreamPool } from "./upstreamPool.js";
+import type { CallOptions, SessionLease, UpstreamPool } from "./upstreamPool.js";
 
 /** Who a direct call answers to: its end and progress (a ResponseSink), and its questions and logs (its CallContext). */
 export interface DirectSink extends ResponseSink, CallContext {
@@ -24,9 +24,13 @@ export interface DirectOrder {
   profile: LegacyClientCapabilities;
   method: string;
   params: JsonObject;
+  /** The upstream is asked for the call's progress (a progressToken): someone reads it. */
+  asksProgress: boolean;
 }
 
 export class DirectCall implements ResponseSink {
+  /** Present only when the call asks for progress: the peer sends a progressToken with it then. */
+  readonly progress?: (progress: Progress) => void;
   private lease: SessionLease | undefined;
   private requestId: RequestId | undefined;
   /** Set once stop() ran: the end is the stop's, and a refused request is not sent again. */
@@ -38,7 +42,9 @@ export class DirectCall implements ResponseSink {
     private readonly pool: UpstreamPool,
     private readonly order: DirectOrder,
     private readonly sink: DirectSink,
-  ) {}
+  ) {
+    if (order.asksProgress) this.progress = (progress) => sink.progress(progress);
+  }
 
   /** The call, sent at once on a session the pool lends now; undefined when none is open with room (take the promise road). */
   static start(pool: UpstreamPool, order: DirectOrder, sink: DirectSink): DirectCall | undefined {
@@ -79,16 +85,12 @@ export class DirectCall implements ResponseSink {
     const again = new AbortController();
     this.again = again;
     const { owner, profile, method, params } = this.order;
-    this.pool
-      .call(owner, profile, method, params, { context: this.sink, signal: again.signal, onprogress: (p) => this.sink.progress(p) })
-      .then(
-        (result) => this.sink.result(result),
-        (failure: Error) => this.sink.failed(failure),
-      );
-  }
-
-  progress(progress: Progress): void {
-    this.sink.progress(progress);
+    const options: CallOptions = { context: this.sink, signal: again.signal };
+    if (this.progress) options.onprogress = this.progress;
+    this.pool.call(owner, profile, method, params, options).then(
+      (result) => this.sink.result(result),
+      (failure: Error) => this.sink.failed(failure),
+    );
   }
 
   private giveBack(failure?: unknown): void {

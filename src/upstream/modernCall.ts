@@ -2,8 +2,8 @@
 // (a CallRunner) when taskgate, not the backend, makes the task, or answers inline for a call the
 // call owner holds. It sends the request with the caller's own `_meta` (so the backend asks only
 // what the caller declared) minus the tasks extension (so the backend answers it as a call, not a
-// task of its own) and with a progress token of taskgate's; the backend's progress goes to the call's
-// holders; an `input_required` round becomes Questions for the holders (the task's inputRequests,
+// task of its own) and, when someone reads the progress, a progress token of taskgate's (the
+// progress goes to the call's holders); an `input_required` round becomes Questions for the holders (the task's inputRequests,
 // or taskgate's own MRTR round), and once every one is answered the request is sent again with the
 // answers and the backend's requestState, byte for byte. Stopping the call closes the exchange,
 // which is how 2026-07-28 cancels. At most MAX_ROUNDS rounds.
@@ -24,10 +24,13 @@ export interface ModernCallStart {
   meta: JsonObject;
   /** Credentials and the caller's Mcp-Param-* headers, read per round (a refreshed token is used at once). */
   headers: () => Record<string, string>;
+  /** The backend is asked for progress (a token of taskgate's): someone reads it. */
+  asksProgress: boolean;
 }
 
-/** The caller's _meta as the backend gets it from taskgate: its capabilities without the tasks extension. */
-export function metaForCall(meta: JsonObject, progressToken: string): JsonObject {
+/** The caller's _meta as the backend gets it from taskgate: its capabilities without the tasks extension, and
+ *  taskgate's progressToken instead of the caller's (none when nobody reads the progress). */
+export function metaForCall(meta: JsonObject, progressToken: string | undefined): JsonObject {
   const { progressToken: _theirs, ...rest } = meta;
   const declared = rest[META.clientCapabilities];
   const caps: JsonObject = isObject(declared) ? declared : {};
@@ -35,13 +38,14 @@ export function metaForCall(meta: JsonObject, progressToken: string): JsonObject
   if (extensions) delete extensions[TASKS_EXTENSION];
   const { extensions: _all, ...others } = caps;
   const capabilities = extensions && Object.keys(extensions).length > 0 ? { ...others, extensions } : others;
-  return { ...rest, [META.clientCapabilities]: capabilities, progressToken };
+  const forBackend: JsonObject = { ...rest, [META.clientCapabilities]: capabilities };
+  if (progressToken !== undefined) forBackend.progressToken = progressToken;
+  return forBackend;
 }
 
 export function modernCallRunner(link: ModernLink, start: ModernCallStart): CallRunner {
   return async (run) => {
-    const token = link.nextId();
-    const meta = metaForCall(start.meta, token);
+    const meta = metaForCall(start.meta, start.asksProgress ? link.nextId() : undefined);
     let answers: JsonObject = {};
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const result = await oneRound(link, start, { ...start.params, ...answers, _meta: meta }, run);

@@ -21,7 +21,7 @@ import type { CallContext, LogEntry } from "./callContext.js";
 import type { LegacyClientCapabilities } from "./capabilityProfile.js";
 import type { Progress } from "./jsonRpcPeer.js";
 import { CallStopped, toClientError, UpstreamRpcError } from "./upstreamFailure.js";
-import type { UpstreamPool } from "./upstreamPool.js";
+import type { CallOptions, UpstreamPool } from "./upstreamPool.js";
 
 export type { Progress };
 
@@ -55,6 +55,8 @@ export interface UpstreamCallTarget {
   profile: LegacyClientCapabilities;
   /** The client asked for this call's log messages (a logLevel). */
   relaysLogs?: boolean;
+  /** false: the upstream is not asked for the call's progress (nobody reads it: CallStart.asksProgress). */
+  asksProgress?: boolean;
 }
 
 /** What a way of running a call gets: where its questions and logs go, what stops it, who hears of it. */
@@ -66,6 +68,12 @@ export interface CallRun {
   onstatus(message: string): void;
   /** Writes a line to the call's log (the holder's fields added). */
   note(level: "info" | "warn", fields: Record<string, unknown>, message: string): void;
+}
+
+/** What a call's one request takes from its run: the progress listener (and with it a progressToken upstream) only
+ *  when the call asks for progress. */
+export function callOptionsOf(run: CallRun, asksProgress = true): CallOptions {
+  return asksProgress ? run : { context: run.context, signal: run.signal };
 }
 
 /** A way of running a call upstream: resolves with its result. */
@@ -95,7 +103,9 @@ export class UpstreamCall implements RunningCall {
     runner?: CallRunner,
   ) {
     const run = new CallLine(this, target.profile, target.relaysLogs === true, this.controller.signal);
-    const running = runner ? runner(run) : target.pool.call(target.owner, target.profile, method, params, run);
+    const running = runner
+      ? runner(run)
+      : target.pool.call(target.owner, target.profile, method, params, callOptionsOf(run, target.asksProgress));
     // `finished` is set as the outcome is known (one promise, no finally hop after it).
     this.outcome = running.then(
       (result): CallOutcome => {

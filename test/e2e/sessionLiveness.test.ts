@@ -1,9 +1,12 @@
 // Liveness that reads the signs of life, and a bound on the calls one session carries, against a
 // FAKE upstream (support/servers/latePingServer.ts: it never answers ping while its `ticker` tool streams
 // progress — busy but alive, which no real server does on demand):
-// - a call whose stream keeps bringing progress finishes with its result although every ping went
-//   unanswered (each late ping is logged, the session is kept, and no late ping is cancelled: the
-//   fake takes no cancel either, and an undelivered cancel would end the session);
+// - a call whose stream keeps bringing progress (the client asked for it) finishes with its result
+//   although every ping went unanswered (each late ping is logged, the session is kept, and no late
+//   ping is cancelled: the fake takes no cancel either, and an undelivered cancel would end the session);
+// - an inline call whose progress nobody reads is sent without a progressToken, so it brings none: on
+//   that session nothing else is heard, so the first unanswered ping ends the session and the call
+//   fails with upstream_unresponsive (decisions/0039: the price of not asking);
 // - a short request (completion/complete) that outlives its limit, whose cancel the fake does not
 //   take either, is counted and logged as an undelivered cancel, and its session kept: the call
 //   streaming on it finishes;
@@ -18,6 +21,7 @@ import { after, before, describe, test } from "node:test";
 import { rpcWithin } from "../support/boundedRpc.js";
 import { closeAll } from "../support/closeAll.js";
 import { failIfStillRunning } from "../support/exitGuard.js";
+import { assertErrorEnding } from "../support/expectError.js";
 import { type FaultGateway, startFaultGateway } from "../support/inProcessGateway.js";
 import { ANSWER_WITHIN_MS, UPSTREAM_LIMITS } from "../support/limits.js";
 import { resultOf } from "../support/mcpClient.js";
@@ -47,8 +51,18 @@ describe("a busy upstream that answers no ping but keeps streaming (fake)", () =
 
   test("a call whose stream brings progress is not failed by late pings; it ends with its result", async () => {
     const pingsBefore = fake.pings;
-    const reply = await rpcWithin(ANSWER_WITHIN_MS, gw.url, "tools/call", { name: "ticker", arguments: { ms: 3_000, everyMs: 100 } });
+    const reply = await rpcWithin(
+      ANSWER_WITHIN_MS,
+      gw.url,
+      "tools/call",
+      { name: "ticker", arguments: { ms: 3_000, everyMs: 100 } },
+      { meta: { progressToken: "liveness" } },
+    );
     assert.ok(reply.message.result, `the call failed: ${JSON.stringify(reply.message)}`);
+    assert.ok(
+      reply.events.some((event) => event.method === "notifications/progress"),
+      "the client got the progress it asked for",
+    );
     assert.match(String(textOf(resultOf(reply))), /^ticked \d+$/);
     assert.ok(fake.pings - pingsBefore >= 2, `taskgate kept pinging (${fake.pings - pingsBefore} pings left unanswered)`);
     assert.ok(gw.logs.mentioning("upstream.ping.late").length >= 1, "each late ping is logged");
@@ -61,7 +75,13 @@ describe("a busy upstream that answers no ping but keeps streaming (fake)", () =
     const undelivered = () => gw.logs.lines.filter((line) => line.event === "upstream.cancel.undelivered");
     const undeliveredBefore = undelivered().length;
     const callsBefore = fake.calls;
-    const call = rpcWithin(ANSWER_WITHIN_MS, gw.url, "tools/call", { name: "ticker", arguments: { ms: 5_000, everyMs: 100 } });
+    const call = rpcWithin(
+      ANSWER_WITHIN_MS,
+      gw.url,
+      "tools/call",
+      { name: "ticker", arguments: { ms: 5_000, everyMs: 100 } },
+      { meta: { progressToken: "beside" } },
+    );
     // The request joins the session while the call streams there.
     await eventually(() => fake.calls > callsBefore, "the call reaches the upstream", ANSWER_WITHIN_MS);
     const complete = await rpcWithin(ANSWER_WITHIN_MS, gw.url, "completion/complete", {
@@ -87,5 +107,23 @@ describe("a busy upstream that answers no ping but keeps streaming (fake)", () =
     assert.equal(fake.sessions - sessionsBefore, 1, "one more upstream session was opened for the third call");
     // The extra session closes about 5 s after it fell idle (the identity's first one stays for upstream.sessionIdleMs).
     await within(ANSWER_WITHIN_MS, "the extra session to be closed", closed);
+  });
+
+  test("an inline call whose progress nobody reads is asked for none, so late pings end its session: upstream_unresponsive", async () => {
+    const unresponsiveBefore = gw.logs.mentioning("upstream.unresponsive").length;
+    // A new identity: its first call opens its session (the full road), the next runs on it (the short road).
+    const quick = await rpcWithin(ANSWER_WITHIN_MS, gw.url, "tools/call", { name: "ticker", arguments: { ms: 50 } }, { token: "dave" });
+    assert.ok(quick.message.result, JSON.stringify(quick.message));
+    assert.deepEqual(fake.lastTickerToken, { asked: false }, "the first call was sent without a progressToken");
+    const reply = await rpcWithin(
+      ANSWER_WITHIN_MS,
+      gw.url,
+      "tools/call",
+      { name: "ticker", arguments: { ms: 5_000, everyMs: 100 } },
+      { token: "dave" },
+    );
+    assert.deepEqual(fake.lastTickerToken, { asked: false }, "the long call was sent without a progressToken");
+    assertErrorEnding(reply, { http: 504, reason: "upstream_unresponsive", message: /^Upstream stopped answering/ }, "the silent call");
+    assert.equal(gw.logs.mentioning("upstream.unresponsive").length - unresponsiveBefore, 1, "its session was called dead once");
   });
 });

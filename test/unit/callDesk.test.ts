@@ -57,6 +57,33 @@ describe("CallDesk: a fresh call", () => {
     await eventually(async () => (await records.get(taskId))?.status === "completed", "the task completed");
   });
 
+  it("the upstream is asked for progress only when someone reads it: the client's token, or a task the call is or may become", async () => {
+    const { desk, calls, starts } = await deskOf();
+    type Case = {
+      name: string;
+      caps?: Parameters<typeof requestOf>[1];
+      meta?: Parameters<typeof requestOf>[2];
+      policy: Parameters<typeof toolOrder>[1];
+    };
+    const cases: Array<Case & { asks: boolean }> = [
+      { name: "undeclared-no-token", policy: "auto", asks: false },
+      { name: "undeclared-own-token", caps: {}, meta: { progressToken: "p" }, policy: "auto", asks: true },
+      { name: "declared-auto", caps: TASKS_CAPS, policy: "auto", asks: true },
+      { name: "declared-never", caps: TASKS_CAPS, policy: "never", asks: false },
+      { name: "declared-always", caps: TASKS_CAPS, policy: "always", asks: true },
+    ];
+    for (const [i, { name, caps, meta, policy }] of cases.entries()) {
+      const pending = desk.open(requestOf({ name }, caps, meta), toolOrder(name, policy));
+      await eventually(() => calls.length === i + 1, `${name} started`);
+      calls[i]?.finish({ content: [] });
+      await pending;
+    }
+    assert.deepEqual(
+      starts.map((start) => `${(start.params as { name: string }).name}: ${start.asksProgress}`),
+      cases.map(({ name, asks }) => `${name}: ${asks}`),
+    );
+  });
+
   it("a task-only tool (policy required) without the extension declared: -32021, nothing started", async () => {
     const { desk, starts } = await deskOf();
     const error = await refusalOf(desk.open(requestOf({ name: "batch" }), toolOrder("batch", "required")));

@@ -71,4 +71,9 @@ describe("metaForCall", () => {
     );
     assert.deepEqual(bare["io.modelcontextprotocol/clientCapabilities"], {});
   });
+
+  it("puts no progress token when nobody reads the progress (and never passes the caller's on)", () => {
+    const meta = metaForCall({ "io.modelcontextprotocol/clientCapabilities": {}, progressToken: "theirs" }, undefined);
+    assert.deepEqual(meta, { "io.modelcontextprotocol/clientCapabilities": {} });
+  });
 });

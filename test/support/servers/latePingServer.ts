@@ -5,7 +5,8 @@
 // It never answers completion/complete either (too busy to suggest). Plain JSON for everything
 // else, no standalone stream (GET 405). `sessions` counts the initializes (one per upstream session
 // taskgate opened); `pings` the pings it left unanswered, `cancels` the cancels, `calls` the
-// tools/calls; nextDelete() resolves when taskgate next closes a session (DELETE).
+// tools/calls, `lastTickerToken` whether the last one carried a progressToken; nextDelete() resolves
+// when taskgate next closes a session (DELETE).
 
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -18,6 +19,8 @@ export interface LatePingServer {
   cancels: number;
   /** tools/call requests received. */
   calls: number;
+  /** Whether the last ticker call asked for progress (carried a progressToken). */
+  lastTickerToken: { asked: boolean } | undefined;
   /** Resolves at the next DELETE (a session taskgate closed). */
   nextDelete(): Promise<void>;
   close(): Promise<void>;
@@ -34,6 +37,7 @@ const TICKER = {
 export async function startLatePingServer(): Promise<LatePingServer> {
   const timers = new Set<NodeJS.Timeout>();
   const state = { sessions: 0, pings: 0, cancels: 0, calls: 0 };
+  let lastTickerToken: { asked: boolean } | undefined;
   const deleteWaiters: Array<() => void> = [];
   const json = (res: ServerResponse, body: unknown, headers: Record<string, string> = {}) =>
     res.writeHead(200, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
@@ -41,6 +45,7 @@ export async function startLatePingServer(): Promise<LatePingServer> {
   const ticker = (message: Message, res: ServerResponse) => {
     const args = (message.params?.arguments ?? {}) as { ms?: number; everyMs?: number };
     const token = (message.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
+    lastTickerToken = { asked: token !== undefined };
     res.writeHead(200, { "content-type": "text/event-stream" });
     const send = (body: unknown) => res.write(`event: message\ndata: ${JSON.stringify(body)}\n\n`);
     let ticks = 0;
@@ -112,6 +117,9 @@ export async function startLatePingServer(): Promise<LatePingServer> {
     },
     get calls() {
       return state.calls;
+    },
+    get lastTickerToken() {
+      return lastTickerToken;
     },
     nextDelete: () => new Promise<void>((resolve) => deleteWaiters.push(resolve)),
     close: async () => {
