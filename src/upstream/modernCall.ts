@@ -3,10 +3,10 @@
 // call owner holds. It sends the request with the caller's own `_meta` (so the backend asks only
 // what the caller declared) minus the tasks extension (so the backend answers it as a call, not a
 // task of its own) and, when someone reads the progress, a progress token of taskgate's (the
-// progress goes to the call's holders); an `input_required` round becomes Questions for the holders (the task's inputRequests,
-// or taskgate's own MRTR round), and once every one is answered the request is sent again with the
-// answers and the backend's requestState, byte for byte. Stopping the call closes the exchange,
-// which is how 2026-07-28 cancels. At most MAX_ROUNDS rounds.
+// progress goes to the call's holders); an `input_required` round becomes Questions for the
+// holders (the task's inputRequests, or taskgate's own MRTR round), and once every one is answered
+// the request is sent again with the answers and the backend's requestState, byte for byte.
+// Stopping the call closes the exchange, which is how 2026-07-28 cancels. At most MAX_ROUNDS rounds.
 
 import { type InputRequest, type JsonObject, META, TASKS_EXTENSION } from "../protocol/wire.js";
 import { isObject } from "../util/json.js";
