@@ -22,9 +22,10 @@ import {
   type CallRun,
   type CallRunner,
   type CallWatcher,
-  callOptionsOf,
   type RunningCall,
+  runAsOneRequest,
   UpstreamCall,
+  type UpstreamCallTarget,
 } from "../upstream/upstreamCall.js";
 import type { UpstreamPool } from "../upstream/upstreamPool.js";
 import { runsAsUpstreamTask, upstreamRunsToolTasks, upstreamTaskRunner } from "../upstream/upstreamTaskCall.js";
@@ -78,7 +79,7 @@ export function upstreamCalls(pool: UpstreamPool, taskTtlMs: number, modern?: Mo
     }
     const link = modern?.linkNow();
     const made = (runner: CallRunner | undefined) => {
-      const call = gatedCall(start, target, pool, runner);
+      const call = gatedCall(start, target, runner);
       return modern && !link ? namedWhenUpgraded(call, modern) : call;
     };
     if (link && modern) {
@@ -96,19 +97,13 @@ export function upstreamCalls(pool: UpstreamPool, taskTtlMs: number, modern?: Mo
 }
 
 /** The call, behind its gate when it has one (nothing is sent before the gate lets it through). */
-function gatedCall(
-  start: CallStart,
-  target: ConstructorParameters<typeof UpstreamCall>[0],
-  pool: UpstreamPool,
-  runner: CallRunner | undefined,
-): RunningCall {
+function gatedCall(start: CallStart, target: UpstreamCallTarget, runner: CallRunner | undefined): RunningCall {
   const { gate } = start;
   if (!gate)
     return runner
       ? new UpstreamCall(target, start.method, start.params, start.log, runner)
       : new UpstreamCall(target, start.method, start.params, start.log);
-  const inner: CallRunner =
-    runner ?? ((run) => pool.call(start.owner, start.profile, start.method, start.params, callOptionsOf(run, start.asksProgress)));
+  const inner: CallRunner = runner ?? ((run) => runAsOneRequest(target, start.method, start.params, run));
   return new UpstreamCall(target, start.method, start.params, start.log, async (run) => {
     await gate(run);
     return inner(run);

@@ -70,10 +70,11 @@ export interface CallRun {
   note(level: "info" | "warn", fields: Record<string, unknown>, message: string): void;
 }
 
-/** What a call's one request takes from its run: the progress listener (and with it a progressToken upstream) only
- *  when the call asks for progress. */
-export function callOptionsOf(run: CallRun, asksProgress = true): CallOptions {
-  return asksProgress ? run : { context: run.context, signal: run.signal };
+/** The default way a call runs: one request on a session of its owner, taking from its run the progress listener (and
+ *  with it a progressToken upstream) only when the call asks for progress. */
+export function runAsOneRequest(target: UpstreamCallTarget, method: string, params: JsonObject, run: CallRun): Promise<JsonObject> {
+  const options: CallOptions = target.asksProgress === false ? { context: run.context, signal: run.signal } : run;
+  return target.pool.call(target.owner, target.profile, method, params, options);
 }
 
 /** A way of running a call upstream: resolves with its result. */
@@ -103,9 +104,7 @@ export class UpstreamCall implements RunningCall {
     runner?: CallRunner,
   ) {
     const run = new CallLine(this, target.profile, target.relaysLogs === true, this.controller.signal);
-    const running = runner
-      ? runner(run)
-      : target.pool.call(target.owner, target.profile, method, params, callOptionsOf(run, target.asksProgress));
+    const running = runner ? runner(run) : runAsOneRequest(target, method, params, run);
     // `finished` is set as the outcome is known (one promise, no finally hop after it).
     this.outcome = running.then(
       (result): CallOutcome => {
