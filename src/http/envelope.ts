@@ -243,8 +243,9 @@ export interface LegacyClassifyInput {
   /** HTTP method: "POST" | "GET" | "DELETE" | anything else. */
   method: string;
   headers: HeaderMap;
-  /** Parsed JSON body, or undefined when there is none / it did not parse. */
-  body?: unknown;
+  /** The parsed JSON body (undefined when there is none or it did not parse), asked only when the
+   *  headers do not decide: a request on a known legacy session is passed on unparsed. */
+  body: () => unknown;
   isKnownLegacySession: (id: string) => boolean;
 }
 
@@ -261,7 +262,8 @@ export function classifyLegacy(input: LegacyClassifyInput): boolean {
   // 2026-07-28 has no GET/DELETE at all: one carrying a session id is a legacy client's, even for a
   // session this process never saw (e.g. after a restart); the upstream answers 404 if it is gone.
   if (input.method.toUpperCase() !== "POST") return typeof session === "string" && session.trim() !== "";
-  const message = isObject(input.body) ? input.body : undefined;
+  const body = input.body();
+  const message = isObject(body) ? body : undefined;
   const meta = isObject(message?.params) && isObject(message.params._meta) ? message.params._meta : {};
   if (message?.method === "initialize" && meta[META.protocolVersion] === undefined) return true;
   if (meta[META.protocolVersion] !== undefined || meta[META.clientCapabilities] !== undefined) return false;

@@ -128,16 +128,14 @@ export function frontDoor(options: FrontDoorOptions) {
 /** One pass over the read request: legacy or not, then the bearer check, the envelope, and the method. */
 function afterBody(visit: Visit, body: Buffer | undefined): void | Promise<void> {
   const { req, res, note, options } = visit;
-  const text = body?.toString("utf8");
-  const parsed = parseJsonBody(text ?? "");
-  const json = parsed instanceof RpcError ? undefined : parsed;
+  const read = readOnce(body);
   const legacy = classifyLegacy({
     method: req.method ?? "",
     headers: req.headers,
-    body: json,
+    body: read.json,
     isKnownLegacySession: (id) => options.passThrough.isKnownSession(id),
   });
-  if (legacy) return serveLegacy(visit, body, json);
+  if (legacy) return serveLegacy(visit, body, read.json);
   if (req.method !== "POST") {
     note.rejected = "method_not_allowed";
     const error = invalidRequest(`${req.method} is not allowed: 2026-07-28 uses POST only (GET/DELETE serve legacy sessions only)`, 405);
@@ -145,7 +143,7 @@ function afterBody(visit: Visit, body: Buffer | undefined): void | Promise<void>
   }
   const modern = (known: Caller | undefined): void | Promise<void> => {
     if (!known) return;
-    const envelope = parseEnvelope({ headers: req.headers, body: text ?? "", parsed });
+    const envelope = parseEnvelope({ headers: req.headers, body: read.text(), parsed: read.parsed() });
     if (envelope.kind === "error") {
       note.rejected = envelope.error.code;
       note.detail = envelope.error.message;
@@ -158,8 +156,38 @@ function afterBody(visit: Visit, body: Buffer | undefined): void | Promise<void>
     }
     return serveModern(visit, envelope.request, envelope.capabilities, known);
   };
-  const known = identify(visit, json, options.requiredScopes);
+  const known = identify(visit, read.json, options.requiredScopes);
   return known instanceof Promise ? known.then(modern) : modern(known);
+}
+
+/** A request's body as text and as JSON, each made at most once and only when a step asks for it. */
+interface ReadOnce {
+  text(): string;
+  /** The parsed body, or the parse error's RpcError. */
+  parsed(): unknown;
+  /** The parsed body, undefined when it is not JSON. */
+  json(): unknown;
+}
+
+function readOnce(body: Buffer | undefined): ReadOnce {
+  let text: string | undefined;
+  let parsed: unknown;
+  let isParsed = false;
+  const read: ReadOnce = {
+    text: () => (text ??= body?.toString("utf8") ?? ""),
+    parsed() {
+      if (!isParsed) {
+        parsed = parseJsonBody(read.text());
+        isParsed = true;
+      }
+      return parsed;
+    },
+    json() {
+      const value = read.parsed();
+      return value instanceof RpcError ? undefined : value;
+    },
+  };
+  return read;
 }
 
 /** The request's id (echoed), and its one log line and count once its response ended. */
@@ -216,7 +244,7 @@ interface Caller {
 
 /** The caller's identity (bearer check, then the request rate), or undefined once the refusal is sent; at once when the
  *  resolver answers at once. */
-function identify(visit: Visit, json: unknown, requiredScopes: readonly string[]): Caller | undefined | Promise<Caller | undefined> {
+function identify(visit: Visit, json: () => unknown, requiredScopes: readonly string[]): Caller | undefined | Promise<Caller | undefined> {
   const { req, options } = visit;
   const auth = authenticate({
     authorization: visit.distinct.authorization,
@@ -228,7 +256,7 @@ function identify(visit: Visit, json: unknown, requiredScopes: readonly string[]
 }
 
 /** The bearer check's verdict, then the request rate: the caller, or undefined once the refusal is sent. */
-function admitted(visit: Visit, json: unknown, auth: AuthenticateResult): Caller | undefined {
+function admitted(visit: Visit, json: () => unknown, auth: AuthenticateResult): Caller | undefined {
   const { req, res, note, options } = visit;
   if (!auth.ok) {
     note.rejected = auth.reason;
@@ -237,7 +265,7 @@ function admitted(visit: Visit, json: unknown, auth: AuthenticateResult): Caller
       auth.reason === "verifier_unavailable" || auth.reason === "verifier_error"
         ? verifierFailure(auth.reason, auth.message)
         : invalidRequest(auth.message, auth.status);
-    sendError(res, idOf(json), error, auth.wwwAuthenticate ? { "WWW-Authenticate": auth.wwwAuthenticate } : {});
+    sendError(res, idOf(json()), error, auth.wwwAuthenticate ? { "WWW-Authenticate": auth.wwwAuthenticate } : {});
     return undefined;
   }
   const { identity } = auth;
@@ -246,7 +274,7 @@ function admitted(visit: Visit, json: unknown, auth: AuthenticateResult): Caller
   const rate = options.rate?.take(owner);
   if (rate && !rate.ok) {
     note.rejected = "rate_limited";
-    sendError(res, idOf(json), tooManyRequests(rate.retryAfterSeconds), { "Retry-After": String(rate.retryAfterSeconds) });
+    sendError(res, idOf(json()), tooManyRequests(rate.retryAfterSeconds), { "Retry-After": String(rate.retryAfterSeconds) });
     return undefined;
   }
   options.onIdentified?.(identity, owner, req.headers.authorization);
@@ -254,13 +282,13 @@ function admitted(visit: Visit, json: unknown, auth: AuthenticateResult): Caller
 }
 
 /** A legacy-shaped request: refused when the legacy door is off, else (authenticated if it must be) passed through. */
-function serveLegacy(visit: Visit, body: Buffer | undefined, json: unknown): void | Promise<void> {
+function serveLegacy(visit: Visit, body: Buffer | undefined, json: () => unknown): void | Promise<void> {
   const { req, res, note, options } = visit;
   note.door = "legacy";
   if (!options.legacy.enabled || options.legacy.closed?.()) {
     note.rejected = "legacy_disabled";
     const elsewhere = options.legacy.enabled ? [] : (options.legacy.elsewhere?.() ?? []);
-    return sendError(res, idOf(json), legacyDoorClosed(legacyVersionOf(req.headers["mcp-protocol-version"], json), elsewhere));
+    return sendError(res, idOf(json()), legacyDoorClosed(legacyVersionOf(req.headers["mcp-protocol-version"], json()), elsewhere));
   }
   if (!options.legacy.authenticate) return options.passThrough.handle(req, res, body, visit, undefined);
   const pass = (known: Caller | undefined) => {

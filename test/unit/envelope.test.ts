@@ -514,7 +514,7 @@ test("prototype-ish method names are just unknown", () => {
 
 const legacySessions = new Set(["legacy-1"]);
 const classify = (method: string, headers: Headers, body?: unknown) =>
-  classifyLegacy({ method, headers, body, isKnownLegacySession: (id) => legacySessions.has(id) });
+  classifyLegacy({ method, headers, body: () => body, isKnownLegacySession: (id) => legacySessions.has(id) });
 const modernBody = (method: string) => ({ jsonrpc: "2.0", id: 1, method, params: { _meta: validMeta() } });
 const legacyInit = {
   jsonrpc: "2.0",
@@ -525,6 +525,22 @@ const legacyInit = {
 
 test("classifyLegacy: known legacy Mcp-Session-Id ⇒ legacy, whatever the body", () => {
   assert.equal(classify("POST", { "mcp-session-id": "legacy-1", "mcp-protocol-version": VERSION }, modernBody("tools/list")), true);
+});
+
+test("classifyLegacy: a known legacy session decides without the body (it is never parsed)", () => {
+  let asked = 0;
+  const legacy = classifyLegacy({
+    method: "POST",
+    headers: { "mcp-session-id": "legacy-1" },
+    body: () => {
+      asked++;
+      return legacyInit;
+    },
+    isKnownLegacySession: (id) => legacySessions.has(id),
+  });
+  assert.equal(legacy, true);
+  assert.equal(asked, 0);
+  assert.equal(classify("POST", {}, legacyInit), true, "without a session the body decides");
 });
 
 test("classifyLegacy: GET/DELETE with a known legacy session ⇒ legacy", () => {
