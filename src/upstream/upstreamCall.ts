@@ -13,7 +13,7 @@
 
 import type { EventLog } from "../observability/requestLog.js";
 import { ErrorCode, missingCapability, type RpcError, requestCancelled } from "../protocol/errors.js";
-import type { InputRequest, JsonObject } from "../protocol/wire.js";
+import type { InputRequest, JsonObject, JsonRpcErrorObject } from "../protocol/wire.js";
 import { missingCapabilityFor } from "../questions/declaredKinds.js";
 import type { Question } from "../questions/question.js";
 import { isObject } from "../util/json.js";
@@ -188,35 +188,50 @@ export class UpstreamCall implements RunningCall {
 
   private ask(request: InputRequest, withdrawn: AbortSignal): Promise<JsonObject> {
     return new Promise<JsonObject>((resolve, reject) => {
-      let settled = false;
+      const calls = this.controller.signal;
+      const question = new AskedQuestion(request, withdrawn, (outcome) => {
+        calls.removeEventListener("abort", onAbort);
+        outcome.answered ? resolve(outcome.result) : reject(new UpstreamRpcError(outcome.error));
+      });
       const onAbort = () => question.refuse(requestCancelled().toJSON());
-      const question: Question = {
-        request,
-        withdrawn,
-        get settled() {
-          return settled || withdrawn.aborted;
-        },
-        answer: (result) => {
-          if (settled) return;
-          settled = true;
-          this.controller.signal.removeEventListener("abort", onAbort);
-          resolve(result);
-        },
-        refuse: (error) => {
-          if (settled) return;
-          settled = true;
-          this.controller.signal.removeEventListener("abort", onAbort);
-          reject(new UpstreamRpcError(error));
-        },
-      };
       // The call's own abort withdraws every question too.
-      this.controller.signal.addEventListener("abort", onAbort, { once: true });
+      calls.addEventListener("abort", onAbort, { once: true });
       this.hasAsked = true;
       this.markAsked?.();
       const askers = [...this.watchers].filter((w) => w.question);
       if (askers.length === 0) (this.unclaimed ??= []).push(question);
       else askers.forEach((w) => w.question!(question));
     });
+  }
+}
+
+type Outcome = { answered: true; result: JsonObject } | { answered: false; error: JsonRpcErrorObject };
+
+/** A question the upstream asked during a call: answered or refused once. A class, not a literal with a
+ *  getter (decisions/0036: V8 keeps a literal's accessor, and all its closure holds, through young collections). */
+class AskedQuestion implements Question {
+  private done = false;
+
+  constructor(
+    readonly request: InputRequest,
+    readonly withdrawn: AbortSignal,
+    private readonly settle: (outcome: Outcome) => void,
+  ) {}
+
+  get settled(): boolean {
+    return this.done || this.withdrawn.aborted;
+  }
+
+  answer(result: JsonObject): void {
+    if (this.done) return;
+    this.done = true;
+    this.settle({ answered: true, result });
+  }
+
+  refuse(error: JsonRpcErrorObject): void {
+    if (this.done) return;
+    this.done = true;
+    this.settle({ answered: false, error });
   }
 }
 
