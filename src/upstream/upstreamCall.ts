@@ -55,8 +55,8 @@ export interface UpstreamCallTarget {
   profile: LegacyClientCapabilities;
   /** The client asked for this call's log messages (a logLevel). */
   relaysLogs?: boolean;
-  /** false: the upstream is not asked for the call's progress (nobody reads it: CallStart.asksProgress). */
-  asksProgress?: boolean;
+  /** The upstream is asked for the call's progress (a progressToken): someone reads it (CallStart.asksProgress). */
+  asksProgress: boolean;
 }
 
 /** What a way of running a call gets: where its questions and logs go, what stops it, who hears of it. */
@@ -73,7 +73,7 @@ export interface CallRun {
 /** The default way a call runs: one request on a session of its owner, taking from its run the progress listener (and
  *  with it a progressToken upstream) only when the call asks for progress. */
 export function runAsOneRequest(target: UpstreamCallTarget, method: string, params: JsonObject, run: CallRun): Promise<JsonObject> {
-  const options: CallOptions = target.asksProgress === false ? { context: run.context, signal: run.signal } : run;
+  const options: CallOptions = target.asksProgress ? run : { context: run.context, signal: run.signal };
   return target.pool.call(target.owner, target.profile, method, params, options);
 }
 

@@ -150,7 +150,7 @@ describe("UpstreamPool, sessionsPer capabilities", () => {
 });
 
 describe("UpstreamCall: a question the request did not declare", () => {
-  const target = (pool: UpstreamPool, profile: JsonObject) => ({ pool, owner: "alice", profile });
+  const target = (pool: UpstreamPool, profile: JsonObject) => ({ pool, owner: "alice", profile, asksProgress: true });
 
   test("the upstream is told 'Method not found'; when the call then fails, the client gets -32021 naming the capability", async () => {
     let answer: JsonRpcMessage | undefined;
