@@ -135,7 +135,8 @@ export function inlineScenario(): Scenario {
     name: "inline",
     title: "a quick tools/call through taskgate (modern, legacy door, stdio) vs direct and vs floors, one lean client",
     sizes: () =>
-      `${rounds} rounds × (${seqCalls} sequential + ${concCalls} at ${concurrency} in flight) per case, ${CASES.length} cases, ` +
+      `${rounds} rounds × (${seqCalls} sequential + ${concCalls} at ${concurrency} in flight) per case, then ${seqCalls} turns ` +
+      `of one call of each case, ${CASES.length} cases, ` +
       `warm-up ${warmup}–${warmupMost} calls per case until its CPU per call stops falling`,
     budgetMs: () => 120_000 + CASES.length * warmupMost * 2 + rounds * CASES.length * (2 * seqCalls + concCalls) * 10,
     async run() {
