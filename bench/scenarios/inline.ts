@@ -255,7 +255,7 @@ export function inlineScenario(): Scenario {
       if (phases.size > 0) reportPhases(phases);
       out(
         `upstream connections accepted: ${legacyAccepted} during the legacy-door blocks (${legacyCalls} calls), ` +
-          `${acceptedAll} during all blocks`,
+          `${acceptedAll} during all rounds (the blocks and the calls in turn)`,
       );
       goals(tally, { accepted: legacyAccepted, calls: legacyCalls, allowed: (concurrency + 1) * rounds });
       out(`the OTLP sink received ${sink.exports} exports, ${(sink.bytes / 1024).toFixed(0)} KiB of spans from the traced taskgate`);
