@@ -14,7 +14,9 @@
 //   proxy-twin  the same proxy in a second process: the run's own noise (identical code, so any
 //               ratio between the two is the machine's and the processes' luck, not a difference;
 //               the twin carries twin-list as the floor's process carries proxy-list)
-//   translate   2026-07-28 POSTs to a minimal hand-written 2026→legacy gateway (floors/translate.ts)
+//   translate   2026-07-28 POSTs to the cheapest honest hand-written 2026→legacy gateway (floors/translate.ts:
+//               callbacks, no promise per call, answered the moment the response event is read): what
+//               translating itself costs; inline is also read against it (what taskgate's own layers add)
 //   inline      2026-07-28 tools/call through taskgate (no tasks extension declared ⇒ inline)
 //   legacy      legacy POSTs through taskgate's legacy door, on a session opened through it
 //   discover    server/discover through taskgate (no upstream round trip)
@@ -429,6 +431,12 @@ function report(tally: (name: CaseName, mode: Mode) => Tally, concurrency: numbe
       `${askedUs.toFixed(0)} µs, its CPU ${askedCpuUs >= 0 ? "+" : ""}${askedCpuUs.toFixed(0)} µs per call; ` +
       `taskgate inline's p50 is ${addedUs.toFixed(0)} µs above the proxy floor's`,
   );
+  // What translating itself costs (the cheapest honest 2026→legacy gateway), and what taskgate's own layers add to it.
+  const overTranslateUs = (p50("inline") - p50("translate")) * 1000;
+  out(
+    `the translating floor's p50 is ${ratio(p50("translate") / p50("proxy"))} the proxy floor's; taskgate inline's is ` +
+      `${ratio(p50("inline") / p50("translate"))} the translating floor's (${overTranslateUs >= 0 ? "+" : ""}${overTranslateUs.toFixed(0)} µs: taskgate's own layers)`,
+  );
   out(
     `tools/list rows: read against the proxy's tools/list; taskgate p50 ${ratio(p50("list") / p50("proxy-list"))}, ` +
       `CPU ${ratio(cpuPerCall(tally, "list", "middleCpuMs") / cpuPerCall(tally, "proxy-list", "middleCpuMs"))}`,
@@ -441,6 +449,8 @@ function reportRounds(tally: (name: CaseName, mode: Mode) => Tally): void {
   const pairs: [CaseName, CaseName][] = [
     ["proxy-twin", "proxy"],
     ["inline", "proxy"],
+    ["translate", "proxy"],
+    ["inline", "translate"],
     ["legacy", "proxy"],
     ["stdio", "stdio-floor"],
     ["list", "proxy-list"],
