@@ -8,7 +8,9 @@ import { roleArgs, serveRole } from "../roles/serveRole.js";
 
 await serveRole("proxy-floor", async () => {
   const target = new URL(roleArgs<{ upstream: string }>().upstream);
-  const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  // Idle sockets closed after 4 s, before the upstream's 5 s keep-alive ends them: a request sent on one the upstream is
+  // closing fails (a 502 here). Node 20's agent does not shorten its idle limit to the server's Keep-Alive hint itself.
+  const agent = new Agent({ keepAlive: true, maxSockets: 64, timeout: 4_000 });
   const server = createServer((req, res) => {
     const out = request(
       { host: target.hostname, port: target.port, path: target.pathname, method: req.method, headers: req.headers, agent },
