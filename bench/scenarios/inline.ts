@@ -362,6 +362,9 @@ function cpuPerCall(tally: (name: CaseName, mode: Mode) => Tally, name: CaseName
   return (seq[of] + conc[of]) / (seq.calls + conc.calls);
 }
 
+/** A difference in µs, with its sign: "+12 µs", "-3 µs". */
+const signedUs = (us: number) => `${us >= 0 ? "+" : ""}${us.toFixed(0)} µs`;
+
 /** The p50 of a case's calls one at a time: in turn with the other cases (what the goals read), or back to back in its block. */
 const p50Of = (tally: (name: CaseName, mode: Mode) => Tally, mode: "inTurn" | "sequential") => (name: CaseName) =>
   summarise(tally(name, mode).latencies).p50;
@@ -427,15 +430,15 @@ function report(tally: (name: CaseName, mode: Mode) => Tally, concurrency: numbe
   const addedUs = (p50("inline") - p50("proxy")) * 1000;
   const askedCpuUs = (cpuPerCall(tally, "direct-progress", "upstreamCpuMs") - cpuPerCall(tally, "direct", "upstreamCpuMs")) * 1000;
   out(
-    `the upstream asked for progress (a progressToken, as taskgate asks when the client or a task reads it): p50 ${askedUs >= 0 ? "+" : ""}` +
-      `${askedUs.toFixed(0)} µs, its CPU ${askedCpuUs >= 0 ? "+" : ""}${askedCpuUs.toFixed(0)} µs per call; ` +
+    `the upstream asked for progress (a progressToken, as taskgate asks when the client or a task reads it): p50 ${signedUs(askedUs)}, ` +
+      `its CPU ${signedUs(askedCpuUs)} per call; ` +
       `taskgate inline's p50 is ${addedUs.toFixed(0)} µs above the proxy floor's`,
   );
   // What translating itself costs (the cheapest honest 2026→legacy gateway), and what taskgate's own layers add to it.
   const overTranslateUs = (p50("inline") - p50("translate")) * 1000;
   out(
     `the translating floor's p50 is ${ratio(p50("translate") / p50("proxy"))} the proxy floor's; taskgate inline's is ` +
-      `${ratio(p50("inline") / p50("translate"))} the translating floor's (${overTranslateUs >= 0 ? "+" : ""}${overTranslateUs.toFixed(0)} µs: taskgate's own layers)`,
+      `${ratio(p50("inline") / p50("translate"))} the translating floor's (${signedUs(overTranslateUs)}: taskgate's own layers)`,
   );
   out(
     `tools/list rows: read against the proxy's tools/list; taskgate p50 ${ratio(p50("list") / p50("proxy-list"))}, ` +
