@@ -3,7 +3,9 @@
 // almost always met, so a Node timer per call is made and cleared at once — and a duration whose
 // timer list empties is torn down and built again per call (a list, a priority-queue entry, a clock
 // read). Deadlines of equal length end in the order they were set, so they wait in a FIFO: one timer
-// runs for the oldest pending one, and a deadline met in time is only marked.
+// runs for the oldest pending one, and a deadline met in time is only marked — and dropped as soon as
+// nothing older is pending, so the queue holds only the deadlines from the oldest pending one on (a
+// 30 s limit met thousands of times a second must not keep each met one for 30 s).
 // Like a plain timer, the one timer keeps the process alive while a deadline is pending, and only
 // then (ref/unref are flag flips, not timer work).
 
@@ -22,7 +24,7 @@ class Entry implements Deadline {
   cancel(): void {
     if (!this.fire) return;
     this.fire = undefined;
-    this.owner.settled();
+    this.owner.cancelled();
   }
 }
 
@@ -36,7 +38,8 @@ export class Deadlines {
     return deadlines;
   }
 
-  private queue: Entry[] = [];
+  /** From `head` on: the deadlines set, oldest first (the slots before it emptied, so they hold nothing). */
+  private queue: (Entry | undefined)[] = [];
   private head = 0;
   private timer: NodeJS.Timeout | undefined;
   /** Deadlines neither fired nor cancelled: the timer is ref'd while there are any. */
@@ -55,9 +58,36 @@ export class Deadlines {
     return entry;
   }
 
-  /** A deadline was cancelled or fired. */
-  settled(): void {
+  /** Deadlines held: the pending ones and those set after the oldest pending one. */
+  get held(): number {
+    return this.queue.length - this.head;
+  }
+
+  /** A deadline was met in time: settled, and the met ones at the head dropped (run() drops them itself while it runs). */
+  cancelled(): void {
+    this.settled();
+    if (!this.running) this.dropMet();
+  }
+
+  private settled(): void {
     if (--this.pending === 0) this.timer?.unref();
+  }
+
+  private dropMet(): void {
+    const { queue } = this;
+    while (this.head < queue.length && !queue[this.head]!.fire) queue[this.head++] = undefined;
+    this.compact();
+  }
+
+  /** Empties the queue once all of it was passed, or moves the rest to a new one once most of it was. */
+  private compact(): void {
+    if (this.head === this.queue.length) {
+      this.queue.length = 0;
+      this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
   }
 
   private arm(ms: number): void {
@@ -74,7 +104,7 @@ export class Deadlines {
       while (this.head < queue.length) {
         const entry = queue[this.head]!;
         if (entry.fire && entry.at > now) break;
-        this.head++;
+        queue[this.head++] = undefined;
         const fire = entry.fire;
         if (!fire) continue;
         entry.fire = undefined;
@@ -84,16 +114,7 @@ export class Deadlines {
     } finally {
       this.running = false;
     }
-    if (this.head === queue.length) {
-      this.queue = [];
-      this.head = 0;
-      return;
-    }
-    // Keep the array from growing while the head moves on.
-    if (this.head > 1024 && this.head * 2 > queue.length) {
-      this.queue = queue.slice(this.head);
-      this.head = 0;
-    }
-    this.arm(this.queue[this.head]!.at - now);
+    this.compact();
+    if (this.head < this.queue.length) this.arm(this.queue[this.head]!.at - now);
   }
 }

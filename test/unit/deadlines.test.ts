@@ -74,4 +74,19 @@ describe("Deadlines", () => {
     deadlines.start(() => undefined).cancel();
     assert.equal(timer()?.hasRef(), false);
   });
+
+  it("holds a deadline met in time only while an older one is pending (a long limit met often keeps nothing)", () => {
+    const deadlines = new Deadlines(60_000);
+    for (let i = 0; i < 10_000; i++) deadlines.start(() => assert.fail("a cancelled deadline fired")).cancel();
+    assert.equal(deadlines.held, 0, "deadlines met in time were kept");
+    const oldest = deadlines.start(() => undefined);
+    const met = Array.from({ length: 3_000 }, () => deadlines.start(() => assert.fail("a cancelled deadline fired")));
+    const newest = deadlines.start(() => undefined);
+    for (const deadline of met) deadline.cancel();
+    assert.equal(deadlines.held, 3_002, "the met ones wait behind the oldest pending one");
+    oldest.cancel();
+    assert.equal(deadlines.held, 1, "once the oldest was met, only the newest pending one is held");
+    newest.cancel();
+    assert.equal(deadlines.held, 0);
+  });
 });
