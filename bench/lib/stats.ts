@@ -77,5 +77,7 @@ export function goalLine(label: string, measured: number, shown: string, goal: G
       break;
   }
   const verdict = Number.isFinite(measured) ? (met ? "met" : "MISSED") : "not measured";
-  return `  GOAL ${label.padEnd(44)} ${shown.padStart(12)}   ${target.padEnd(20)} ${verdict}`;
+  // A ratio that rounds to its limit gets a third digit: "1.10x  goal ≤ 1.1x  MISSED" would read as a contradiction.
+  const text = goal.kind !== "within" && shown === ratio(goal.limit) ? `${measured.toFixed(3)}x` : shown;
+  return `  GOAL ${label.padEnd(44)} ${text.padStart(12)}   ${target.padEnd(20)} ${verdict}`;
 }
