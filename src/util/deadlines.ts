@@ -112,9 +112,11 @@ export class Deadlines {
         fire();
       }
     } finally {
+      // Also when a callback threw (its error goes on to the process, as a plain timer's would): the rest still wait
+      // on a timer, the ones already due fire on the next turn.
       this.running = false;
+      this.compact();
+      if (this.head < this.queue.length) this.arm(this.queue[this.head]!.at - now);
     }
-    this.compact();
-    if (this.head < this.queue.length) this.arm(this.queue[this.head]!.at - now);
   }
 }

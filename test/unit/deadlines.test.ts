@@ -60,6 +60,35 @@ describe("Deadlines", () => {
     assert.deepEqual(seen.fired, ["late"]);
   });
 
+  it("a deadline whose callback throws does not stop the ones after it (the error still reaches the process)", async () => {
+    const deadlines = new Deadlines(15);
+    const seen = recorder(1);
+    const thrown: unknown[] = [];
+    // The callback's error is the process's, as a plain timer's would be: caught here so the test can go on.
+    const catcher = (error: unknown) => thrown.push(error);
+    const listeners = process.listeners("uncaughtException");
+    process.removeAllListeners("uncaughtException");
+    process.on("uncaughtException", catcher);
+    try {
+      deadlines.start(() => {
+        throw new Error("a deadline's callback failed");
+      });
+      // Set later than the first: due only after the run in which the first threw.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      deadlines.start(seen.fire("after"));
+      let limit: NodeJS.Timeout | undefined;
+      const gaveUp = new Promise((_, reject) => {
+        limit = setTimeout(() => reject(new Error("the deadline set after a throwing one did not fire within 2 s")), 2_000);
+      });
+      await Promise.race([seen.all, gaveUp]).finally(() => clearTimeout(limit));
+    } finally {
+      process.removeListener("uncaughtException", catcher);
+      for (const listener of listeners) process.on("uncaughtException", listener);
+    }
+    assert.deepEqual(seen.fired, ["after"]);
+    assert.equal((thrown[0] as Error | undefined)?.message, "a deadline's callback failed");
+  });
+
   it("keeps the process alive while a deadline is pending, and not once none is", async () => {
     const deadlines = new Deadlines(60_000);
     const timer = () => (deadlines as unknown as { timer?: NodeJS.Timeout }).timer;
