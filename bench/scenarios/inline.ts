@@ -104,8 +104,12 @@ const floorsOf = (name: CaseName) => FLOOR_OF[name] ?? { direct: "direct" as Cas
 const STDIO_GREET = [process.execPath, ...nodeArgsFor(join("floors", "stdioGreet.ts"))];
 
 /** The stdio goal's two sides, each a case and its twin, their calls pooled (decisions/0041). */
-const STDIO_TASKGATE: CaseName[] = ["stdio", "stdio-twin"];
-const STDIO_FLOOR: CaseName[] = ["stdio-floor", "stdio-floor-twin"];
+const STDIO_TASKGATE: readonly CaseName[] = ["stdio", "stdio-twin"];
+const STDIO_FLOOR: readonly CaseName[] = ["stdio-floor", "stdio-floor-twin"];
+
+/** A ratio's side: one case, or several whose calls are pooled. */
+type Side = CaseName | readonly CaseName[];
+const casesOf = (side: Side): readonly CaseName[] => (typeof side === "string" ? [side] : side);
 
 interface Tally {
   latencies: number[];
@@ -383,12 +387,8 @@ function reportPhases(phases: Map<CaseName, PhaseSamples>): void {
 }
 
 /** CPU ms per call of the middle process (or the upstream) over both modes: of one case, or of several pooled. */
-function cpuPerCall(
-  tally: (name: CaseName, mode: Mode) => Tally,
-  names: CaseName | readonly CaseName[],
-  of: "middleCpuMs" | "upstreamCpuMs",
-): number {
-  const tallies = (typeof names === "string" ? [names] : names).flatMap((name) => [tally(name, "sequential"), tally(name, "concurrent")]);
+function cpuPerCall(tally: (name: CaseName, mode: Mode) => Tally, side: Side, of: "middleCpuMs" | "upstreamCpuMs"): number {
+  const tallies = casesOf(side).flatMap((name) => [tally(name, "sequential"), tally(name, "concurrent")]);
   return tallies.reduce((ms, t) => ms + t[of], 0) / tallies.reduce((calls, t) => calls + t.calls, 0);
 }
 
@@ -397,8 +397,8 @@ const signedUs = (us: number) => `${us >= 0 ? "+" : ""}${us.toFixed(0)} µs`;
 
 /** The p50 of a case's calls one at a time: in turn with the other cases (what the goals read), or back to back in its block;
  *  of several cases, the p50 of their calls pooled. */
-const p50Of = (tally: (name: CaseName, mode: Mode) => Tally, mode: "inTurn" | "sequential") => (names: CaseName | readonly CaseName[]) =>
-  summarise(typeof names === "string" ? tally(names, mode).latencies : names.flatMap((name) => tally(name, mode).latencies)).p50;
+const p50Of = (tally: (name: CaseName, mode: Mode) => Tally, mode: "inTurn" | "sequential") => (side: Side) =>
+  summarise(casesOf(side).flatMap((name) => tally(name, mode).latencies)).p50;
 
 function report(tally: (name: CaseName, mode: Mode) => Tally, concurrency: number): void {
   const p50 = p50Of(tally, "inTurn");
@@ -481,16 +481,16 @@ function report(tally: (name: CaseName, mode: Mode) => Tally, concurrency: numbe
  *  run's pooled figure moves with the machine's drift. Shown beside the goals, not read as them. */
 function reportRounds(tally: (name: CaseName, mode: Mode) => Tally): void {
   // Each side a case, or cases pooled (the stdio goal's).
-  const pairs: [string, CaseName[], CaseName[]][] = [
-    ["proxy-twin / proxy", ["proxy-twin"], ["proxy"]],
-    ["inline / proxy", ["inline"], ["proxy"]],
-    ["translate / proxy", ["translate"], ["proxy"]],
-    ["inline / translate", ["inline"], ["translate"]],
-    ["legacy / proxy", ["legacy"], ["proxy"]],
+  const pairs: [string, Side, Side][] = [
+    ["proxy-twin / proxy", "proxy-twin", "proxy"],
+    ["inline / proxy", "inline", "proxy"],
+    ["translate / proxy", "translate", "proxy"],
+    ["inline / translate", "inline", "translate"],
+    ["legacy / proxy", "legacy", "proxy"],
     ["stdio / stdio-floor", STDIO_TASKGATE, STDIO_FLOOR],
-    ["stdio-twin / stdio", ["stdio-twin"], ["stdio"]],
-    ["bridge twin / bridge", ["stdio-floor-twin"], ["stdio-floor"]],
-    ["list / proxy-list", ["list"], ["proxy-list"]],
+    ["stdio-twin / stdio", "stdio-twin", "stdio"],
+    ["bridge twin / bridge", "stdio-floor-twin", "stdio-floor"],
+    ["list / proxy-list", "list", "proxy-list"],
   ];
   const rounds = tally("proxy", "sequential").blocks.length;
   /** A round's calls of a case in one mode: its tally's latencies, cut where each round's block ends. */
@@ -499,10 +499,10 @@ function reportRounds(tally: (name: CaseName, mode: Mode) => Tally): void {
     const from = blocks.slice(0, round).reduce((n, block) => n + block.calls, 0);
     return latencies.slice(from, from + blocks[round]!.calls);
   };
-  const p50 = (mode: "inTurn" | "sequential", side: CaseName[], round: number) =>
-    summarise(side.flatMap((name) => roundCalls(name, mode, round))).p50;
-  const cpu = (side: CaseName[], round: number) => {
-    const blocks = side.flatMap((name) => [tally(name, "sequential").blocks[round]!, tally(name, "concurrent").blocks[round]!]);
+  const p50 = (mode: "inTurn" | "sequential", side: Side, round: number) =>
+    summarise(casesOf(side).flatMap((name) => roundCalls(name, mode, round))).p50;
+  const cpu = (side: Side, round: number) => {
+    const blocks = casesOf(side).flatMap((name) => [tally(name, "sequential").blocks[round]!, tally(name, "concurrent").blocks[round]!]);
     return blocks.reduce((ms, block) => ms + block.middleCpuMs, 0) / blocks.reduce((calls, block) => calls + block.calls, 0);
   };
   const each = (of: (round: number) => number) => Array.from({ length: rounds }, (_, round) => of(round));
