@@ -1,7 +1,8 @@
 // Forwards one request to the upstream over kept-alive connections and streams its answer back as
 // it comes (SSE included): node:http with one Agent, the request's headers minus the hop-by-hop
 // ones (RFC 9110 §7.6.1) and with the upstream's Host, the answer's status and headers minus
-// hop-by-hop, sent at once (an SSE stream's status line does not wait for its first event). A
+// hop-by-hop, sent with the body's first bytes, or alone once they are 20 ms late (an SSE stream's
+// status line does not wait for its first event). A
 // client that leaves before the answer ended ends the upstream request (its connection is closed,
 // so the upstream sees its stream end); an upstream that breaks off mid-answer breaks the client's
 // response off too. A new connection that is not up within connectTimeoutMs
@@ -20,6 +21,7 @@ import {
   type ServerResponse,
 } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { Deadlines } from "../util/deadlines.js";
 
 /** Idle keep-alive connections kept to the upstream, and how long each is kept: under the 5 s
  *  keep-alive timeout of Node-based servers, so a request is never written to a socket the upstream
@@ -27,6 +29,13 @@ import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
  *  long-lived GET streams. */
 const IDLE_SOCKETS = 64;
 const IDLE_MS = 4_000;
+
+/** How long an answer's status line waits for the body's first bytes, to go out with them in one write (one
+ *  wake-up of the client, not two, as a plain proxy does) — a quick answer's body follows its headers within a
+ *  millisecond or two. Then it is sent alone: a GET stream's caller learns it is open, and a long call's client
+ *  has its headers, before the upstream's first event, which may be minutes away. */
+const HEAD_WAITS_FOR_BODY_MS = 20;
+const headsAlone = Deadlines.of(HEAD_WAITS_FOR_BODY_MS);
 
 /** Headers that belong to one connection, never forwarded (plus those a Connection header names). */
 const HOP_BY_HOP = new Set([
@@ -87,10 +96,10 @@ export function createUpstreamForwarder(target: URL, connectTimeoutMs: number): 
         clearTimeout(connectLimit);
         hooks.answered(answer);
         res.writeHead(answer.statusCode ?? 502, answer.statusMessage, endToEnd(answer.headers));
-        // At once, not with the first bytes of the body: a GET stream's caller learns it is open
-        // before the upstream's first event, which may be minutes away.
-        res.flushHeaders();
         answer.pipe(res);
+        headsAlone.start(() => {
+          if (!answer.readableDidRead && !res.destroyed) res.flushHeaders();
+        });
         // Broken off upstream: the client's response is broken off too, not ended as if complete.
         answer.on("error", () => res.destroy());
       });

@@ -1,6 +1,7 @@
 // E2E: how the legacy door forwards a request. The example legacy server, behind a recording proxy
 // of ours, sees what taskgate sends it: the caller's end-to-end headers with the upstream's Host, and
-// none of the hop-by-hop ones (they belong to the caller's connection). A caller that leaves its GET
+// none of the hop-by-hop ones (they belong to the caller's connection). An answer's status line does
+// not wait for a silent stream's first event (GET or POST); a caller that leaves its GET
 // stream ends the upstream's stream too; an upstream that dies mid-answer (SIGKILL) breaks the
 // caller's answer off instead of leaving it open. An upstream that cannot be connected to (a listener whose
 // process is stopped with its accept queue full, a real fault) is answered 502 once
@@ -143,6 +144,38 @@ describe("the legacy door forwards end-to-end headers only, and ends what the ca
       return third.status === 200;
     }, "the upstream letting the session open a stream again once the caller left its first");
     third?.close();
+  });
+
+  test("a POST whose upstream answers with an SSE stream and then nothing for long gets its status line at once", async () => {
+    const opened = await rawRequest(direct.url, "POST", POST_HEADERS, JSON.stringify(legacyInitialize(8)));
+    const session = { "mcp-session-id": String(opened.headers["mcp-session-id"]), "mcp-protocol-version": LEGACY_VERSION };
+    await rawRequest(direct.url, "POST", { ...POST_HEADERS, ...session }, '{"jsonrpc":"2.0","method":"notifications/initialized"}');
+    // 30 s upstream (speed 20), no progress asked for: the upstream's stream opens and stays silent.
+    const call = { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "slow_echo", arguments: { text: "later", ms: 600_000 } } };
+    const out = request(direct.url, { method: "POST", headers: { ...POST_HEADERS, ...session } });
+    out.on("error", () => undefined);
+    out.end(JSON.stringify(call));
+    try {
+      const answer = await within(
+        5_000,
+        "the status line of a silent SSE answer",
+        new Promise<{ status: number; type: string | undefined; bodyYet: boolean }>((resolve, reject) => {
+          out.on("response", (got) => {
+            let bodyYet = false;
+            got.on("data", () => (bodyYet = true));
+            got.on("error", () => undefined);
+            // A turn later: any body bytes that came with the status line would have been read by now.
+            setImmediate(() => resolve({ status: got.statusCode ?? 0, type: got.headers["content-type"], bodyYet }));
+          });
+          out.on("error", reject);
+        }),
+      );
+      assert.equal(answer.status, 200);
+      assert.match(String(answer.type), /text\/event-stream/);
+      assert.equal(answer.bodyYet, false, "the upstream's call was still running, yet the status line came");
+    } finally {
+      out.destroy();
+    }
   });
 });
 
