@@ -29,6 +29,7 @@ import type { LegacyCaller, PassThrough } from "./passThrough.js";
 import { BodyTooLargeError, readBody } from "./readBody.js";
 import { writeReply } from "./replyWriter.js";
 import { requestIdOf } from "./requestId.js";
+import { RequestIdResponse } from "./requestIdResponse.js";
 import { methodLabel, type RequestOutcome, repliedReason, requestOutcome } from "./requestOutcome.js";
 import type { RequestRate } from "./requestRate.js";
 
@@ -198,7 +199,9 @@ function arrive(req: IncomingMessage, res: ServerResponse, options: FrontDoorOpt
   const distinct = distinctHeaders(req.rawHeaders);
   const { id: requestId, refused } = requestIdOf(distinct);
   if (refused) note.requestIdRefused = refused;
-  res.setHeader("X-Request-Id", requestId);
+  // Written with the status line by the endpoint's own responses; set ahead on any other (an embedding's server).
+  if (res instanceof RequestIdResponse) res.requestId = requestId;
+  else res.setHeader("X-Request-Id", requestId);
   const visit: Visit = { req, res, note, requestId, distinct, options };
   res.on("close", () => {
     const ms = performance.now() - started;

@@ -23,6 +23,7 @@ import { type FrontDoorOptions, frontDoor, type RequestObserver } from "../http/
 import { type HealthOptions, mountHealth } from "../http/health.js";
 import { type MetricsSource, mountMetrics } from "../http/metricsEndpoint.js";
 import type { PassThrough } from "../http/passThrough.js";
+import { RequestIdResponse } from "../http/requestIdResponse.js";
 import { RequestRate } from "../http/requestRate.js";
 import type { MethodRouter } from "../methods/router.js";
 import type { UpstreamCredentials } from "../upstream/upstreamCredentials.js";
@@ -206,6 +207,7 @@ export async function listenHttp(
 ): Promise<{ server: Server; port: number; url: string }> {
   const server = createServer(
     {
+      ServerResponse: RequestIdResponse,
       headersTimeout: options.http.headersTimeoutMs,
       requestTimeout: options.http.requestTimeoutMs,
       keepAliveTimeout: options.http.keepAliveTimeoutMs,

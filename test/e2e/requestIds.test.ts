@@ -8,8 +8,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createLogger } from "../../src/observability/logger.js";
+import { legacyInitialize, legacyRequest } from "../support/legacyClient.js";
 import { LogCapture, type LogLine } from "../support/logCapture.js";
-import { type RpcOptions, resultOf, rpc, TASKS_CAPS } from "../support/mcpClient.js";
+import { modernBody, modernHeaders, type RpcOptions, resultOf, rpc, TASKS_CAPS } from "../support/mcpClient.js";
 import { type Stack, startStack } from "../support/stack.js";
 import { pollTask } from "../support/tasks.js";
 import { eventually, nextEvent } from "../support/waiting.js";
@@ -108,6 +109,37 @@ describe("request ids", () => {
     assert.equal((await requestLine(id)).rpcMethod, "tools/list");
     const other = await call("tools/list", {}, {});
     assert.notEqual(other.headers.get("x-request-id"), id, "every request its own id");
+  });
+
+  test("every kind of answer echoes it: an SSE stream, a notification's 202, a GET's 405, a legacy pass-through, a 413", async () => {
+    const streamed = await call(
+      "tools/call",
+      { name: "slow_echo", arguments: { text: "s", ms: 300, progressMs: 50 } },
+      { headers: { "X-Request-Id": "req-sse" }, meta: { progressToken: "p" } },
+    );
+    assert.match(streamed.contentType, /text\/event-stream/);
+    assert.equal(streamed.headers.get("x-request-id"), "req-sse");
+    const noted = await fetch(stack.url, {
+      method: "POST",
+      headers: { ...modernHeaders("notifications/cancelled", {}), "X-Request-Id": "req-note" },
+      body: JSON.stringify({ ...modernBody("notifications/cancelled", { requestId: 12345 }), id: undefined }),
+    });
+    assert.equal(noted.status, 202);
+    assert.equal(noted.headers.get("x-request-id"), "req-note");
+    const got = await fetch(stack.url, { method: "GET", headers: { "X-Request-Id": "req-get" } });
+    assert.equal(got.status, 405);
+    assert.equal(got.headers.get("x-request-id"), "req-get");
+    const legacy = await legacyRequest(stack.url, { body: legacyInitialize(), headers: { "X-Request-Id": "req-legacy" } });
+    assert.equal(legacy.status, 200);
+    assert.ok(legacy.headers.get("mcp-session-id"), "the upstream's answer came through the legacy door");
+    assert.equal(legacy.headers.get("x-request-id"), "req-legacy");
+    const large = await fetch(stack.url, {
+      method: "POST",
+      headers: { ...modernHeaders("tools/list", {}), "X-Request-Id": "req-large" },
+      body: "x".repeat(5 * 1024 * 1024),
+    });
+    assert.equal(large.status, 413);
+    assert.equal(large.headers.get("x-request-id"), "req-large");
   });
 
   test("a W3C traceparent's trace id becomes the request id; an invalid one is ignored", async () => {
