@@ -53,10 +53,7 @@ export function table(header: string[], rows: string[][]): string {
   return [line(header), ...rows.map(line)].join("\n");
 }
 
-export type Goal =
-  | { kind: "atMost"; limit: number; unit?: string }
-  | { kind: "atLeast"; limit: number; unit?: string }
-  | { kind: "within"; fraction: number };
+export type Goal = { kind: "atMost"; limit: number; unit?: string } | { kind: "atLeast"; limit: number; unit?: string };
 
 /** "label  measured  goal ≤ 1.5x  met|MISSED" — the figure the team must move, next to its target. */
 export function goalLine(label: string, measured: number, shown: string, goal: Goal): string {
@@ -71,13 +68,9 @@ export function goalLine(label: string, measured: number, shown: string, goal: G
       target = `goal ≥ ${goal.limit}${goal.unit ?? "x"}`;
       met = measured >= goal.limit;
       break;
-    case "within":
-      target = `goal within ±${Math.round(goal.fraction * 100)} %`;
-      met = Math.abs(measured) <= goal.fraction;
-      break;
   }
   const verdict = Number.isFinite(measured) ? (met ? "met" : "MISSED") : "not measured";
   // A ratio that rounds to its limit gets a third digit: "1.10x  goal ≤ 1.1x  MISSED" would read as a contradiction.
-  const text = goal.kind !== "within" && shown === ratio(goal.limit) ? `${measured.toFixed(3)}x` : shown;
+  const text = shown === ratio(goal.limit) ? `${measured.toFixed(3)}x` : shown;
   return `  GOAL ${label.padEnd(44)} ${text.padStart(12)}   ${target.padEnd(20)} ${verdict}`;
 }
