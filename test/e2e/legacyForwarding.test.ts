@@ -71,6 +71,20 @@ async function openStream(url: string, session: Record<string, string>): Promise
 
 const POST_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 
+/** A legacy session opened through `url` (initialize, then notifications/initialized, answered 202): its headers. */
+async function openSession(url: string, id?: number): Promise<Record<string, string>> {
+  const opened = await rawRequest(url, "POST", POST_HEADERS, JSON.stringify(legacyInitialize(id)));
+  const session = { "mcp-session-id": String(opened.headers["mcp-session-id"]), "mcp-protocol-version": LEGACY_VERSION };
+  const initialized = await rawRequest(
+    url,
+    "POST",
+    { ...POST_HEADERS, ...session },
+    '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+  );
+  assert.equal(initialized.status, 202);
+  return session;
+}
+
 describe("the legacy door forwards end-to-end headers only, and ends what the caller leaves", () => {
   let legacy: LegacyServer;
   let proxy: CountingProxy;
@@ -120,16 +134,7 @@ describe("the legacy door forwards end-to-end headers only, and ends what the ca
   });
 
   test("a GET stream's status line comes at once; a caller that leaves the stream ends the upstream's (its connection closes)", async () => {
-    const opened = await rawRequest(direct.url, "POST", POST_HEADERS, JSON.stringify(legacyInitialize(7)));
-    const sessionId = String(opened.headers["mcp-session-id"]);
-    const session = { "mcp-session-id": sessionId, "mcp-protocol-version": LEGACY_VERSION };
-    const initialized = await rawRequest(
-      direct.url,
-      "POST",
-      { ...POST_HEADERS, ...session },
-      '{"jsonrpc":"2.0","method":"notifications/initialized"}',
-    );
-    assert.equal(initialized.status, 202);
+    const session = await openSession(direct.url, 7);
     // The SDK 1.x server holds one GET stream per session and answers another 409 while it does.
     const first = await openStream(direct.url, session);
     assert.equal(first.status, 200);
@@ -147,9 +152,7 @@ describe("the legacy door forwards end-to-end headers only, and ends what the ca
   });
 
   test("a POST whose upstream answers with an SSE stream and then nothing for long gets its status line at once", async () => {
-    const opened = await rawRequest(direct.url, "POST", POST_HEADERS, JSON.stringify(legacyInitialize(8)));
-    const session = { "mcp-session-id": String(opened.headers["mcp-session-id"]), "mcp-protocol-version": LEGACY_VERSION };
-    await rawRequest(direct.url, "POST", { ...POST_HEADERS, ...session }, '{"jsonrpc":"2.0","method":"notifications/initialized"}');
+    const session = await openSession(direct.url, 8);
     // 30 s upstream (speed 20), no progress asked for: the upstream's stream opens and stays silent.
     const call = { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "slow_echo", arguments: { text: "later", ms: 600_000 } } };
     const out = request(direct.url, { method: "POST", headers: { ...POST_HEADERS, ...session } });
@@ -194,9 +197,7 @@ describe("an upstream that dies mid-answer (the example server as a process, SIG
   );
 
   test("the caller's streamed answer is broken off too, not ended as if it were complete", async () => {
-    const opened = await rawRequest(gw.url, "POST", POST_HEADERS, JSON.stringify(legacyInitialize()));
-    const session = { "mcp-session-id": String(opened.headers["mcp-session-id"]), "mcp-protocol-version": LEGACY_VERSION };
-    await rawRequest(gw.url, "POST", { ...POST_HEADERS, ...session }, '{"jsonrpc":"2.0","method":"notifications/initialized"}');
+    const session = await openSession(gw.url);
     const call = {
       jsonrpc: "2.0",
       id: 2,
