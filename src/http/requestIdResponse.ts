@@ -3,7 +3,7 @@
 // passing an upstream answer on) need not know of it. Why not res.setHeader at arrival: a header set
 // ahead turns every later writeHead with a headers object onto Node's slow path (each header set
 // and checked again one by one), and setting it was a measurable part of a quick call's way in.
-// A header of the same name the writer gives (an upstream's own, passed through) wins, as it did.
+// A header of the same name the writer gives (an upstream's own, passed through), in any spelling, wins.
 
 import { type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders, ServerResponse } from "node:http";
 
@@ -21,8 +21,16 @@ export class RequestIdResponse<Request extends IncomingMessage = IncomingMessage
       if (given === undefined) sent = { "X-Request-Id": id };
       // Rare (no writer of ours passes a list): Node merges a header set ahead with the writer's, which win.
       else if (Array.isArray(given)) this.setHeader("X-Request-Id", id);
-      else if (given["x-request-id"] === undefined && given["X-Request-Id"] === undefined) sent = { "X-Request-Id": id, ...given };
+      else if (!namesRequestId(given)) sent = { "X-Request-Id": id, ...given };
     }
     return typeof message === "string" ? super.writeHead(statusCode, message, sent) : super.writeHead(statusCode, sent);
   }
+}
+
+/** The writer gives its own X-Request-Id, however spelled (header names are case-insensitive): the two usual
+ *  spellings are looked up first, the rest only by a name of the same length. */
+function namesRequestId(headers: OutgoingHttpHeaders): boolean {
+  if (headers["x-request-id"] !== undefined || headers["X-Request-Id"] !== undefined) return true;
+  for (const name in headers) if (name.length === 12 && name.toLowerCase() === "x-request-id") return true;
+  return false;
 }
