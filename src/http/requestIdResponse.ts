@@ -27,10 +27,9 @@ export class RequestIdResponse<Request extends IncomingMessage = IncomingMessage
   }
 }
 
-/** The writer gives its own X-Request-Id, however spelled (header names are case-insensitive): the two usual
- *  spellings are looked up first, the rest only by a name of the same length. */
+/** The writer gives its own X-Request-Id, however spelled (header names are case-insensitive). Every reply
+ *  without one walks its few names anyway, so no spelling is looked up ahead of the walk. */
 function namesRequestId(headers: OutgoingHttpHeaders): boolean {
-  if (headers["x-request-id"] !== undefined || headers["X-Request-Id"] !== undefined) return true;
   for (const name in headers) if (name.length === 12 && name.toLowerCase() === "x-request-id") return true;
   return false;
 }
