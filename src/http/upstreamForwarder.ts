@@ -2,11 +2,10 @@
 // it comes (SSE included): node:http with one Agent, the request's headers minus the hop-by-hop
 // ones (RFC 9110 §7.6.1) and with the upstream's Host, the answer's status and headers minus
 // hop-by-hop, sent with the body's first bytes, or alone once they are 20 ms late (an SSE stream's
-// status line does not wait for its first event). A
-// client that leaves before the answer ended ends the upstream request (its connection is closed,
-// so the upstream sees its stream end); an upstream that breaks off mid-answer breaks the client's
-// response off too. A new connection that is not up within connectTimeoutMs
-// fails naming upstream.connectTimeoutMs.
+// status line does not wait for its first event). A client that leaves before the answer ended ends
+// the upstream request (its connection is closed, so the upstream sees its stream end); an upstream
+// that breaks off mid-answer breaks the client's response off too. A new connection that is not up
+// within connectTimeoutMs fails naming upstream.connectTimeoutMs.
 // Why not http-proxy(-middleware): measured, its per-request preparation (options copied and URLs
 // parsed per request, an async middleware chain, an agent handed a large options object) was about
 // 45 % of the legacy door's time from a request's arrival to its upstream write; this is the
