@@ -17,7 +17,7 @@ import { invalidParams, RpcError } from "../protocol/errors.js";
 import { shouldRelayLog } from "../protocol/logLevels.js";
 import { SHUTDOWN } from "../protocol/reasons.js";
 import { type InputRequests, type JsonObject, type JsonRpcErrorObject, TERMINAL_STATUSES } from "../protocol/wire.js";
-import { OpenQuestions } from "../questions/openQuestions.js";
+import { type MatchResult, OpenQuestions } from "../questions/openQuestions.js";
 import type { LogEntry } from "../upstream/callContext.js";
 import type { CallOutcome, RunningCall } from "../upstream/upstreamCall.js";
 import { modernResult } from "../upstream/upstreamResult.js";
@@ -194,10 +194,12 @@ export class TaskRunner {
   async answer(taskId: string, responses: JsonObject, requestLog: EventLog = this.options.log): Promise<void> {
     const task = this.live.get(taskId);
     if (!task) return;
+    // Checked as it arrives, and again in turn: a question withdrawn while the answer waits behind the
+    // task's earlier writes (its session ended) must not turn a refusal into an acknowledgement.
+    refuseUnfit(task.questions.match(responses));
     await this.enqueue(task, async () => {
       const matched = task.questions.match(responses);
-      if (!matched.ok)
-        throw invalidParams(`inputResponses.${matched.key}: ${matched.problem} (the question stays open; send a corrected answer)`);
+      refuseUnfit(matched);
       if (matched.answers.length === 0) return;
       const open = Object.fromEntries(task.questions.remainingAfter(matched.answers).map(([key, q]) => [key, q.request]));
       const updated = await this.mirror(taskId, open);
@@ -288,17 +290,24 @@ export class TaskRunner {
 
   private async finish(taskId: string, outcome: CallOutcome): Promise<void> {
     // Not live any more: cancelled or shut down, and already written as such.
-    if (!this.release(taskId)) return;
+    if (!this.live.has(taskId)) return;
     const { records, log } = this.options;
-    const written = await this.stored(taskId, () =>
-      records.write(taskId, (current) =>
-        outcome.kind === "aborted"
-          ? cancelledRecord(current, `Stopped: ${outcome.reason}`)
-          : outcome.kind === "result"
-            ? withoutInputs({ ...current, status: "completed", result: modernResult(outcome.result), lastUpdatedAt: now() })
-            : failedRecord(current, outcome.error.message, outcome.error.toJSON()),
-      ),
-    );
+    let written: TaskRecord | undefined;
+    try {
+      written = await this.stored(taskId, () =>
+        records.write(taskId, (current) =>
+          outcome.kind === "aborted"
+            ? cancelledRecord(current, `Stopped: ${outcome.reason}`)
+            : outcome.kind === "result"
+              ? withoutInputs({ ...current, status: "completed", result: modernResult(outcome.result), lastUpdatedAt: now() })
+              : failedRecord(current, outcome.error.message, outcome.error.toJSON()),
+        ),
+      );
+    } finally {
+      // Let go once the end is written: an answer arriving meanwhile waits its turn and is acknowledged after
+      // the end is recorded, so a client told "ok" never then reads the task still waiting for it.
+      this.release(taskId);
+    }
     // Nothing written: it was already terminal; say what it is.
     const final = written ?? (await records.get(taskId));
     log.info({ event: "task.finished", taskId, status: final?.status, outcome: outcome.kind }, "task finished");
@@ -329,6 +338,12 @@ export class TaskRunner {
     if (task?.expiry) clearTimeout(task.expiry);
     return task;
   }
+}
+
+/** -32602 for an answer that does not fit its open question (nothing is delivered). */
+function refuseUnfit(matched: MatchResult): asserts matched is Extract<MatchResult, { ok: true }> {
+  if (!matched.ok)
+    throw invalidParams(`inputResponses.${matched.key}: ${matched.problem} (the question stays open; send a corrected answer)`);
 }
 
 function sameKeys(a: InputRequests, b: InputRequests): boolean {

@@ -13,6 +13,7 @@ import { TaskAccess } from "../../src/tasks/taskAccess.js";
 import type { TaskRecord } from "../../src/tasks/taskRecord.js";
 import { TaskRecords } from "../../src/tasks/taskRecords.js";
 import { TaskRunner } from "../../src/tasks/taskRunner.js";
+import type { TaskStore } from "../../src/tasks/taskStore.js";
 import { log, refusalOf } from "../support/desk.js";
 import { formQuestion, ScriptedCall } from "../support/scriptedCall.js";
 import { eventually } from "../support/waiting.js";
@@ -33,6 +34,32 @@ async function runnerOf(options: { instanceId?: string; ttlMs?: number } = {}) {
 }
 
 const statusOf = async (records: TaskRecords, taskId: string) => (await records.get(taskId))?.status;
+
+/** A task whose call has asked one form question ("name"), written as input_required. */
+async function askingTask(runner: TaskRunner, records: TaskRecords) {
+  const call = new ScriptedCall();
+  const { taskId } = await runner.start(call, "owner", "tool");
+  const asked = call.ask(formQuestion("name"));
+  await eventually(async () => (await statusOf(records, taskId)) === "input_required", "the question was written");
+  return { call, taskId, ...asked };
+}
+
+/** TEST DOUBLE of a slow store write, on cue: the store's next update() waits until release() (a real store stalls
+ *  at no chosen moment). `entered` resolves once that update has begun. */
+function holdNextWrite(store: TaskStore): { entered: Promise<void>; release(): void } {
+  const update = store.update.bind(store);
+  let release = () => undefined as void;
+  let enter = () => undefined as void;
+  const entered = new Promise<void>((resolve) => (enter = resolve));
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  store.update = async (taskId, mutate) => {
+    store.update = update;
+    enter();
+    await gate;
+    return update(taskId, mutate);
+  };
+  return { entered, release };
+}
 
 describe("TaskRunner", () => {
   it("mirrors the call: progress → statusMessage, a question → input_required, the answer → working, the result → completed", async () => {
@@ -62,6 +89,37 @@ describe("TaskRunner", () => {
     await eventually(async () => (await statusOf(records, taskId)) === "completed", "the task completed");
     assert.deepEqual((await records.get(taskId))?.result, { content: [{ type: "text", text: "done" }], resultType: "complete" });
     assert.equal(runner.count(), 0);
+  });
+
+  it("an answer that does not fit is refused even when its question is withdrawn while the answer waits its turn", async () => {
+    const { records, runner } = await runnerOf();
+    const { call, taskId, withdraw } = await askingTask(runner, records);
+    // The answer is checked in the task's turn, after the writes ahead of it; the session ending withdraws the question first.
+    const refused = refusalOf(runner.answer(taskId, { name: { action: "accept", content: { name: 42 } } }));
+    withdraw();
+    assert.equal((await refused).code, ErrorCode.InvalidParams);
+    await eventually(async () => (await statusOf(records, taskId)) === "working", "the withdrawn question left the record");
+    await runner.answer(taskId, { name: { action: "accept", content: { name: "Ada" } } });
+    assert.equal(await statusOf(records, taskId), "working", "an answer to a key no longer open is ignored");
+  });
+
+  it("an answer arriving while the task's end is being written is acknowledged only after that write", async () => {
+    const { store, records, runner } = await runnerOf();
+    const { call, taskId, withdraw } = await askingTask(runner, records);
+    withdraw();
+    await eventually(async () => (await statusOf(records, taskId)) === "working", "the withdrawn question left the record");
+    const held = holdNextWrite(store);
+    call.fail({ code: -32603, message: "the upstream session ended" });
+    await held.entered;
+    let acknowledged = false;
+    const answering = runner.answer(taskId, { name: { action: "accept", content: { name: "Ada" } } }).then(() => {
+      acknowledged = true;
+    });
+    await new Promise((resolve) => setImmediate(resolve)); // every step not waiting on the held write has run
+    assert.equal(acknowledged, false, "not acknowledged while the task's end is unwritten");
+    held.release();
+    await answering;
+    assert.equal(await statusOf(records, taskId), "failed");
   });
 
   it("an upstream JSON-RPC error fails the task with that error", async () => {
@@ -127,10 +185,7 @@ describe("TaskAccess", () => {
 
   it("update and cancel of a task held here go to this instance's runner", async () => {
     const { records, runner, access } = await runnerOf();
-    const call = new ScriptedCall();
-    const { taskId } = await runner.start(call, "owner", "tool");
-    const { answered } = call.ask(formQuestion("name"));
-    await eventually(async () => (await statusOf(records, taskId)) === "input_required", "the question was written");
+    const { call, taskId, answered } = await askingTask(runner, records);
     await access.update("owner", taskId, { name: { action: "decline" } });
     assert.deepEqual(await answered, { action: "decline" });
     await access.cancel("owner", taskId);
