@@ -57,17 +57,18 @@ export class TaskAccess {
   }
 
   /**
-   * Always acknowledges for the owner; a running task stops upstream and ends cancelled. The cancel is
-   * recorded first, so a failure any instance writes after it (a frozen holder's call failing as it
-   * wakes, say) ends the task cancelled too (decision 0028). `log`: the request's.
+   * Always acknowledges for the owner; a running task stops upstream and ends cancelled. A cancel for
+   * another instance is recorded first, so a failure any instance writes after it (a frozen holder's
+   * call failing as it wakes, say) ends the task cancelled too (decision 0028); held here, the one
+   * write that ends it cancelled orders it against the call's own end the same way. `log`: the request's.
    */
   async cancel(ownerHash: string, taskId: string, log?: EventLog): Promise<void> {
     const found = await this.owned(ownerHash, taskId);
     if (TERMINAL_STATUSES.has(found.status)) return;
+    if (found.holder === this.options.instanceId) return this.options.runner.cancel(taskId, log);
     const record = await this.options.records.write(taskId, cancelRequested);
     if (!record) return; // it ended before the cancel was recorded: it stays as it ended
-    if (record.holder !== this.options.instanceId) return this.viaHolder(record, { kind: "cancel", taskId, ownerHash });
-    await this.options.runner.cancel(taskId, log);
+    await this.viaHolder(record, { kind: "cancel", taskId, ownerHash });
   }
 
   /** An operator fails the task with `reason` (the caller checked the role; ownerHash is the task's owner). */

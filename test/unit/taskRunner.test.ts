@@ -44,6 +44,17 @@ async function askingTask(runner: TaskRunner, records: TaskRecords) {
   return { call, taskId, ...asked };
 }
 
+/** How many update()s the store has run since this call (a spy on the real store). */
+function countWrites(store: TaskStore): () => number {
+  const update = store.update.bind(store);
+  let count = 0;
+  store.update = (taskId, mutate) => {
+    count += 1;
+    return update(taskId, mutate);
+  };
+  return () => count;
+}
+
 /** TEST DOUBLE of a slow store write, on cue: the store's next update() waits until release() (a real store stalls
  *  at no chosen moment). `entered` resolves once that update has begun. */
 function holdNextWrite(store: TaskStore): { entered: Promise<void>; release(): void } {
@@ -184,12 +195,15 @@ describe("TaskAccess", () => {
   });
 
   it("update and cancel of a task held here go to this instance's runner", async () => {
-    const { records, runner, access } = await runnerOf();
+    const { store, records, runner, access } = await runnerOf();
     const { call, taskId, answered } = await askingTask(runner, records);
     await access.update("owner", taskId, { name: { action: "decline" } });
     assert.deepEqual(await answered, { action: "decline" });
+    const writes = countWrites(store);
     await access.cancel("owner", taskId);
     assert.equal(call.abortedBecause, "task cancelled by the client");
+    assert.equal((await records.get(taskId))?.status, "cancelled");
+    assert.equal(writes(), 1, "held here, the write that ends it is the cancel's only one (nothing recorded first)");
   });
 
   it("a running task whose holder instance is gone is failed by whoever looks at it", async () => {
