@@ -104,7 +104,7 @@ describe("TaskRunner", () => {
 
   it("an answer that does not fit is refused even when its question is withdrawn while the answer waits its turn", async () => {
     const { records, runner } = await runnerOf();
-    const { call, taskId, withdraw } = await askingTask(runner, records);
+    const { taskId, withdraw } = await askingTask(runner, records);
     // The answer is checked in the task's turn, after the writes ahead of it; the session ending withdraws the question first.
     const refused = refusalOf(runner.answer(taskId, { name: { action: "accept", content: { name: 42 } } }));
     withdraw();
