@@ -25,6 +25,8 @@ export interface MemUsage {
   heapTotal: number;
   external: number;
   arrayBuffers: number;
+  /** Bytes committed to V8's young generation (part of rss). */
+  youngGeneration: number;
   afterGc: boolean;
 }
 

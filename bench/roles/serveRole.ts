@@ -2,7 +2,8 @@
 // message on the IPC channel, then answers the parent's questions. Every role answers
 //   cpu  → process.cpuUsage() of THIS process (µs; all threads: JS, GC helpers, libuv pool)
 //   mem  → process.memoryUsage() after a forced GC when run with --expose-gc (two passes), read
-//          once RSS has stopped falling (V8 returns the freed pages a moment after the GC)
+//          once RSS has stopped falling (V8 returns the freed pages a moment after the GC), and
+//          the young generation's committed size (V8 grows it in a burst, shrinks it when idle)
 //   lag  → the event loop's longest and p99 delay (ms) since the last "lag", then resets
 //          (a loop stalled longer than the HTTP keep-alive timeout resets its clients' sockets)
 //   phases → per-call phase samples since the last ask, with lib/phases.ts preloaded (else null)
@@ -11,6 +12,7 @@
 // exits at once, so no bench process outlives its run.
 
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { getHeapSpaceStatistics } from "node:v8";
 
 export type Handlers = Record<string, (args: unknown) => unknown>;
 
@@ -42,7 +44,7 @@ export async function serveRole(name: string, start: () => Promise<Role>): Promi
       gc?.();
       gc?.();
       if (gc) await rssSettled();
-      return { ...process.memoryUsage(), afterGc: gc !== undefined };
+      return { ...process.memoryUsage(), youngGeneration: youngGenerationBytes(), afterGc: gc !== undefined };
     },
     lag: () => {
       const lag = { maxMs: loop.max / 1e6, p99Ms: loop.percentile(99) / 1e6 };
@@ -103,4 +105,11 @@ async function rssSettled(): Promise<void> {
 /** The arguments the parent passed to this role (SpawnOptions.args). */
 export function roleArgs<T>(): T {
   return JSON.parse(process.env.BENCH_ROLE_ARGS ?? "{}") as T;
+}
+
+/** Bytes V8 has committed to its young generation (new space, and new large objects). */
+function youngGenerationBytes(): number {
+  let bytes = 0;
+  for (const space of getHeapSpaceStatistics()) if (space.space_name.startsWith("new_")) bytes += space.space_size;
+  return bytes;
 }

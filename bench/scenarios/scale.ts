@@ -325,10 +325,10 @@ function report(
     `  heap committed ${mib(after.mem.heapTotal)} vs ${mib(before.mem.heapTotal)}, external ${mib(after.mem.external)} vs ${mib(before.mem.external)}` +
       ` (array buffers ${mib(after.mem.arrayBuffers)} vs ${mib(before.mem.arrayBuffers)})`,
   );
-  const floorKept = floor.after.rss - floor.before.rss;
+  const floorKept = rssKept(floor.before, floor.after);
   out(
     `floor (bare node, ${floor.streams} streams, an undici Client each): RSS before ${mib(floor.before.rss)}, held ${mib(floor.held.rss)},` +
-      ` after ${mib(floor.after.rss)} (kept ${signedMib(floorKept)}, ${signedPercent(floorKept / floor.before.rss)} of before,` +
+      ` after ${mib(floor.after.rss)} (kept ${signedMib(floorKept)}${youngGrowth(floor.before, floor.after)}, ${signedPercent(floorKept / floor.before.rss)} of before,` +
       ` ${keptShare(floor.before, floor.held, floor.after)} of its growth while held);` +
       ` heap before ${mib(floor.before.heapUsed)}, held ${mib(floor.held.heapUsed)}, after ${mib(floor.after.heapUsed)}`,
   );
@@ -359,12 +359,12 @@ function report(
   // RSS: taskgate holds one upstream stream per task, so it may keep what a bare Node process
   // keeps after the same streams (the floor), 10 % more for noise between two processes, the
   // records the heap keeps (bounded by the goal above), plus 10 % of its RSS before for its own state.
-  const kept = after.mem.rss - before.mem.rss;
+  const kept = rssKept(before.mem, after.mem);
   const allowed = 1.1 * Math.max(floorKept, 0) + Math.max(heapKept, 0) + 0.1 * before.mem.rss;
   // Taskgate grows more per held task than the floor (its heap), so its share of the growth kept is
   // shown too: the same share as the floor's means the same allocator behaviour at a larger peak.
   out(
-    `  taskgate kept ${signedMib(kept)} of RSS, ${keptShare(before.mem, top.snapshot.mem, after.mem)} of its growth while holding ${top.level}`,
+    `  taskgate kept ${signedMib(kept)} of RSS${youngGrowth(before.mem, after.mem)}, ${keptShare(before.mem, top.snapshot.mem, after.mem)} of its growth while holding ${top.level}`,
   );
   out(
     `  RSS allowed to stay: 1.1 × the floor's ${signedMib(floorKept)} + the heap kept ${signedMib(heapKept)}` +
@@ -398,6 +398,14 @@ function report(
   out(goalLine("upstream connections after cancel - before", extra, `${extra}`, { kind: "atMost", limit: 0, unit: "" }));
 }
 
+/** RSS kept from `before` to `after`, less what V8's young generation grew by meanwhile: it grows in a burst and is
+ *  given back only once V8 judges the process idle, which decides nothing about what the cancelled streams left. */
+const rssKept = (before: MemUsage, after: MemUsage) => after.rss - before.rss - (after.youngGeneration - before.youngGeneration);
+/** The young generation's growth left out of a kept RSS, when there was any. */
+const youngGrowth = (before: MemUsage, after: MemUsage) => {
+  const grown = after.youngGeneration - before.youngGeneration;
+  return grown === 0 ? "" : ` (not counting V8's young generation, which changed by ${signedMib(grown)})`;
+};
 /** How much of the RSS a process grew to while holding it still has after releasing. */
 const keptShare = (before: MemUsage, held: MemUsage, after: MemUsage) =>
   `${(((after.rss - before.rss) / (held.rss - before.rss)) * 100).toFixed(0)} %`;
