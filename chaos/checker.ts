@@ -190,7 +190,8 @@ function checkCancels(task: HandedOut, seen: Operation[], arrivals: number[], co
     if (before || endedAt < received) continue;
     count("cancel");
     if (final !== "cancelled" && final !== "completed") {
-      const why = last?.result?.statusMessage === undefined ? "" : ` (${String(last.result.statusMessage)})`;
+      const said = last?.result?.errorMessage ?? last?.result?.statusMessage;
+      const why = said === undefined ? "" : ` (${String(said)})`;
       fail("cancel", `${task.taskId} (${task.tool}): cancel #${cancel.seq} acknowledged, ended ${final}${why}`);
     }
   }

@@ -88,6 +88,7 @@ export class Fleet implements Endpoints {
     answer: (taskId, responses, requestLog) => this.runnerOf(taskId)?.answer(taskId, responses, requestLog) ?? Promise.resolve(),
     cancel: (taskId, requestLog) => this.runnerOf(taskId)?.cancel(taskId, requestLog) ?? Promise.resolve(),
     fail: (taskId, reason, requestLog) => this.runnerOf(taskId)?.fail(taskId, reason, requestLog) ?? Promise.resolve(),
+    cancelArrives: (taskId, ownerHash) => this.runnerOf(taskId)?.cancelArrives(taskId, ownerHash),
   };
   private readonly federationMetrics = new GatewayMetrics({ backend: FEDERATION_LABEL });
   private readonly records: TaskRecords;

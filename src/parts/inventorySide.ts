@@ -50,6 +50,7 @@ export function openInventorySide(config: Config, deps: InventorySideDeps): Inve
     answer: (taskId, responses, requestLog) => runnerOf(taskId)?.answer(taskId, responses, requestLog) ?? Promise.resolve(),
     cancel: (taskId, requestLog) => runnerOf(taskId)?.cancel(taskId, requestLog) ?? Promise.resolve(),
     fail: (taskId, reason, requestLog) => runnerOf(taskId)?.fail(taskId, reason, requestLog) ?? Promise.resolve(),
+    cancelArrives: (taskId, ownerHash) => runnerOf(taskId)?.cancelArrives(taskId, ownerHash),
   };
   const { store } = cluster;
   const { bus, leases, link } = cluster.cluster;

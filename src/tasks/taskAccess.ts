@@ -18,7 +18,7 @@ import { cancelledRecord, cancelRequested, failedRecord, type TaskRecords } from
 import type { TaskRunner } from "./taskRunner.js";
 
 /** What access needs of the tasks held here: a runner, or (a federated endpoint) whichever backend's runner holds the task. */
-export type TaskHolder = Pick<TaskRunner, "answer" | "cancel" | "fail">;
+export type TaskHolder = Pick<TaskRunner, "answer" | "cancel" | "fail" | "cancelArrives">;
 
 export interface TaskAccessOptions {
   records: TaskRecords;
@@ -63,6 +63,7 @@ export class TaskAccess {
    * write that ends it cancelled orders it against the call's own end the same way. `log`: the request's.
    */
   async cancel(ownerHash: string, taskId: string, log?: EventLog): Promise<void> {
+    this.options.runner.cancelArrives(taskId, ownerHash); // before any await: a failure written here from now on loses
     const found = await this.owned(ownerHash, taskId);
     if (TERMINAL_STATUSES.has(found.status)) return;
     if (found.holder === this.options.instanceId) return this.options.runner.cancel(taskId, log);

@@ -24,7 +24,7 @@ import { modernResult } from "../upstream/upstreamResult.js";
 import { isObject } from "../util/json.js";
 import { MAX_TIMER_MS } from "../util/timers.js";
 import type { TaskRecord } from "./taskRecord.js";
-import { cancelledRecord, failedRecord, type TaskRecords, withoutInputs } from "./taskRecords.js";
+import { cancelledRecord, cancelRequested, failedRecord, type TaskRecords, withoutInputs } from "./taskRecords.js";
 
 /** 160 random bits, base64url: unguessable and header-safe. */
 export const newTaskId = () => randomBytes(20).toString("base64url");
@@ -56,6 +56,9 @@ export interface TaskEnding {
 /** A task whose upstream call this instance hosts. */
 interface LiveTask {
   call: RunningCall;
+  ownerHash: string;
+  /** A tasks/cancel of its owner reached this instance (cancelArrives): a failure written here ends it cancelled. */
+  cancelArrived?: boolean;
   questions: OpenQuestions;
   /** Serialises this task's writes in the order the call produced them. */
   chain: Promise<unknown>;
@@ -63,6 +66,10 @@ interface LiveTask {
 }
 
 const now = () => new Date().toISOString();
+
+/** `current` with the cancel recorded when one reached this instance for the live task (failedRecord then ends it cancelled). */
+const withArrivedCancel = (current: TaskRecord, task: LiveTask | undefined): TaskRecord =>
+  task?.cancelArrived ? cancelRequested(current) : current;
 
 export class TaskRunner {
   private readonly live = new Map<string, LiveTask>();
@@ -135,6 +142,7 @@ export class TaskRunner {
     const { taskId } = record;
     const task: LiveTask = {
       call,
+      ownerHash,
       questions: new OpenQuestions(settings.inputKeys[tool], () =>
         this.inBackground(taskId, task, () => this.mirror(taskId, task.questions.inputRequests())),
       ),
@@ -167,6 +175,19 @@ export class TaskRunner {
       task.expiry = setTimeout(() => call.abort("task expired"), record.ttlMs).unref();
     }
     return record;
+  }
+
+  /**
+   * A tasks/cancel of the task's owner reached this instance (TaskAccess, before it reads the record):
+   * from now on a failure written here ends the task cancelled, as one written after a recorded cancel
+   * does (decision 0028). The cancel's own write follows a store read later, and this process may
+   * write the call's failure meanwhile — a call that broke while the process was frozen fails as it
+   * wakes, in the same burst as the cancel that waited for it. Another identity's cancel (refused)
+   * changes nothing.
+   */
+  cancelArrives(taskId: string, ownerHash: string): void {
+    const task = this.live.get(taskId);
+    if (task?.ownerHash === ownerHash) task.cancelArrived = true;
   }
 
   hosts(taskId: string): boolean {
@@ -218,7 +239,8 @@ export class TaskRunner {
 
   /** An operator's verdict: the task fails with `reason` and its upstream call is stopped. */
   async fail(taskId: string, reason: string, requestLog: EventLog = this.options.log): Promise<void> {
-    const updated = await this.options.records.write(taskId, (current) => failedRecord(current, reason));
+    const task = this.live.get(taskId);
+    const updated = await this.options.records.write(taskId, (current) => failedRecord(withArrivedCancel(current, task), reason));
     this.release(taskId)?.call.abort("task failed by an operator");
     if (updated) requestLog.info({ event: "task.failed_by_operator", taskId }, "task failed by an operator");
   }
@@ -240,10 +262,11 @@ export class TaskRunner {
     this.stopped = true;
     await Promise.all(
       [...this.live.keys()].map(async (taskId) => {
-        this.release(taskId)?.call.abort(ending.abortReason);
+        const task = this.release(taskId);
+        task?.call.abort(ending.abortReason);
         // A store that is gone cannot record it; the next start (or another instance) fails the task then.
         await this.options.records
-          .write(taskId, (current) => failedRecord(current, ending.message, ending.error))
+          .write(taskId, (current) => failedRecord(withArrivedCancel(current, task), ending.message, ending.error))
           .catch((error: unknown) =>
             this.options.log.warn(
               { event: "task.write.failed", taskId, err: error instanceof Error ? error.message : String(error) },
@@ -292,6 +315,7 @@ export class TaskRunner {
     // Not live any more: cancelled or shut down, and already written as such.
     if (!this.live.has(taskId)) return;
     const { records, log } = this.options;
+    const task = this.live.get(taskId);
     let written: TaskRecord | undefined;
     try {
       written = await this.stored(taskId, () =>
@@ -300,7 +324,7 @@ export class TaskRunner {
             ? cancelledRecord(current, `Stopped: ${outcome.reason}`)
             : outcome.kind === "result"
               ? withoutInputs({ ...current, status: "completed", result: modernResult(outcome.result), lastUpdatedAt: now() })
-              : failedRecord(current, outcome.error.message, outcome.error.toJSON()),
+              : failedRecord(withArrivedCancel(current, task), outcome.error.message, outcome.error.toJSON()),
         ),
       );
     } finally {

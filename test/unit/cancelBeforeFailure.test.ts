@@ -33,6 +33,7 @@ describe("a tasks/cancel against the failure of its call", needsRedis, () => {
       cancel: async (taskId) => void (await records.write(taskId, endsFirst)),
       answer: async () => undefined,
       fail: async () => undefined,
+      cancelArrives: () => undefined,
     };
     const there = new TaskAccess({
       records,

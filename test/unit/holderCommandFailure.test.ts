@@ -25,6 +25,7 @@ const failingRunner: TaskHolder = {
   fail: async () => {
     throw new TypeError("cannot read properties of undefined");
   },
+  cancelArrives: () => undefined,
 };
 
 describe("an unexpected error on the holder of a task", needsRedis, () => {

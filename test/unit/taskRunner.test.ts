@@ -55,20 +55,22 @@ function countWrites(store: TaskStore): () => number {
   return () => count;
 }
 
-/** TEST DOUBLE of a slow store write, on cue: the store's next update() waits until release() (a real store stalls
- *  at no chosen moment). `entered` resolves once that update has begun. */
-function holdNextWrite(store: TaskStore): { entered: Promise<void>; release(): void } {
-  const update = store.update.bind(store);
+/** TEST DOUBLE of a slow store operation, on cue: the store's next update() (a write) or get() (a read) waits until
+ *  release() (a real store stalls at no chosen moment). `entered` resolves once that operation has begun. */
+function holdNext(store: TaskStore, operation: "update" | "get"): { entered: Promise<void>; release(): void } {
+  const original = store[operation].bind(store) as (...args: unknown[]) => Promise<unknown>;
   let release = () => undefined as void;
   let enter = () => undefined as void;
   const entered = new Promise<void>((resolve) => (enter = resolve));
   const gate = new Promise<void>((resolve) => (release = resolve));
-  store.update = async (taskId, mutate) => {
-    store.update = update;
-    enter();
-    await gate;
-    return update(taskId, mutate);
-  };
+  Object.assign(store, {
+    [operation]: async (...args: unknown[]) => {
+      Object.assign(store, { [operation]: original });
+      enter();
+      await gate;
+      return original(...args);
+    },
+  });
   return { entered, release };
 }
 
@@ -119,7 +121,7 @@ describe("TaskRunner", () => {
     const { call, taskId, withdraw } = await askingTask(runner, records);
     withdraw();
     await eventually(async () => (await statusOf(records, taskId)) === "working", "the withdrawn question left the record");
-    const held = holdNextWrite(store);
+    const held = holdNext(store, "update");
     call.fail({ code: -32603, message: "the upstream session ended" });
     await held.entered;
     let acknowledged = false;
@@ -204,6 +206,36 @@ describe("TaskAccess", () => {
     assert.equal(call.abortedBecause, "task cancelled by the client");
     assert.equal((await records.get(taskId))?.status, "cancelled");
     assert.equal(writes(), 1, "held here, the write that ends it is the cancel's only one (nothing recorded first)");
+  });
+
+  it("its call fails while a cancel held here reads the record: the cancel wins, the failure named", async () => {
+    const { store, records, runner, access } = await runnerOf();
+    const call = new ScriptedCall();
+    const { taskId } = await runner.start(call, "owner", "tool");
+    const reading = holdNext(store, "get");
+    const cancelled = access.cancel("owner", taskId);
+    await reading.entered;
+    call.fail({ code: -32603, message: "Upstream call lost: taskgate closed the upstream session" });
+    await eventually(async () => !runner.hosts(taskId), "the call's end was written");
+    reading.release();
+    await cancelled;
+    const ended = await records.get(taskId);
+    assert.equal(ended?.status, "cancelled", `ended ${ended?.status}: ${ended?.statusMessage}`);
+    assert.match(ended?.statusMessage ?? "", /^Cancelled by the client \(its call ended meanwhile: Upstream call lost/);
+  });
+
+  it("another identity's cancel arriving changes nothing: the call's failure is written as it is", async () => {
+    const { store, records, runner, access } = await runnerOf();
+    const call = new ScriptedCall();
+    const { taskId } = await runner.start(call, "owner", "tool");
+    const reading = holdNext(store, "get");
+    const refused = refusalOf(access.cancel("someone else", taskId));
+    await reading.entered;
+    call.fail({ code: -32603, message: "Upstream call lost" });
+    await eventually(async () => !runner.hosts(taskId), "the call's end was written");
+    reading.release();
+    await refused;
+    assert.equal(await statusOf(records, taskId), "failed");
   });
 
   it("a running task whose holder instance is gone is failed by whoever looks at it", async () => {
