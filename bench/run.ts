@@ -15,6 +15,7 @@
 //   stdio      a stdio upstream (upstream.command): process start-up, RSS per process, 50 identities at once
 //   fleet      1 vs 50 backends (HTTP and stdio): start-up, idle memory per backend, routing overhead of a call
 //   listing    a page of 50 of a user's tasks among 1,000 vs 100,000 in the store (memory, redis; on redis also GET /tasks)
+//   auth       the bearer check on a quick tools/call: demo vs jwt (tokens remembered) vs jwt verifying every request
 //
 // Select scenarios by argument (npm run bench -- inline scale) or BENCH_SCENARIOS=inline,scale;
 // default: all, in the order above. Knobs: see docs/benchmarks.md.
@@ -28,6 +29,7 @@ import { runCleanups } from "./lib/cleanup.js";
 import { gatewayLogLevel, positiveInt, storeKind } from "./lib/knobs.js";
 import { describeError } from "./lib/modernClient.js";
 import { armWatchdog, currentPhase, disarmWatchdog, setPhase } from "./lib/watchdog.js";
+import { authScenario } from "./scenarios/auth.js";
 import { fleetScenario } from "./scenarios/fleet.js";
 import { heldScenario } from "./scenarios/held.js";
 import { inlineScenario } from "./scenarios/inline.js";
@@ -47,6 +49,7 @@ const ALL: Record<string, () => Scenario> = {
   stdio: stdioScenario,
   fleet: fleetScenario,
   listing: listingScenario,
+  auth: authScenario,
 };
 
 /** The scenarios named by the arguments or BENCH_SCENARIOS (default all), with their knobs read. */

@@ -10,7 +10,11 @@ import { decodeProtectedHeader, errors, type JWTPayload, jwtVerify, type Protect
 import { accepted, type IdentityResolver, invalidToken, type ResolveResult, unavailable } from "./identity.js";
 import { createJwtKeySource, type JwtOptions, KeySourceUnavailable } from "./jwtKeys.js";
 
-export function createJwtResolver(jwt: JwtOptions): IdentityResolver {
+/** Verified tokens remembered at most (verifiedCacheMs), the oldest forgotten first. */
+export const VERIFIED_TOKENS_MAX = 10_000;
+
+/** `clock` (ms since the epoch): the time every check reads, the cache's and jose's (tests move it). */
+export function createJwtResolver(jwt: JwtOptions, clock: () => number = Date.now): IdentityResolver {
   const keys = createJwtKeySource(jwt);
   const verifyOptions = {
     issuer: jwt.issuer,
@@ -21,31 +25,61 @@ export function createJwtResolver(jwt: JwtOptions): IdentityResolver {
     requiredClaims: ["exp"],
   };
   const explain = describeFailure(jwt, keys.algorithms);
+  const verified = new VerifiedTokens(jwt.verifiedCacheMs, clock);
+
+  const verify = async (token: string): Promise<ResolveResult> => {
+    if (typeof token !== "string" || token.trim() === "") return invalidToken("the token is empty");
+    const parts = token.split(".").length;
+    if (parts === 5) return invalidToken("the token is encrypted (JWE): taskgate accepts signed JWT access tokens only");
+    let header: ProtectedHeaderParameters;
+    try {
+      if (parts !== 3) throw new Error("not three parts");
+      header = decodeProtectedHeader(token);
+    } catch {
+      return invalidToken("the token is not a JWT (expected three base64url parts: header.payload.signature)");
+    }
+    if (header.alg === "none") return invalidToken("the token is unsigned (alg 'none'): unsigned tokens are never accepted");
+    try {
+      const { key } = keys;
+      const options = { ...verifyOptions, currentDate: new Date(clock()) };
+      const { payload } = typeof key === "function" ? await jwtVerify(token, key, options) : await jwtVerify(token, key, options);
+      const result = identityFrom(payload, jwt.subjectClaim);
+      if (result.ok) verified.remember(token, result, payload.exp);
+      return result;
+    } catch (error) {
+      return explain(error, header);
+    }
+  };
 
   return {
     mode: "jwt",
-    async resolve(token: string): Promise<ResolveResult> {
-      if (typeof token !== "string" || token.trim() === "") return invalidToken("the token is empty");
-      const parts = token.split(".").length;
-      if (parts === 5) return invalidToken("the token is encrypted (JWE): taskgate accepts signed JWT access tokens only");
-      let header: ProtectedHeaderParameters;
-      try {
-        if (parts !== 3) throw new Error("not three parts");
-        header = decodeProtectedHeader(token);
-      } catch {
-        return invalidToken("the token is not a JWT (expected three base64url parts: header.payload.signature)");
-      }
-      if (header.alg === "none") return invalidToken("the token is unsigned (alg 'none'): unsigned tokens are never accepted");
-      try {
-        const { key } = keys;
-        const { payload } =
-          typeof key === "function" ? await jwtVerify(token, key, verifyOptions) : await jwtVerify(token, key, verifyOptions);
-        return identityFrom(payload, jwt.subjectClaim);
-      } catch (error) {
-        return explain(error, header);
-      }
-    },
+    // A token verified a moment ago is answered at once, without a promise.
+    resolve: (token: string) => verified.recall(token) ?? verify(token),
   };
+}
+
+/** Tokens verified lately, each until `ms` after its check or its `exp`, whichever comes first. */
+class VerifiedTokens {
+  private readonly entries = new Map<string, { result: ResolveResult; until: number }>();
+
+  constructor(
+    private readonly ms: number,
+    private readonly clock: () => number,
+  ) {}
+
+  recall(token: string): ResolveResult | undefined {
+    const entry = this.entries.get(token);
+    if (!entry) return undefined;
+    if (this.clock() < entry.until) return entry.result;
+    this.entries.delete(token);
+    return undefined;
+  }
+
+  remember(token: string, result: ResolveResult, exp: number | undefined): void {
+    if (this.ms === 0 || exp === undefined) return;
+    if (this.entries.size >= VERIFIED_TOKENS_MAX) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(token, { result, until: Math.min(this.clock() + this.ms, exp * 1000) });
+  }
 }
 
 function identityFrom(payload: JWTPayload, subjectClaim: string): ResolveResult {

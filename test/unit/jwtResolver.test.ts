@@ -97,6 +97,59 @@ describe("jwt resolver: accepted tokens", () => {
   });
 });
 
+describe("jwt resolver: verified tokens remembered (auth.jwt.verifiedCacheMs)", () => {
+  it("a token verified once is answered at once, without a promise, until verifiedCacheMs has passed; then verified again", async () => {
+    let t = Date.now();
+    const r = createJwtResolver(options({ verifiedCacheMs: 60_000 }), () => t);
+    const token = await issuerKit.sign({ claims: { sub: "alice" } });
+    const first = r.resolve(token);
+    assert.ok(first instanceof Promise, "the first request verifies the token");
+    assert.ok((await first).ok);
+    const again = r.resolve(token);
+    assert.ok(!(again instanceof Promise) && again.ok, "remembered: no signature check, no promise");
+    assert.equal(again.identity.subject, "alice");
+    t += 60_001;
+    const later = r.resolve(token);
+    assert.ok(later instanceof Promise, "past verifiedCacheMs the token is verified again");
+    assert.ok((await later).ok);
+  });
+
+  it("never past the token's exp: then it is verified again, and refused as expired", async () => {
+    let t = Date.now();
+    const exp = now() + 30;
+    const r = createJwtResolver(options({ verifiedCacheMs: 600_000, clockToleranceSec: 0 }), () => t);
+    const token = await issuerKit.sign({ claims: { exp } });
+    assert.ok((await r.resolve(token)).ok);
+    assert.ok(!(r.resolve(token) instanceof Promise), "remembered before its exp");
+    t = exp * 1000 + 1;
+    refusedWith(await r.resolve(token), token, /expired/);
+  });
+
+  it("a retired key: a token it verified is accepted until its entry ends; new tokens of that key are refused at once", async () => {
+    const kit = await startJwksServer({ kids: ["old"] });
+    try {
+      let t = Date.now();
+      const r = createJwtResolver(
+        { ...options({ jwksCooldownMs: 0, verifiedCacheMs: 60_000 }), jwksUrl: kit.jwksUrl, issuer: kit.issuer },
+        () => t,
+      );
+      const seen = await kit.sign({ kid: "old", claims: { sub: "seen" } });
+      assert.ok((await r.resolve(seen)).ok);
+      await kit.addKey("new");
+      kit.publish("new");
+      assert.ok((await r.resolve(await kit.sign({ kid: "new" }))).ok, "the new key's token made it fetch the rotated JWKS");
+      const unseen = await kit.sign({ kid: "old", claims: { sub: "unseen" } });
+      refusedWith(await r.resolve(unseen), unseen, /no key 'old'/);
+      const remembered = r.resolve(seen);
+      assert.ok(!(remembered instanceof Promise) && remembered.ok, "verified before the rotation: remembered");
+      t += 60_001;
+      refusedWith(await r.resolve(seen), seen, /no key 'old'/);
+    } finally {
+      await kit.close();
+    }
+  });
+});
+
 describe("jwt resolver: refused tokens (invalid_token, with a description a person can act on)", () => {
   const resolver = () => createJwtResolver(options());
 
@@ -226,7 +279,8 @@ describe("jwt resolver: key rotation without a restart", () => {
   it("a token under a newly published key is accepted (JWKS fetched again); a retired key's token is refused", async () => {
     const kit = await startJwksServer({ kids: ["old"] });
     try {
-      const r = createJwtResolver({ ...options({ jwksCooldownMs: 0 }), jwksUrl: kit.jwksUrl, issuer: kit.issuer });
+      // Every request verified (verifiedCacheMs 0): the JWKS alone decides (the remembered tokens: below).
+      const r = createJwtResolver({ ...options({ jwksCooldownMs: 0, verifiedCacheMs: 0 }), jwksUrl: kit.jwksUrl, issuer: kit.issuer });
       const oldToken = await kit.sign({ kid: "old" });
       assert.ok((await r.resolve(oldToken)).ok);
       assert.equal(kit.fetches, 1);
@@ -416,7 +470,7 @@ describe("jwt resolver: tokens from a real OpenID provider (oidc-provider, clien
   });
 
   it("the provider rotates its signing key: new tokens verify without a restart, the retired key's do not", async () => {
-    const r = resolverFor();
+    const r = resolverFor({ verifiedCacheMs: 0 });
     const before = await idp.token(resource);
     assert.ok((await r.resolve(before)).ok);
     const oldKid = idp.kid;
