@@ -73,7 +73,7 @@ const JwtFields = z
       help: "after a JWKS fetch, an unknown key id does not trigger another fetch for this long",
     }),
     verifiedCacheMs: option(timerMs.min(0).default(60_000), {
-      help: "a token verified (signature and claims) is accepted again for this long without verifying it, never past its `exp`; 0 verifies every request",
+      help: "a verified token is accepted again for this long without a signature check (never past its `exp`); 0 checks every request",
       details:
         "A signature check costs more CPU than the rest of a quick call. At most 10,000 tokens are remembered, the oldest " +
         "forgotten first. A key taken out of the JWKS stops verifying new tokens once the JWKS is fetched again (jose keeps " +

@@ -301,8 +301,8 @@ describe("loadConfig: layering", () => {
       notify: { webhooks: [], pushSubscriptionsPerIdentity: 7, timeoutMs: 26, attempts: 3, backoffMs: 27, maxBackoffMs: 28, queueSize: 29 },
       console: { enabled: false, oauthClientId: "taskgate-console", oauthScopes: ["tasks:read", "tasks:answer"] },
     });
-    // These, the 2 upstream.command ones and the 13 auth.jwt / resource metadata variables in the next tests.
-    assert.equal(ENV_VARS.length, 84 + 1);
+    // These, the 2 upstream.command ones and the 14 auth.jwt / resource metadata variables in the next tests.
+    assert.equal(ENV_VARS.length, 85 + 1);
   });
 
   it("maps the stdio upstream's variables: the command line is split like a shell does, without one", () => {
@@ -372,6 +372,7 @@ describe("loadConfig: layering", () => {
         TASKGATE_AUTH_JWT_SUBJECT_CLAIM: "oid",
         TASKGATE_AUTH_JWT_JWKS_TIMEOUT_MS: "2500",
         TASKGATE_AUTH_JWT_JWKS_COOLDOWN_MS: "10000",
+        TASKGATE_AUTH_JWT_VERIFIED_CACHE_MS: "0",
         TASKGATE_AUTH_RESOURCE: "https://gw.example.com/mcp",
         TASKGATE_AUTH_AUTHORIZATION_SERVERS: "https://login.example.com/",
         TASKGATE_AUTH_SCOPES_SUPPORTED: "tools:read,tools:call",
@@ -391,6 +392,7 @@ describe("loadConfig: layering", () => {
         subjectClaim: "oid",
         jwksTimeoutMs: 2500,
         jwksCooldownMs: 10_000,
+        verifiedCacheMs: 0,
       },
       resourceMetadata: {
         resource: "https://gw.example.com/mcp",
@@ -992,6 +994,7 @@ describe("example configs", () => {
       subjectClaim: "sub",
       jwksTimeoutMs: 5000,
       jwksCooldownMs: 30_000,
+      verifiedCacheMs: 60_000,
     });
     assert.deepEqual(config.auth.requiredScopes, ["mcp:tools"]);
     assert.equal(config.auth.resourceMetadata?.resource, "https://gateway.example.com/mcp");
