@@ -35,7 +35,7 @@ import { RelayedTaskFeed } from "../subscriptions/relayedTaskFeed.js";
 import { Subscriptions } from "../subscriptions/subscriptions.js";
 import { UpstreamEvents } from "../subscriptions/upstreamEvents.js";
 import { RelayedTaskIds } from "../tasks/relayedTaskIds.js";
-import { TaskAccess, type TaskHolder } from "../tasks/taskAccess.js";
+import { holderOver, TaskAccess } from "../tasks/taskAccess.js";
 import { TaskRecords } from "../tasks/taskRecords.js";
 import { diffBackends, type FleetShape, restartRefusal } from "./configDiff.js";
 import { Federation, type Member } from "./federation.js";
@@ -84,12 +84,7 @@ export class Fleet implements Endpoints {
   /** The endpoints of removed backends: their tasks can still be read (and fail with backend_removed). */
   private readonly former = new Map<string, Door>();
   /** Answers and cancels go to the runner that holds the task, wherever it was created. */
-  private readonly holder: TaskHolder = {
-    answer: (taskId, responses, requestLog) => this.runnerOf(taskId)?.answer(taskId, responses, requestLog) ?? Promise.resolve(),
-    cancel: (taskId, requestLog) => this.runnerOf(taskId)?.cancel(taskId, requestLog) ?? Promise.resolve(),
-    fail: (taskId, reason, requestLog) => this.runnerOf(taskId)?.fail(taskId, reason, requestLog) ?? Promise.resolve(),
-    cancelArrives: (taskId, ownerHash) => this.runnerOf(taskId)?.cancelArrives(taskId, ownerHash),
-  };
+  private readonly holder = holderOver((taskId) => this.runnerOf(taskId));
   private readonly federationMetrics = new GatewayMetrics({ backend: FEDERATION_LABEL });
   private readonly records: TaskRecords;
   private federation: FederationDoor | undefined;

@@ -12,7 +12,7 @@ import { type InventoryDeps, mountInventory } from "../inventory/inventoryRoutes
 import { countByState, StateHistory } from "../inventory/stateCensus.js";
 import { adminItem, waitingSince } from "../inventory/taskItem.js";
 import type { JsonObject } from "../protocol/wire.js";
-import { TaskAccess, type TaskHolder } from "../tasks/taskAccess.js";
+import { holderOver, TaskAccess } from "../tasks/taskAccess.js";
 import { TaskRecords } from "../tasks/taskRecords.js";
 import type { BackendPart } from "./backendPart.js";
 import type { ClusterSide } from "./clusterSide.js";
@@ -46,12 +46,7 @@ export function openInventorySide(config: Config, deps: InventorySideDeps): Inve
     const parts = deps.parts();
     return (parts.find((part) => part.tasks.runner.hosts(taskId)) ?? parts[0])?.tasks.runner;
   };
-  const holder: TaskHolder = {
-    answer: (taskId, responses, requestLog) => runnerOf(taskId)?.answer(taskId, responses, requestLog) ?? Promise.resolve(),
-    cancel: (taskId, requestLog) => runnerOf(taskId)?.cancel(taskId, requestLog) ?? Promise.resolve(),
-    fail: (taskId, reason, requestLog) => runnerOf(taskId)?.fail(taskId, reason, requestLog) ?? Promise.resolve(),
-    cancelArrives: (taskId, ownerHash) => runnerOf(taskId)?.cancelArrives(taskId, ownerHash),
-  };
+  const holder = holderOver(runnerOf);
   const { store } = cluster;
   const { bus, leases, link } = cluster.cluster;
   const records = new TaskRecords(store, bus, undefined, cluster.transitions);

@@ -20,6 +20,17 @@ import type { TaskRunner } from "./taskRunner.js";
 /** What access needs of the tasks held here: a runner, or (a federated endpoint) whichever backend's runner holds the task. */
 export type TaskHolder = Pick<TaskRunner, "answer" | "cancel" | "fail" | "cancelArrives">;
 
+/** A holder over several runners (a fleet's backends, the inventory's parts): each command goes to `runnerOf(taskId)`,
+ *  the runner holding the task (none: nothing to do). */
+export function holderOver(runnerOf: (taskId: string) => TaskHolder | undefined): TaskHolder {
+  return {
+    answer: (taskId, responses, requestLog) => runnerOf(taskId)?.answer(taskId, responses, requestLog) ?? Promise.resolve(),
+    cancel: (taskId, requestLog) => runnerOf(taskId)?.cancel(taskId, requestLog) ?? Promise.resolve(),
+    fail: (taskId, reason, requestLog) => runnerOf(taskId)?.fail(taskId, reason, requestLog) ?? Promise.resolve(),
+    cancelArrives: (taskId, ownerHash) => runnerOf(taskId)?.cancelArrives(taskId, ownerHash),
+  };
+}
+
 export interface TaskAccessOptions {
   records: TaskRecords;
   runner: TaskHolder;

@@ -313,9 +313,9 @@ export class TaskRunner {
 
   private async finish(taskId: string, outcome: CallOutcome): Promise<void> {
     // Not live any more: cancelled or shut down, and already written as such.
-    if (!this.live.has(taskId)) return;
-    const { records, log } = this.options;
     const task = this.live.get(taskId);
+    if (!task) return;
+    const { records, log } = this.options;
     let written: TaskRecord | undefined;
     try {
       written = await this.stored(taskId, () =>
