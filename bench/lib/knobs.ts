@@ -34,6 +34,9 @@ export const redisUrl = () => process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 export const gatewayLogLevel = () => oneOf("BENCH_GATEWAY_LOG", ["silent", "error", "warn", "info", "debug"] as const, "silent");
 /** Extra Node flags for the taskgate process (profiling: "--cpu-prof --cpu-prof-dir=DIR", "--trace-gc"). */
 export const gatewayNodeFlags = () => (process.env.BENCH_GATEWAY_NODE_FLAGS ?? "").split(/\s+/).filter((flag) => flag !== "");
+/** The same for the floors of `inline` (proxy, its twin, the translating floor, the stdio bridges): a V8 setting tried
+ *  on taskgate is tried on its floors too, since a floor must be the cheapest way to do the work. */
+export const floorNodeFlags = () => (process.env.BENCH_FLOOR_NODE_FLAGS ?? "").split(/\s+/).filter((flag) => flag !== "");
 
 /** BENCH_PHASES=1: the processes in the middle of `inline` time each call's phases (lib/phases.ts). */
 export const phasesOn = () => process.env.BENCH_PHASES === "1";

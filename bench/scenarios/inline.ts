@@ -40,7 +40,7 @@
 import { join } from "node:path";
 import { nodeArgsFor } from "../lib/build.js";
 import { type Child, cpuMs, spawnRole } from "../lib/children.js";
-import { gatewayLogLevel, gatewayNodeFlags, phasesOn, positiveInt } from "../lib/knobs.js";
+import { floorNodeFlags, gatewayLogLevel, gatewayNodeFlags, phasesOn, positiveInt } from "../lib/knobs.js";
 import { legacyGreet, legacyList, modernDiscover, modernGreet, modernList, openLegacySession } from "../lib/leanClient.js";
 import { type Block, runBlock, shuffle } from "../lib/load.js";
 import { startOtlpSink } from "../lib/otlpSink.js";
@@ -163,8 +163,9 @@ export function inlineScenario(): Scenario {
       const stack = await startStack({ tracedTo: sink.endpoint });
       const traced = stack.traced!;
       const upstream = { upstream: stack.upstreamUrl };
+      const floorFlags = [...floorNodeFlags(), ...phaseFlags()];
       const bridgeOf = (name: string) =>
-        spawnRole(name, "../floors/stdioBridge.ts", { args: { command: STDIO_GREET }, nodeFlags: phaseFlags() });
+        spawnRole(name, "../floors/stdioBridge.ts", { args: { command: STDIO_GREET }, nodeFlags: floorFlags });
       const stdioTaskgate = (name: string) =>
         spawnRole(name, "gateway.ts", {
           nodeFlags: [...gatewayNodeFlags(), ...phaseFlags()],
@@ -174,9 +175,9 @@ export function inlineScenario(): Scenario {
           },
         });
       const [proxy, twin, translate, bridge, stdioGateway, bridgeTwin, stdioTwin] = await Promise.all([
-        spawnRole("proxy-floor", "../floors/proxy.ts", { args: upstream, nodeFlags: phaseFlags() }),
-        spawnRole("proxy-twin", "../floors/proxy.ts", { args: upstream, nodeFlags: phaseFlags() }),
-        spawnRole("translate-floor", "../floors/translate.ts", { args: upstream, nodeFlags: phaseFlags() }),
+        spawnRole("proxy-floor", "../floors/proxy.ts", { args: upstream, nodeFlags: floorFlags }),
+        spawnRole("proxy-twin", "../floors/proxy.ts", { args: upstream, nodeFlags: floorFlags }),
+        spawnRole("translate-floor", "../floors/translate.ts", { args: upstream, nodeFlags: floorFlags }),
         bridgeOf("stdio-floor"),
         stdioTaskgate("taskgate-stdio"),
         bridgeOf("stdio-floor-twin"),
