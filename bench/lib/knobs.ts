@@ -32,11 +32,13 @@ export const storeKind = (): StoreKind => oneOf("BENCH_STORE", ["memory", "file"
 export const redisUrl = () => process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 /** Log level of the taskgate under test (silent, as in the e2e tests; "info" shows what logging costs). */
 export const gatewayLogLevel = () => oneOf("BENCH_GATEWAY_LOG", ["silent", "error", "warn", "info", "debug"] as const, "silent");
+/** Node flags listed in environment variable `name`, separated by white space. */
+const nodeFlagsIn = (name: string) => (process.env[name] ?? "").split(/\s+/).filter((flag) => flag !== "");
 /** Extra Node flags for the taskgate process (profiling: "--cpu-prof --cpu-prof-dir=DIR", "--trace-gc"). */
-export const gatewayNodeFlags = () => (process.env.BENCH_GATEWAY_NODE_FLAGS ?? "").split(/\s+/).filter((flag) => flag !== "");
+export const gatewayNodeFlags = () => nodeFlagsIn("BENCH_GATEWAY_NODE_FLAGS");
 /** The same for the floors of `inline` (proxy, its twin, the translating floor, the stdio bridges): a V8 setting tried
  *  on taskgate is tried on its floors too, since a floor must be the cheapest way to do the work. */
-export const floorNodeFlags = () => (process.env.BENCH_FLOOR_NODE_FLAGS ?? "").split(/\s+/).filter((flag) => flag !== "");
+export const floorNodeFlags = () => nodeFlagsIn("BENCH_FLOOR_NODE_FLAGS");
 
 /** BENCH_PHASES=1: the processes in the middle of `inline` time each call's phases (lib/phases.ts). */
 export const phasesOn = () => process.env.BENCH_PHASES === "1";
