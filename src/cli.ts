@@ -18,7 +18,6 @@ import { FLAG_NAMES, FLAGS, type FlagSpec, flagOverrides, flagsFor } from "./con
 import { environmentHelp, fileOnlyHelp } from "./config/help.js";
 import { ConfigError, type ConfigOverrides, type ConfigReport, loadConfigWithReport } from "./config/loadConfig.js";
 import type { Config } from "./config/schema.js";
-import { startGateway } from "./gateway.js";
 import { createFormattedLogger, resolveLogFormat } from "./observability/logger.js";
 
 /** The package root: one level above src/cli.ts, two above the compiled dist/src/cli.js. */
@@ -249,6 +248,8 @@ serve
     const file = opts.config ?? environment().file;
     const reloadConfig = () =>
       loadConfigWithReport({ ...(file ? { file } : {}), env: environment().env, overrides, flagNames: FLAG_NAMES }).config;
+    // Loaded here, not at the top: --version, --help, hash-token and a configuration error need none of it.
+    const { startGateway } = await import("./gateway.js");
     const gateway = await startGateway(config, { log, ...(file ? { configFile: file, reloadConfig } : {}) }).catch((error: unknown) =>
       failStart(error, () => "pass --port <n>, set TASKGATE_PORT, or set port in the config file (0 = any free port)"),
     );

@@ -4,18 +4,12 @@
 // error naming the url. "postgres" = several instances sharing a PostgreSQL database at `url`
 // (leases in a table, bus and link over LISTEN/NOTIFY on one listening connection, see
 // postgresChannels.ts); its schema is checked and migrated first. close() closes all three, the
-// lease last (a clean exit frees it at once), then what they share.
+// lease last (a clean exit frees it at once), then what they share. The Redis and PostgreSQL parts
+// (and their drivers) are loaded only by the kind that uses them: a single instance never loads them.
 
 import { type HolderLink, LocalHolderLink } from "./holderLink.js";
 import { type InstanceLeases, LocalLeases } from "./instanceLeases.js";
-import { PostgresChannels } from "./postgresChannels.js";
-import { openPostgresPool } from "./postgresConnection.js";
-import { PostgresHolderLink } from "./postgresHolderLink.js";
-import { PostgresLeases } from "./postgresLeases.js";
-import { PostgresTaskBus } from "./postgresTaskBus.js";
-import { RedisHolderLink } from "./redisHolderLink.js";
-import { RedisLeases } from "./redisLeases.js";
-import { RedisTaskBus } from "./redisTaskBus.js";
+import type { PostgresChannels } from "./postgresChannels.js";
 import { type Announced, InProcessTaskBus, type TaskBus } from "./taskBus.js";
 
 export type ClusterOptions =
@@ -80,6 +74,11 @@ export async function createCluster<R extends Announced>(opts: ClusterOptions): 
   }
   if (opts.kind === "postgres") return createPostgresCluster(opts);
   const { url, prefix, leaseMs, instanceId, onError, commandTimeoutMs, reviveAfterMs } = opts;
+  const [{ RedisTaskBus }, { RedisLeases }, { RedisHolderLink }] = await Promise.all([
+    import("./redisTaskBus.js"),
+    import("./redisLeases.js"),
+    import("./redisHolderLink.js"),
+  ]);
   // Connect one after another: a Redis that cannot be reached fails the first one, with one error.
   const opened: Array<{ close(): Promise<void> }> = [];
   try {
@@ -97,6 +96,13 @@ export async function createCluster<R extends Announced>(opts: ClusterOptions): 
 
 async function createPostgresCluster<R extends Announced>(opts: Extract<ClusterOptions, { kind: "postgres" }>): Promise<Cluster<R>> {
   const onError = opts.onError ?? (() => undefined);
+  const [{ openPostgresPool }, { PostgresChannels }, { PostgresTaskBus }, { PostgresLeases }, { PostgresHolderLink }] = await Promise.all([
+    import("./postgresConnection.js"),
+    import("./postgresChannels.js"),
+    import("./postgresTaskBus.js"),
+    import("./postgresLeases.js"),
+    import("./postgresHolderLink.js"),
+  ]);
   const db = await openPostgresPool({ url: opts.url, commandTimeoutMs: opts.commandTimeoutMs, max: 3, onError });
   let channels: PostgresChannels | undefined;
   try {

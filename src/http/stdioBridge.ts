@@ -19,7 +19,7 @@
 
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import type { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "pino";
 import { endLegacySpan, failLegacySpan, startLegacySpan, tracedRequestOf } from "../observability/legacySpan.js";
@@ -225,6 +225,9 @@ class StdioBridge implements PassThrough {
   /** An initialize: a server process of its own, and the SDK transport in front of it. */
   private async open(req: IncomingMessage, res: ServerResponse, parsed: unknown, requestId: string, owner: string | undefined) {
     const { log } = this.options;
+    // The SDK's HTTP server transport (and the web-standard adapter under it) is loaded by the first old
+    // client in front of a stdio server, not by every taskgate: ~11 MB of memory nobody else uses.
+    const { StreamableHTTPServerTransport } = await import("@modelcontextprotocol/sdk/server/streamableHttp.js");
     let server: ServerProcess;
     try {
       server = await this.options.processes.start("legacy-door");

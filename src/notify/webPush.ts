@@ -1,9 +1,8 @@
 // Web Push (RFC 8030) with VAPID (RFC 8292) and the aes128gcm payload encryption (RFC 8291), all
 // made by the `web-push` package; the request is sent here (fetch, with the queue's time limit) so
 // every wait has its limit. The push service answering 404 or 410 means the subscription is gone:
-// it is removed and not retried.
+// it is removed and not retried. The package is loaded at the first push: most deployments send none.
 
-import webpush from "web-push";
 import type { NotifyOptions } from "../config/inventoryOptions.js";
 import { type Delivery, PermanentFailure } from "./deliveryQueue.js";
 import type { PushSubscription } from "./pushSubscriptions.js";
@@ -26,6 +25,7 @@ export function pushDelivery(
     taskId: payload.taskId,
     event: payload.event,
     async send(signal) {
+      const { default: webpush } = await import("web-push");
       const details = webpush.generateRequestDetails(subscription, body, {
         vapidDetails: { subject: options.subject, publicKey: options.vapidPublicKey, privateKey: options.vapidPrivateKey },
         TTL: PUSH_TTL_S,

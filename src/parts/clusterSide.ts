@@ -6,8 +6,6 @@
 import { resolve } from "node:path";
 import type { Logger } from "pino";
 import { type Cluster, createCluster } from "../cluster/createCluster.js";
-import { openPostgresPool } from "../cluster/postgresConnection.js";
-import { connectRedis, describeRedisUrl } from "../cluster/redisConnection.js";
 import type { Config } from "../config/schema.js";
 import { createTaskStore } from "../tasks/stores/createTaskStore.js";
 import { keyvAdapterFor } from "../tasks/stores/keyvAdapter.js";
@@ -73,6 +71,7 @@ async function openKeyv(options: Config["store"], instanceId: string, onError: (
 /** PostgreSQL alone: the store and the cluster seams on one database (no session ledger there yet). */
 async function openPostgres(options: Config["store"], instanceId: string, onError: (error: Error) => void): Promise<Opened> {
   const { url, commandTimeoutMs, leaseMs } = options;
+  const { openPostgresPool } = await import("../cluster/postgresConnection.js"); // the driver, loaded only for this kind
   const store = await createTaskStore({
     kind: "postgres",
     connect: () => openPostgresPool({ url, commandTimeoutMs, onError }),
@@ -99,6 +98,7 @@ async function openSingle(options: Config["store"], instanceId: string, log: Log
 
 /** redis: the store, the seams and the ledger on Redis; what was opened is closed again if a later part fails. */
 async function openShared(options: Config["store"], instanceId: string, onError: (error: Error) => void, log: Logger): Promise<Opened> {
+  const { connectRedis, describeRedisUrl } = await import("../cluster/redisConnection.js"); // the driver, loaded only for this kind
   const store = await createTaskStore({
     kind: "redis",
     connect: () =>

@@ -11,7 +11,7 @@
 
 import type { TaskStore } from "../taskStore.js";
 import { type JournalTaskStoreOptions, openJournalTaskStore } from "./journalTaskStore.js";
-import { type KeyvTaskStoreOptions, openKeyvTaskStore } from "./keyvTaskStore.js";
+import type { KeyvTaskStoreOptions } from "./keyvTaskStore.js";
 import { MemoryTaskStore, type MemoryTaskStoreOptions } from "./memoryTaskStore.js";
 import { openPostgresTaskStore, type PostgresTaskStoreOptions } from "./postgresTaskStore.js";
 import { openRedisTaskStore, type RedisTaskStoreOptions } from "./redisTaskStore.js";
@@ -36,6 +36,7 @@ export async function createTaskStore(options: TaskStoreOptions): Promise<TaskSt
     case "postgres":
       return openPostgresTaskStore(options);
     case "keyv":
-      return openKeyvTaskStore(options);
+      // keyv is loaded only by the store that uses it (the Redis and PostgreSQL stores are handed a connection).
+      return (await import("./keyvTaskStore.js")).openKeyvTaskStore(options);
   }
 }
