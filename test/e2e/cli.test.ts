@@ -16,12 +16,11 @@ import { ENV_ENTRIES, OPTIONS } from "../../src/config/catalog.js";
 import { FLAGS } from "../../src/config/flags.js";
 import { defaultHelp } from "../../src/config/help.js";
 import { ENV_VARS } from "../../src/config/loadConfig.js";
-import { cliArgs, killHard, spawnGateway } from "../support/gatewayChild.js";
+import { cliArgs, killHard, spawnGateway, UNREACHABLE_UPSTREAM } from "../support/gatewayChild.js";
 import { freePort } from "../support/ports.js";
 import { REPO } from "../support/repoRoot.js";
 
 const VERSION = (JSON.parse(readFileSync(join(REPO, "package.json"), "utf8")) as { version: string }).version;
-const UNREACHABLE_UPSTREAM = "http://127.0.0.1:1/mcp"; // serve does not call the upstream before a request
 
 /** Our environment without TASKGATE_* and PORT (which would change what the command does), plus `env`. */
 function cleanEnv(env: Record<string, string>): NodeJS.ProcessEnv {

@@ -14,10 +14,9 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { preloadArgs } from "../support/fixtureModules.js";
-import { type Child, killHard, spawnGateway } from "../support/gatewayChild.js";
+import { type Child, killHard, spawnGateway, UNREACHABLE_UPSTREAM } from "../support/gatewayChild.js";
 import { until } from "../support/waiting.js";
 
-const UNREACHABLE_UPSTREAM = "http://127.0.0.1:1/mcp"; // serve does not call the upstream before a request
 const WINDOW_MS = 3_000;
 /** prom-client's default sampling alone is 100 a second. */
 const MOST_WAKEUPS_PER_SECOND = 40;
@@ -42,7 +41,7 @@ before(async () => {
 });
 
 after(async () => {
-  for (const process of children) await killHard(process);
+  for (const spawned of children) await killHard(spawned);
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -56,9 +55,9 @@ function wakeups(pid: number): number {
 test("an idle taskgate wakes its main thread fewer than 40 times a second", { skip: noProc }, async () => {
   const pid = child.process.pid as number;
   await fetch(`${new URL(child.url).origin}/metrics`).then((res) => res.text()); // metrics being read do not change it
-  const before = wakeups(pid);
+  const atStart = wakeups(pid);
   await sleep(WINDOW_MS); // the measurement's window: it waits for nothing to happen
-  const perSecond = ((wakeups(pid) - before) * 1000) / WINDOW_MS;
+  const perSecond = ((wakeups(pid) - atStart) * 1000) / WINDOW_MS;
   assert.ok(perSecond < MOST_WAKEUPS_PER_SECOND, `an idle taskgate woke ${perSecond.toFixed(1)} times a second`);
 });
 

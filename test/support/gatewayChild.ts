@@ -15,6 +15,9 @@ export function cliArgs(args: string[]): string[] {
   return existsSync(compiled) ? [compiled, ...args] : ["--import", "tsx", join(BUILD_ROOT, "src", "cli.ts"), ...args];
 }
 
+/** An upstream nobody answers at: `serve` does not call the upstream before a request, so it starts in front of it. */
+export const UNREACHABLE_UPSTREAM = "http://127.0.0.1:1/mcp";
+
 export interface Child {
   process: ChildProcess;
   url: string;
