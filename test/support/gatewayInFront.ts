@@ -1,11 +1,11 @@
 // Starts a real taskgate (startGateway, the config parsed by ConfigSchema like the CLI does, demo
-// auth, a free loopback port) in front of a given legacy MCP endpoint. Logs are silent unless
-// TEST_LOG_LEVEL is set. inFrontOf() is the same for a describe, with a third-party server it starts.
+// auth, a free loopback port) in front of a given legacy MCP endpoint. Logs go to stderr when
+// TEST_LOG_LEVEL is set; otherwise the last lines are kept for a timed-out request's error (recentLog.ts). inFrontOf() is the same for a describe, with a third-party server it starts.
 
 import { after, before } from "node:test";
 import { type ConfigInput, ConfigSchema } from "../../src/config/schema.js";
 import { type Gateway, startGateway } from "../../src/gateway.js";
-import { createLogger } from "../../src/observability/logger.js";
+import { testGatewayLogger } from "./recentLog.js";
 import type { ServerProcess } from "./servers/serverProcess.js";
 import { type ServerName, startThirdPartyServer } from "./servers/thirdParty.js";
 
@@ -15,15 +15,20 @@ type UpstreamOptions = { upstream?: Omit<NonNullable<ConfigInput["upstream"]>, "
 
 export function startGatewayInFront(upstreamUrl: string, options: GatewayOptions & UpstreamOptions = {}): Promise<Gateway> {
   const { upstream, ...rest } = options;
-  const config = ConfigSchema.parse({ port: 0, auth: { mode: "demo" }, ...rest, upstream: { ...upstream, url: upstreamUrl } });
-  return startGateway(config, { log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent") });
+  return started(ConfigSchema.parse({ port: 0, auth: { mode: "demo" }, ...rest, upstream: { ...upstream, url: upstreamUrl } }));
 }
 
 /** A taskgate that starts `command` (argv) as its stdio upstream, one process per upstream session. */
 export function startGatewayOnCommand(command: string[], options: GatewayOptions & UpstreamOptions = {}): Promise<Gateway> {
   const { upstream, ...rest } = options;
-  const config = ConfigSchema.parse({ port: 0, auth: { mode: "demo" }, ...rest, upstream: { ...upstream, command } });
-  return startGateway(config, { log: createLogger(process.env.TEST_LOG_LEVEL ?? "silent") });
+  return started(ConfigSchema.parse({ port: 0, auth: { mode: "demo" }, ...rest, upstream: { ...upstream, command } }));
+}
+
+async function started(config: Parameters<typeof startGateway>[0]): Promise<Gateway> {
+  const { log, attach } = testGatewayLogger();
+  const gateway = await startGateway(config, { log });
+  attach(gateway.url);
+  return gateway;
 }
 
 /** The third-party server and the taskgate in front of it that inFrontOf() started for a describe. */

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import type { JsonObject } from "../../src/protocol/wire.js";
 import { type RpcOptions, type RpcReply, resultOf, rpc } from "./mcpClient.js";
+import { recentLogOf } from "./recentLog.js";
 import { assertCreateTaskResult, textOf } from "./taskShapes.js";
 
 export { TASKS_AND_FORMS } from "./tasks.js";
@@ -21,7 +22,7 @@ export interface CallOptions extends Omit<RpcOptions, "signal"> {
   timeoutMs?: number;
 }
 
-/** mcpClient.rpc with a time limit; the error names the method and the limit. */
+/** mcpClient.rpc with a time limit; the error names the method and the limit, with the gateway's last log lines. */
 export async function call(url: string, method: string, params: JsonObject = {}, options: CallOptions = {}): Promise<RpcReply> {
   const timeoutMs = options.timeoutMs ?? CALL_TIMEOUT_MS;
   const limit = AbortSignal.timeout(timeoutMs);
@@ -30,7 +31,9 @@ export async function call(url: string, method: string, params: JsonObject = {},
     return await rpc(url, method, params, { ...options, signal });
   } catch (error) {
     if (limit.aborted)
-      throw new Error(`taskgate gave no complete reply to ${method} ${JSON.stringify(params.name ?? "")} within ${timeoutMs} ms`);
+      throw new Error(
+        `taskgate gave no complete reply to ${method} ${JSON.stringify(params.name ?? "")} within ${timeoutMs} ms${recentLogOf(url)}`,
+      );
     throw error;
   }
 }
