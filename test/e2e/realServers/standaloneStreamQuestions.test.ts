@@ -13,7 +13,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Gateway } from "../../../src/gateway.js";
 import type { JsonObject } from "../../../src/protocol/wire.js";
-import { inFrontOf, startGatewayInFront, startGatewayOnCommand } from "../../support/gatewayInFront.js";
+import { inFrontOf, ready, startGatewayInFront, startGatewayOnCommand } from "../../support/gatewayInFront.js";
 import { waitForMetric } from "../../support/metrics.js";
 import {
   accept,
@@ -174,6 +174,7 @@ describe("server-everything over stdio: every message is standalone, so the one 
 
   before(async () => {
     gateway = await startGatewayOnCommand(STDIO_COMMANDS.everything());
+    await ready(gateway); // a cold first start under load is waited for here, not in the first call's time limit
   });
   after(async () => gateway?.close());
 

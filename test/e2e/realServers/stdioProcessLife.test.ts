@@ -12,28 +12,16 @@ import { after, describe, test } from "node:test";
 import { pathToFileURL } from "node:url";
 import type { Gateway } from "../../../src/gateway.js";
 import { killHard, spawnGateway } from "../../support/gatewayChild.js";
-import { startGatewayOnCommand } from "../../support/gatewayInFront.js";
+import { ready, startGatewayOnCommand } from "../../support/gatewayInFront.js";
 import { errorOf, TASKS_CAPS } from "../../support/mcpClient.js";
 import { isRunning } from "../../support/processes.js";
 import { callTool, expectComplete, expectTask, textOf } from "../../support/realServerCalls.js";
 import { STDIO_COMMANDS } from "../../support/servers/thirdParty.js";
 import { hasStatus, waitForTask } from "../../support/tasks.js";
-import { eventually, until } from "../../support/waiting.js";
+import { eventually } from "../../support/waiting.js";
 
 const alice = { token: "alice", capabilities: TASKS_CAPS };
 const LONG = { tasks: { tools: { "trigger-long-running-operation": "always" as const } } };
-
-/** Waits for /readyz 200: the readiness check's own process has started and answered. A cold start on a
- *  loaded machine may miss upstream.initializeTimeoutMs once (each probe then starts a new process): what is
- *  tested here comes after it, so probes go on for a minute and a failure shows the last answer. */
-async function ready(gateway: Gateway): Promise<void> {
-  let last = "";
-  await until(60_000, "/readyz 200", async () => {
-    const response = await fetch(new URL("/readyz", gateway.url));
-    last = `${response.status} ${await response.text()}`;
-    return response.status === 200 ? true : undefined;
-  }).catch((error: Error) => assert.fail(`${error.message}; last answer: ${last}`));
-}
 
 /** The pids `gateway` started since `before`. */
 const newPids = (gateway: Gateway, before: number[]) => (gateway.upstreamProcesses?.() ?? []).filter((pid) => !before.includes(pid));
