@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Gateway } from "../../../src/gateway.js";
-import { startGatewayOnCommand } from "../../support/gatewayInFront.js";
+import { ready, startGatewayOnCommand } from "../../support/gatewayInFront.js";
 import { resultOf } from "../../support/mcpClient.js";
 import { call, callTool, expectComplete, textOf } from "../../support/realServerCalls.js";
 import { STDIO_COMMANDS } from "../../support/servers/thirdParty.js";
@@ -25,6 +25,7 @@ describe("server-filesystem over stdio on a temporary directory", () => {
     writeFileSync(join(dir, "hello.txt"), "hello from disk\n");
     // "." resolved in upstream.cwd: the server serves the temporary directory only if cwd reached it.
     gateway = await startGatewayOnCommand(STDIO_COMMANDS.filesystem("."), { upstream: { cwd: dir } });
+    await ready(gateway); // a cold first server start is waited for here, not in a call's time limit
   });
   after(async () => {
     await gateway?.close();
@@ -67,6 +68,7 @@ describe("upstream.env reaches the started server, taskgate's own environment do
   before(async () => {
     process.env.TASKGATE_TEST_SECRET = "must-not-leak";
     gateway = await startGatewayOnCommand(STDIO_COMMANDS.everything(), { upstream: { env: { GREETING: "hello from upstream.env" } } });
+    await ready(gateway); // a cold first server start is waited for here, not in a call's time limit
   });
   after(async () => {
     delete process.env.TASKGATE_TEST_SECRET;

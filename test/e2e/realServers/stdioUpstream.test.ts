@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Gateway } from "../../../src/gateway.js";
 import type { JsonObject } from "../../../src/protocol/wire.js";
-import { startGatewayOnCommand } from "../../support/gatewayInFront.js";
+import { ready, startGatewayOnCommand } from "../../support/gatewayInFront.js";
 import { openListen } from "../../support/listen.js";
 import { resultOf, TASKS_CAPS } from "../../support/mcpClient.js";
 import { scrape } from "../../support/metrics.js";
@@ -38,6 +38,7 @@ describe("server-everything over stdio: taskgate starts it and speaks the sessio
         },
       },
     });
+    await ready(gateway); // a cold first server start is waited for here, not in a call's time limit
   });
   after(async () => {
     await gateway?.close();
@@ -180,6 +181,7 @@ describe("a stdio server whose tool list changes (SDK 1.x fixture)", () => {
 
   before(async () => {
     gateway = await startGatewayOnCommand(STDIO_COMMANDS.listChanges());
+    await ready(gateway); // a cold first server start is waited for here, not in a call's time limit
   });
   after(async () => {
     await gateway?.close();
