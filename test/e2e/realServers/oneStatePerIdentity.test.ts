@@ -14,24 +14,17 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Gateway } from "../../../src/gateway.js";
 import type { JsonObject } from "../../../src/protocol/wire.js";
-import { inFrontOf, startGatewayOnCommand } from "../../support/gatewayInFront.js";
+import { inFrontOf, ready, startGatewayOnCommand } from "../../support/gatewayInFront.js";
 import { type Listen, openListen } from "../../support/listen.js";
 import { scrape } from "../../support/metrics.js";
 import { callTool, expectComplete, textOf } from "../../support/realServerCalls.js";
 import { STDIO_COMMANDS } from "../../support/servers/thirdParty.js";
-import { until } from "../../support/waiting.js";
 
 const NONE = {};
 const FORMS = { elicitation: {} };
 const SAMPLING = { sampling: {} };
 const UPDATED = "notifications/resources/updated";
 const ACK = "notifications/subscriptions/acknowledged";
-/** Resolves once taskgate's own readiness check reached the upstream (it holds a session of its own). */
-async function ready(gateway: Gateway): Promise<void> {
-  const url = new URL("/readyz", gateway.url);
-  await until(10_000, `${url} answers 200`, async () => ((await fetch(url)).status === 200 ? true : undefined));
-}
-
 /** Processes of `gateway` started since `before` (taskgate's own readiness check has one too). */
 const startedSince = (gateway: Gateway, before: number[]) =>
   (gateway.upstreamProcesses?.() ?? []).filter((pid) => !before.includes(pid)).length;
