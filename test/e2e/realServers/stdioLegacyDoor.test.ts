@@ -12,7 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { type CallToolResult, ElicitRequestSchema, type Progress } from "@modelcontextprotocol/sdk/types.js";
 import type { Gateway } from "../../../src/gateway.js";
-import { startGatewayOnCommand } from "../../support/gatewayInFront.js";
+import { ready, startGatewayOnCommand } from "../../support/gatewayInFront.js";
 import { connectLegacyClient, legacyInitialize, legacyRequest, legacyToolsList } from "../../support/legacyClient.js";
 import { isRunning } from "../../support/processes.js";
 import { STDIO_COMMANDS } from "../../support/servers/thirdParty.js";
@@ -28,7 +28,7 @@ describe("legacy door in front of a stdio server: one process per old-client ses
 
   before(async () => {
     gateway = await startGatewayOnCommand(STDIO_COMMANDS.everything(), { upstream: { stopGraceMs: 500 } });
-    await fetch(new URL("/readyz", gateway.url)); // the readiness process runs: later pids are the clients'
+    await ready(gateway); // the readiness process runs: later pids are the clients'
   });
   after(async () => {
     await Promise.allSettled(clients.map((client) => client.close()));
@@ -144,7 +144,7 @@ describe("legacy door at upstream.maxProcesses", () => {
 
   before(async () => {
     gateway = await startGatewayOnCommand(STDIO_COMMANDS.everything(), { upstream: { maxProcesses: 1, stopGraceMs: 500 } });
-    await fetch(new URL("/readyz", gateway.url));
+    await ready(gateway);
   });
   after(async () => {
     await Promise.allSettled(clients.map((client) => client.close()));
@@ -180,7 +180,7 @@ describe("legacy door: an old-client session idle for upstream.sessionIdleMs", (
   before(async () => {
     // 1.5 s: an old client's initialize and notifications/initialized must fit in it on a loaded machine.
     gateway = await startGatewayOnCommand(STDIO_COMMANDS.everything(), { upstream: { sessionIdleMs: 1_500, stopGraceMs: 500 } });
-    await fetch(new URL("/readyz", gateway.url));
+    await ready(gateway);
   });
   after(async () => {
     await gateway?.close();
@@ -223,7 +223,7 @@ describe("legacy door in front of a stdio server, auth.mode tokens: a session be
       },
       upstream: { stopGraceMs: 500 },
     });
-    await fetch(new URL("/readyz", gateway.url)); // the readiness process runs: later pids are the clients'
+    await ready(gateway); // the readiness process runs: later pids are the clients'
   });
   after(async () => {
     await gateway?.close();
