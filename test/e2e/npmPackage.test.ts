@@ -19,6 +19,7 @@ import { parse } from "yaml";
 import { ENV_VARS } from "../../src/config/loadConfig.js";
 import { killHard } from "../support/gatewayChild.js";
 import { modernHeaders } from "../support/mcpClient.js";
+import { onFreePort } from "../support/ports.js";
 import { REPO } from "../support/repoRoot.js";
 
 const STEP_LIMIT_MS = Number(process.env.PACKAGE_TEST_STEP_MS ?? 300_000);
@@ -47,14 +48,15 @@ function step(what: string, command: string, args: string[], cwd: string): strin
   return result.stdout;
 }
 
-/** Spawns a long-running process and resolves with the first stdout line matching `ready`. */
+/** Spawns a long-running process (with `env` added) and resolves with the first stdout line matching `ready`. */
 function startUntil(
   what: string,
   args: string[],
   cwd: string,
   ready: (line: string) => boolean,
+  env: Record<string, string> = {},
 ): Promise<{ child: ChildProcess; line: string }> {
-  const child = spawn(process.execPath, args, { cwd, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, args, { cwd, env: { ...cleanEnv(), ...env }, stdio: ["ignore", "pipe", "pipe"] });
   children.push(child);
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
@@ -183,8 +185,11 @@ describe("the Docker runtime layout (unpacked package + npm ci --omit=dev)", () 
   });
 
   test("serve answers server/discover through the example legacy server shipped in dist/examples", async () => {
-    const legacy = await startUntil("the example legacy server", ["dist/examples/legacy-server/main.js"], app, (line) =>
-      line.includes("listening on"),
+    // On a free port, not its default 3001 (a demo running on this machine holds that one).
+    const legacy = await onFreePort((port) =>
+      startUntil("the example legacy server", ["dist/examples/legacy-server/main.js"], app, (line) => line.includes("listening on"), {
+        LEGACY_PORT: String(port),
+      }),
     );
     const upstream = /listening on (\S+)/.exec(legacy.line)?.[1] as string;
     const gateway = await startUntil(
