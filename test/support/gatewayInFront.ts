@@ -1,6 +1,7 @@
 // Starts a real taskgate (startGateway, the config parsed by ConfigSchema like the CLI does, demo
 // auth, a free loopback port) in front of a given legacy MCP endpoint. Logs go to stderr when
-// TEST_LOG_LEVEL is set; otherwise the last lines are kept for a timed-out request's error (recentLog.ts). inFrontOf() is the same for a describe, with a third-party server it starts.
+// TEST_LOG_LEVEL is set; otherwise the last lines are kept for a timed-out request's error
+// (recentLog.ts). inFrontOf() is the same for a describe, with a third-party server it starts.
 
 import assert from "node:assert/strict";
 import { after, before } from "node:test";
