@@ -137,8 +137,13 @@ function checkAnswers(task: HandedOut, seen: Operation[], count: Count, fail: Fa
     if (wrong.outcome !== "error") continue;
     const after = seen.find((o) => o.op === "poll-after-refusal" && o.start >= wrong.end && o.outcome === "ok");
     const status = after && statusOf(after);
-    if (status === "working")
-      fail("answers", `${task.taskId}: after the refused answer #${wrong.seq} the question was gone (#${after!.seq} working)`);
+    if (status === "working") {
+      const refusal = `${wrong.error?.code} ${wrong.error?.message}`;
+      fail(
+        "answers",
+        `${task.taskId}: after the refused answer #${wrong.seq} (${refusal}) the question was gone (#${after!.seq} working: ${String(after!.result?.statusMessage)})`,
+      );
+    }
   }
   const done = seen.find((o) => o.outcome === "ok" && statusOf(o) === "completed");
   if (!done) return;

@@ -215,7 +215,8 @@ export const TERMINAL = new Set(["completed", "failed", "cancelled"]);
 /** What the checker needs of a result: status, ids, the text of the content, open question keys. */
 export function summary(result: Json): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const key of ["resultType", "taskId", "status", "lastUpdatedAt"]) if (result[key] !== undefined) out[key] = result[key];
+  for (const key of ["resultType", "taskId", "status", "statusMessage", "lastUpdatedAt"])
+    if (result[key] !== undefined) out[key] = result[key];
   const text = textOf(result.result ?? result);
   if (text !== "") out.text = text;
   if (result.inputRequests) out.inputKeys = Object.keys(result.inputRequests as Json);

@@ -5,12 +5,13 @@
 // - match() checks a batch of answers all-or-nothing (keys not open are ignored, as the spec
 //   asks; one answer that does not fit its question refuses the whole batch and takes nothing);
 // - take() removes matched questions from the open set, deliver() sends their answers upstream;
-// - a question the upstream withdraws leaves the set by itself (onChange is told).
+// - a question the upstream withdraws leaves the set by itself (onChange is told, unless its session
+//   ended: then its call ends too, and the call's end says so).
 
 import type { InputRequests, JsonObject } from "../protocol/wire.js";
 import { mintInputKey } from "./inputKeys.js";
 import { checkInputResponse } from "./inputResponseCheck.js";
-import type { Question } from "./question.js";
+import { type Question, SESSION_ENDED } from "./question.js";
 
 export interface MatchedAnswer {
   key: string;
@@ -26,7 +27,8 @@ export class OpenQuestions {
 
   /**
    * `configuredKey`: the key configured for the tool (wins over the schema-derived one).
-   * `onChange`: called after a question left the set on its own (withdrawn by the upstream).
+   * `onChange`: called after a question left the set on its own while its call goes on (the upstream
+   * cancelled it); not when its session ended, which ends the call as well.
    */
   constructor(
     private readonly configuredKey?: string,
@@ -43,7 +45,7 @@ export class OpenQuestions {
       () => {
         if (this.open.get(key) !== question) return;
         this.open.delete(key);
-        this.onChange?.();
+        if (question.withdrawn.reason !== SESSION_ENDED) this.onChange?.();
       },
       { once: true },
     );

@@ -16,6 +16,7 @@ import type { Logger } from "pino";
 import { endUpstreamSpan, startUpstreamSpan } from "../observability/upstreamSpan.js";
 import { ErrorCode } from "../protocol/errors.js";
 import type { JsonObject, RequestId } from "../protocol/wire.js";
+import { SESSION_ENDED } from "../questions/question.js";
 import { isObject } from "../util/json.js";
 import { EXCHANGE_CLOSED, Exchange, type JsonRpcMessage, type UpstreamTransport, type Via } from "./transport.js";
 import { CallStopped, UpstreamFailure, UpstreamRpcError } from "./upstreamFailure.js";
@@ -204,7 +205,7 @@ export class JsonRpcPeer {
   failAll(failure: UpstreamFailure, inFlight: UpstreamFailure = failure): void {
     this.failure ??= failure;
     for (const id of [...this.pending.keys()]) this.settle(id, inFlight);
-    for (const controller of this.incoming.values()) controller.abort(EXCHANGE_CLOSED);
+    for (const controller of this.incoming.values()) controller.abort(SESSION_ENDED);
     this.incoming.clear();
   }
 

@@ -38,7 +38,8 @@ export class ScriptedCall implements RunningCall {
   }
 
   /** Asks a question; resolves with the answer it gets, or the error it is refused with. */
-  ask(request: InputRequest): { question: Question; answered: Promise<JsonObject | JsonRpcErrorObject>; withdraw(): void } {
+  /** `withdraw(reason)`: the upstream cancelled the question, or (SESSION_ENDED) its session ended. */
+  ask(request: InputRequest): { question: Question; answered: Promise<JsonObject | JsonRpcErrorObject>; withdraw(reason?: Error): void } {
     const withdrawn = new AbortController();
     let settled = false;
     let reply: (value: JsonObject | JsonRpcErrorObject) => void = () => undefined;
@@ -62,7 +63,7 @@ export class ScriptedCall implements RunningCall {
     };
     this.markAsked();
     for (const watcher of this.watchers) watcher.question?.(question);
-    return { question, answered, withdraw: () => withdrawn.abort() };
+    return { question, answered, withdraw: (reason) => withdrawn.abort(reason) };
   }
 
   finish(result: JsonObject): void {

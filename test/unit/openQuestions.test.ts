@@ -1,10 +1,12 @@
 // OpenQuestions, the one model of a call's open questions (inline MRTR and tasks alike): keys are
 // minted once and never reused, a batch of answers is checked all-or-nothing, keys that are not
-// open are ignored, and a question the upstream withdraws leaves the set by itself.
+// open are ignored, and a question the upstream withdraws leaves the set by itself (onChange told
+// unless its session ended, which ends its call too).
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { OpenQuestions } from "../../src/questions/openQuestions.js";
+import { SESSION_ENDED } from "../../src/questions/question.js";
 import { formQuestion, ScriptedCall } from "../support/scriptedCall.js";
 
 describe("OpenQuestions", () => {
@@ -58,6 +60,17 @@ describe("OpenQuestions", () => {
     asked.withdraw();
     assert.equal(questions.isEmpty, true);
     assert.equal(changes, 1);
+  });
+
+  it("a question withdrawn because its session ended leaves the set without telling onChange: its call's end says so", () => {
+    const call = new ScriptedCall();
+    let changes = 0;
+    const questions = new OpenQuestions(undefined, () => changes++);
+    call.watch({ question: (q) => questions.add(q) });
+    call.ask(formQuestion("name")).withdraw(SESSION_ENDED);
+    assert.equal(questions.isEmpty, true);
+    assert.deepEqual(questions.inputRequests(), {});
+    assert.equal(changes, 0);
   });
 
   it("a configured key wins over the schema-derived one", () => {
