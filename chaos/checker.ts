@@ -57,7 +57,7 @@ export function check(entries: Entry[], tasks: HandedOut[], end: EndState): Verd
     const seen = byTask.get(task.taskId) ?? [];
     checkFound(task, seen, count, fail);
     checkMonotonic(task, seen, notes, count, fail);
-    if (task.tool === "build_report") checkAnswers(task, seen, count, fail);
+    if (task.tool === "build_report") checkAnswers(task, seen, faults, count, fail);
     checkCancels(task, seen, arrivals.get(task.taskId) ?? [], count, fail);
   }
   checkUpstreamDeliveries(upstream, count, fail);
@@ -123,7 +123,20 @@ function checkResult(task: HandedOut, text: string, fail: Fail): void {
     fail("monotonic", `${task.taskId} (${task.tool} ${task.token}): result "${text.slice(0, 120)}" is not what the upstream makes of it`);
 }
 
-function checkAnswers(task: HandedOut, seen: Operation[], count: Count, fail: Fail): void {
+/** A task's operations in order, and the faults on meanwhile, for a violation's evidence (times from its first sending). */
+export function storyOf(seen: Operation[], faults: FaultEntry[]): string {
+  const from = Math.min(...seen.map((o) => o.start));
+  const to = Math.max(...seen.map((o) => o.end));
+  const at = (ms: number) => `+${ms - from}`;
+  const ops = seen.map((o) => {
+    const got = o.outcome === "ok" ? (statusOf(o) ?? "ok") : o.outcome === "error" ? `error ${o.error?.code}` : o.outcome;
+    return `#${o.seq} ${o.op} ${at(o.start)}..${at(o.end)} ms: ${got}`;
+  });
+  const on = faults.filter((f) => f.start <= to && f.end >= from).map((f) => `${f.fault} ${f.target} ${at(f.start)}..${at(f.end)} ms`);
+  return `[${ops.join("; ")}]${on.length > 0 ? ` faults on: [${on.join("; ")}]` : ""}`;
+}
+
+function checkAnswers(task: HandedOut, seen: Operation[], faults: FaultEntry[], count: Count, fail: Fail): void {
   const updates = seen.filter((o) => o.method === "tasks/update" && o.op !== "probe-foreign");
   count("answers", updates.length);
   // Two answers sent at once are both acknowledged (the spec: a key no longer open is ignored);
@@ -133,7 +146,10 @@ function checkAnswers(task: HandedOut, seen: Operation[], count: Count, fail: Fa
   const endedAt = last?.lastUpdatedAt === undefined ? Number.POSITIVE_INFINITY : Date.parse(String(last.lastUpdatedAt));
   for (const wrong of updates.filter((o) => o.op === "answer-wrong")) {
     // Acknowledged after the task had ended (e.g. failed as its holder was gone): a key no longer open is ignored.
-    if (wrong.outcome === "ok" && endedAt > wrong.end) fail("answers", `${task.taskId}: the invalid answer #${wrong.seq} was accepted`);
+    if (wrong.outcome === "ok" && endedAt > wrong.end) {
+      const ended = `${String(last?.status)} ${endedAt - wrong.end} ms after it: ${String(last?.statusMessage)}`;
+      fail("answers", `${task.taskId}: the invalid answer #${wrong.seq} was accepted (the task ended ${ended}) ${storyOf(seen, faults)}`);
+    }
     if (wrong.outcome !== "error") continue;
     const after = seen.find((o) => o.op === "poll-after-refusal" && o.start >= wrong.end && o.outcome === "ok");
     const status = after && statusOf(after);
@@ -141,7 +157,7 @@ function checkAnswers(task: HandedOut, seen: Operation[], count: Count, fail: Fa
       const refusal = `${wrong.error?.code} ${wrong.error?.message}`;
       fail(
         "answers",
-        `${task.taskId}: after the refused answer #${wrong.seq} (${refusal}) the question was gone (#${after!.seq} working: ${String(after!.result?.statusMessage)})`,
+        `${task.taskId}: after the refused answer #${wrong.seq} (${refusal}) the question was gone (#${after!.seq} working: ${String(after!.result?.statusMessage)}) ${storyOf(seen, faults)}`,
       );
     }
   }
