@@ -13,7 +13,7 @@ import { LegacyProcess } from "../test/support/servers/legacyProcess.js";
 import { STDIO_COMMANDS } from "../test/support/servers/thirdParty.js";
 import type { History } from "./history.js";
 import { Instance } from "./instance.js";
-import { processesNaming } from "./processes.js";
+import { environmentOf, processesNaming } from "./processes.js";
 
 /** Limits the cluster is configured with; the checker holds answers to them. */
 export const LIMITS = {
@@ -73,6 +73,9 @@ export class Cluster {
 
   /** The path of server-everything's entry point: how its processes are recognised. */
   static readonly everythingMarker = STDIO_COMMANDS.everything()[1]!;
+  /** Set in the environment of this cluster's server processes (upstream.env), naming it: other runs and
+   *  tests on the machine start server-everything too, and their processes are none of this run's. */
+  static readonly clusterVariable = "TASKGATE_CHAOS_CLUSTER";
 
   static async start(history: History, legacySpeed: number): Promise<Cluster> {
     const dir = await mkdtemp(join(tmpdir(), "taskgate-chaos-"));
@@ -88,17 +91,17 @@ export class Cluster {
     for (const name of ["a", "b", "c"]) {
       const port = await freePort();
       const file = join(cluster.dir, `${name}.json`);
-      await writeFile(file, JSON.stringify(instanceConfig(port, redis.url, prefix, legacy.url), null, 2));
+      await writeFile(file, JSON.stringify(instanceConfig(port, redis.url, prefix, legacy.url, dir), null, 2));
       cluster.instances.push(new Instance(name, port, file, (served) => history.add(served)));
     }
     await Promise.all(cluster.instances.map((i) => i.start()));
     return cluster;
   }
 
-  /** server-everything processes now running, each with the taskgate instance that started it (if alive). */
+  /** This cluster's server-everything processes now running, each with the taskgate instance that started it (if alive). */
   stdioProcesses(): { pid: number; ppid: number; owner: Instance | undefined }[] {
     return processesNaming(Cluster.everythingMarker)
-      .filter((p) => p.cmdline.includes(" stdio"))
+      .filter((p) => p.cmdline.includes(" stdio") && environmentOf(p.pid)[Cluster.clusterVariable] === this.dir)
       .map((p) => ({ pid: p.pid, ppid: p.ppid, owner: this.instances.find((i) => i.isRunning() && i.pid === p.ppid) }));
   }
 
@@ -111,7 +114,7 @@ export class Cluster {
   }
 }
 
-function instanceConfig(port: number, redisUrl: string, prefix: string, legacyUrl: string): Record<string, unknown> {
+function instanceConfig(port: number, redisUrl: string, prefix: string, legacyUrl: string, cluster: string): Record<string, unknown> {
   const limits = { requestTimeoutMs: LIMITS.upstreamRequestTimeoutMs };
   return {
     host: "127.0.0.1",
@@ -125,6 +128,7 @@ function instanceConfig(port: number, redisUrl: string, prefix: string, legacyUr
       legacy: { url: legacyUrl, ...limits, tasks: { tools: { build_report: "always", slow_echo: "always" } } },
       everything: {
         command: STDIO_COMMANDS.everything(),
+        env: { [Cluster.clusterVariable]: cluster },
         ...limits,
         tasks: { tools: { "trigger-long-running-operation": "always" } },
       },

@@ -1,5 +1,5 @@
-// What runs on this machine, read from /proc (Linux): a process's children, its resident memory,
-// and every process whose command line names a given file (the stdio upstreams), for the fault
+// What runs on this machine, read from /proc (Linux): a process's children, its resident memory and
+// environment, and every process whose command line names a given file (the stdio upstreams), for the fault
 // schedule (which server process to freeze) and the final "nothing left running" check.
 
 import { readdirSync, readFileSync } from "node:fs";
@@ -35,6 +35,18 @@ export function allProcesses(): Proc[] {
 /** Live processes whose command line contains `needle`, with their parent pids (zombies left out). */
 export function processesNaming(needle: string): Proc[] {
   return allProcesses().filter((p) => p.cmdline.includes(needle) && p.state !== "Z");
+}
+
+/** The environment `pid` was started with ({} if it is gone or not ours to read). */
+export function environmentOf(pid: number): Record<string, string> {
+  try {
+    const pairs = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
+    return Object.fromEntries(
+      pairs.filter((pair) => pair.includes("=")).map((pair) => [pair.slice(0, pair.indexOf("=")), pair.slice(pair.indexOf("=") + 1)]),
+    );
+  } catch {
+    return {};
+  }
 }
 
 /** Resident memory of `pid` in bytes (0 if it is gone). */
