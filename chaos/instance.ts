@@ -1,6 +1,7 @@
 // One taskgate instance of the chaos cluster: `taskgate serve --config <file>` as a child process
 // (the way test/e2e/childGateway.ts runs the CLI: compiled or through tsx) on a fixed loopback
-// port, so that after a kill -9 it is restarted on the same port behind the balancer. Ready once
+// port, so that after a kill -9 it is restarted on the same port behind the balancer (on another
+// when that one was taken while it was down: the balancer reads the instances' ports). Ready once
 // its "taskgate listening" line is out; later log lines are only counted (a long run would
 // otherwise keep millions of them), and warnings/errors kept as a short tail for the report.
 // The request lines of tasks/cancel are told to `onServed` (when each arrived: the checker dates a
@@ -11,11 +12,14 @@ import { createWriteStream, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { cliArgs } from "../test/support/gatewayChild.js";
+import { freePort } from "../test/support/ports.js";
 import { REPO } from "../test/support/repoRoot.js";
 import type { ServedRequest } from "./history.js";
 
-/** Start-up on a loaded machine (tsx compiles the sources first) can take long; a second try follows. */
+/** Start-up on a loaded machine (tsx compiles the sources first) can take long; another try follows. */
 const START_MS = 45_000;
+/** How taskgate says its port is in use. */
+const PORT_TAKEN = /port \d+ is in use/;
 
 export class Instance {
   private child: ChildProcess | undefined;
@@ -25,7 +29,7 @@ export class Instance {
 
   constructor(
     readonly name: string,
-    readonly port: number,
+    public port: number,
     private readonly configFile: string,
     private readonly onServed: (served: ServedRequest) => void = () => {},
   ) {}
@@ -42,13 +46,17 @@ export class Instance {
     return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  /** Starts it; one that did not come up in time is killed and started once more. */
+  /** Starts it; one that did not come up is killed and started again (three tries in all). */
   async start(): Promise<void> {
-    try {
-      await this.startOnce();
-    } catch {
-      await this.kill();
-      await this.startOnce();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.startOnce();
+      } catch (error) {
+        if (attempt >= 3) throw error;
+        await this.kill();
+        // Its port was taken while it was down (another test's server, on a busy machine): it moves.
+        if (PORT_TAKEN.test(error instanceof Error ? error.message : String(error))) this.port = await freePort();
+      }
     }
   }
 
@@ -56,7 +64,7 @@ export class Instance {
     if (this.isRunning()) throw new Error(`${this.name} (pid ${this.pid}) is still running`);
     const env: NodeJS.ProcessEnv = {};
     for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("TASKGATE_")) env[k] = v;
-    const child = spawn(process.execPath, cliArgs(["serve", "--config", this.configFile]), {
+    const child = spawn(process.execPath, cliArgs(["serve", "--config", this.configFile, "--port", String(this.port)]), {
       cwd: REPO,
       env,
       stdio: ["ignore", "pipe", "pipe"],
