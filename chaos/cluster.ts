@@ -94,7 +94,13 @@ export class Cluster {
       await writeFile(file, JSON.stringify(instanceConfig(port, redis.url, prefix, legacy.url, dir), null, 2));
       cluster.instances.push(new Instance(name, port, file, (served) => history.add(served)));
     }
-    await Promise.all(cluster.instances.map((i) => i.start()));
+    // One that cannot start fails the run: the parts already up must not outlive it.
+    const started = await Promise.allSettled(cluster.instances.map((i) => i.start()));
+    const failed = started.find((result) => result.status === "rejected");
+    if (failed) {
+      await cluster.close();
+      throw failed.reason;
+    }
     return cluster;
   }
 
