@@ -124,7 +124,7 @@ function checkResult(task: HandedOut, text: string, fail: Fail): void {
 }
 
 /** A task's operations in order, and the faults on meanwhile, for a violation's evidence (times from its first sending). */
-export function storyOf(seen: Operation[], faults: FaultEntry[]): string {
+function storyOf(seen: Operation[], faults: FaultEntry[]): string {
   const from = Math.min(...seen.map((o) => o.start));
   const to = Math.max(...seen.map((o) => o.end));
   const at = (ms: number) => `+${ms - from}`;
