@@ -6,7 +6,7 @@
 //   asks; one answer that does not fit its question refuses the whole batch and takes nothing);
 // - take() removes matched questions from the open set, deliver() sends their answers upstream;
 // - a question the upstream withdraws leaves the set by itself (onChange is told, unless its session
-//   ended: then its call ends too, and the call's end says so).
+//   ended: then its call ends too, and the call's end says so; callEnding tells that it is coming).
 
 import type { InputRequests, JsonObject } from "../protocol/wire.js";
 import { mintInputKey } from "./inputKeys.js";
@@ -24,6 +24,7 @@ export type MatchResult = { ok: true; answers: MatchedAnswer[] } | { ok: false; 
 export class OpenQuestions {
   private readonly open = new Map<string, Question>();
   private readonly used = new Set<string>();
+  private sessionGone = false;
 
   /**
    * `configuredKey`: the key configured for the tool (wins over the schema-derived one).
@@ -45,11 +46,17 @@ export class OpenQuestions {
       () => {
         if (this.open.get(key) !== question) return;
         this.open.delete(key);
-        if (question.withdrawn.reason !== SESSION_ENDED) this.onChange?.();
+        if (question.withdrawn.reason === SESSION_ENDED) this.sessionGone = true;
+        else this.onChange?.();
       },
       { once: true },
     );
     return key;
+  }
+
+  /** A question left with its session: the call is failing too, though its end may not be known to its holder yet. */
+  get callEnding(): boolean {
+    return this.sessionGone;
   }
 
   /** Open (unsettled) questions, by key. */

@@ -62,6 +62,8 @@ interface LiveTask {
   questions: OpenQuestions;
   /** Serialises this task's writes in the order the call produced them. */
   chain: Promise<unknown>;
+  /** Told when the task is let go (its end recorded, or it ended elsewhere): answers waiting for the call's end. */
+  onRelease?: Array<() => void>;
   expiry?: NodeJS.Timeout;
 }
 
@@ -218,16 +220,22 @@ export class TaskRunner {
     // Checked as it arrives, and again in turn: a question withdrawn while the answer waits behind the
     // task's earlier writes (its session ended) must not turn a refusal into an acknowledgement.
     refuseUnfit(task.questions.match(responses));
-    await this.enqueue(task, async () => {
+    const delivered = await this.enqueue(task, async () => {
       const matched = task.questions.match(responses);
       refuseUnfit(matched);
-      if (matched.answers.length === 0) return;
+      if (matched.answers.length === 0) return false;
       const open = Object.fromEntries(task.questions.remainingAfter(matched.answers).map(([key, q]) => [key, q.request]));
       const updated = await this.mirror(taskId, open);
       task.questions.take(matched.answers);
       OpenQuestions.deliver(matched.answers);
       requestLog.info({ event: "task.answered", taskId, keys: matched.answers.length, status: updated?.status }, "task input delivered");
+      return true;
     });
+    // Its questions went with their session, and the call's failure is on its way (naming it may take a probe of the
+    // backend): acknowledged once that end is recorded, so a client told "ok" never then reads the task still waiting.
+    if (!delivered && task.questions.callEnding && this.live.get(taskId) === task) {
+      await new Promise<void>((resolve) => (task.onRelease ??= []).push(resolve));
+    }
   }
 
   /** Marks the task cancelled and stops its upstream call. */
@@ -360,6 +368,7 @@ export class TaskRunner {
     const task = this.live.get(taskId);
     this.live.delete(taskId);
     if (task?.expiry) clearTimeout(task.expiry);
+    if (task?.onRelease) for (const resolve of task.onRelease.splice(0)) resolve();
     return task;
   }
 }

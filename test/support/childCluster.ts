@@ -28,10 +28,11 @@ export interface ChildCluster {
   close(): Promise<void>;
 }
 
-export async function startChildCluster(): Promise<ChildCluster> {
+/** `speed`: the legacy server's (its tools' delays divided by it; default 1). */
+export async function startChildCluster(options: { speed?: number } = {}): Promise<ChildCluster> {
   const redisUrl = await testRedisUrl();
   const prefix = `taskgate-test-${randomUUID()}`;
-  const legacy = await startLegacyServer({ port: 0 });
+  const legacy = await startLegacyServer({ port: 0, ...options });
   const processes = new GatewayProcesses();
   const store = (leaseMs: number) => ({ kind: "redis", url: redisUrl, prefix, leaseMs });
   return {

@@ -60,6 +60,7 @@ describe("OpenQuestions", () => {
     asked.withdraw();
     assert.equal(questions.isEmpty, true);
     assert.equal(changes, 1);
+    assert.equal(questions.callEnding, false, "the upstream cancelled it: the call goes on");
   });
 
   it("a question withdrawn because its session ended leaves the set without telling onChange: its call's end says so", () => {
@@ -71,6 +72,7 @@ describe("OpenQuestions", () => {
     assert.equal(questions.isEmpty, true);
     assert.deepEqual(questions.inputRequests(), {});
     assert.equal(changes, 0);
+    assert.equal(questions.callEnding, true, "its call is failing with the session");
   });
 
   it("a configured key wins over the schema-derived one", () => {

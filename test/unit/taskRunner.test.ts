@@ -8,6 +8,7 @@ import { describe, it } from "node:test";
 import { createCluster } from "../../src/cluster/createCluster.js";
 import { ErrorCode } from "../../src/protocol/errors.js";
 import { SHUTDOWN } from "../../src/protocol/reasons.js";
+import { SESSION_ENDED } from "../../src/questions/question.js";
 import { createTaskStore } from "../../src/tasks/stores/createTaskStore.js";
 import { TaskAccess } from "../../src/tasks/taskAccess.js";
 import type { TaskRecord } from "../../src/tasks/taskRecord.js";
@@ -133,6 +134,17 @@ describe("TaskRunner", () => {
     held.release();
     await answering;
     assert.equal(await statusOf(records, taskId), "failed");
+  });
+
+  it("an answer to a question gone with its session is acknowledged only once the failing call's end is written", async () => {
+    const { records, runner } = await runnerOf();
+    const { call, taskId, withdraw } = await askingTask(runner, records);
+    withdraw(SESSION_ENDED); // the call fails with its session, but its failure comes a moment later (named after a probe)
+    const answering = runner.answer(taskId, { name: { action: "accept", content: { name: 42 } } }).then(() => statusOf(records, taskId));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(await statusOf(records, taskId), "input_required", "the record still shows the question");
+    call.fail({ code: -32603, message: "Upstream call lost: taskgate closed the upstream session" });
+    assert.equal(await answering, "failed", "acknowledged after the end was written, never while the task read input_required");
   });
 
   it("an upstream JSON-RPC error fails the task with that error", async () => {
