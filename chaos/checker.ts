@@ -166,8 +166,11 @@ function checkAnswers(task: HandedOut, seen: Operation[], faults: FaultEntry[], 
   const text = String(done.result?.text ?? "");
   const charts = text.includes("charts included");
   const chartsOf = (o: Operation) => (o.sent as { content?: { charts?: unknown } }).content?.charts === true;
-  // An answer whose reply was lost (a cut connection) may have been delivered as well.
-  const candidates = [...accepted, ...updates.filter((o) => o.outcome === "transport" || o.outcome === "timeout")];
+  // An answer whose reply was lost (a cut connection) may have been delivered as well, and so may one its silent
+  // holder was not taken for gone over (503 holder_unresponsive: it finds the answer when it runs again).
+  const mayHaveArrived = (o: Operation) =>
+    o.outcome === "transport" || o.outcome === "timeout" || (o.outcome === "error" && o.error?.reason === "holder_unresponsive");
+  const candidates = [...accepted, ...updates.filter(mayHaveArrived)];
   if (candidates.length === 0) {
     if (!/cancelled|unavailable|no answer|default/.test(text) && charts)
       fail("answers", `${task.taskId}: completed "${text}" with no answer sent`);

@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto";
 import { ErrorCode } from "../protocol/errors.js";
 import type { JsonObject } from "../protocol/wire.js";
 import { isObject } from "../util/json.js";
-import type { HolderCommand, HolderLink, HolderReply } from "./holderLink.js";
+import { HOLDER_SILENCE_MS, type HolderCommand, type HolderLink, type HolderReply } from "./holderLink.js";
 
 /** How a ChannelHolderLink's messages travel. Replies to this link go to the onReply given at connect. */
 export interface LinkTransport {
@@ -105,7 +105,7 @@ export class ChannelHolderLink implements HolderLink {
     });
   }
 
-  async send(holder: string, command: HolderCommand, timeoutMs = 3_000): Promise<HolderReply | undefined> {
+  async send(holder: string, command: HolderCommand, timeoutMs = HOLDER_SILENCE_MS): Promise<HolderReply | undefined> {
     if (this.closed) return undefined;
     const requestId = randomUUID();
     const answer = new Promise<HolderReply | undefined>((resolve) => {

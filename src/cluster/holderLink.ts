@@ -47,11 +47,14 @@ export type HolderCommand = TaskCommand | RoundCommand;
 /** `result`: a resumed call's final result. `httpStatus`: of an error, when not 200. */
 export type HolderReply = { ok: true; result?: JsonObject } | { ok: false; error: JsonRpcErrorObject; httpStatus?: number };
 
+/** How long a sender waits for a holder that says nothing (no reply, no heartbeat) before it takes it for gone. */
+export const HOLDER_SILENCE_MS = 3_000;
+
 export interface HolderLink {
   /** Serves commands addressed to this instance. */
   serve(handler: (command: HolderCommand) => Promise<HolderReply>): Promise<void>;
   /** undefined when the holder is gone: nobody serves it, or it said nothing (no reply, no sign of
-   *  work) for timeoutMs. */
+   *  work) for timeoutMs (default HOLDER_SILENCE_MS). */
   send(holder: string, command: HolderCommand, timeoutMs?: number): Promise<HolderReply | undefined>;
   close(): Promise<void>;
 }

@@ -74,6 +74,12 @@ export const REASONS = {
       "the call this requestState refers to is gone: the taskgate instance holding it stopped or does not answer, " +
       "and its upstream call went with it; call again",
   },
+  holder_unresponsive: internal(
+    503,
+    "the taskgate instance holding task <taskId> did not answer <command> within <ms> ms, yet it still holds its lease " +
+      "(paused or overloaded): the task goes on unchanged, and <command> may still reach it when that instance runs again; " +
+      "read the task before sending it again",
+  ),
   holder_failed: internal(
     500,
     "the taskgate instance holding task <taskId> could not carry out <command>: <cause> (the task is unchanged unless it says so)",

@@ -2,15 +2,16 @@
 // that created it; for anyone else it does not exist (the same -32602 as an unknown or expired id).
 // tasks/get reads the shared store; answers and cancels go to the task's holder — this instance's
 // TaskRunner, or another instance's through the HolderLink. A task whose holder instance is gone
-// (its lease expired, or it did not answer) is failed by whoever looks at it.
+// (its lease expired) is failed by whoever looks at it; a holder that only does not answer is not
+// taken for gone while its lease lives.
 // In a fleet, each endpoint has its own TaskAccess scoped to it: a task answers only on the
 // endpoint that created it (`TaskRecord.endpoint`); anywhere else it is unknown, like another's.
 
 import type { Logger } from "pino";
-import type { HolderLink, HolderReply, TaskCommand } from "../cluster/holderLink.js";
+import { HOLDER_SILENCE_MS, type HolderLink, type HolderReply, type TaskCommand } from "../cluster/holderLink.js";
 import type { InstanceLeases } from "../cluster/instanceLeases.js";
 import type { EventLog } from "../observability/requestLog.js";
-import { holderFailed, invalidParams, RpcError, storeUnavailable } from "../protocol/errors.js";
+import { holderFailed, holderUnresponsive, invalidParams, RpcError, storeUnavailable } from "../protocol/errors.js";
 import { SHUTDOWN } from "../protocol/reasons.js";
 import { type JsonObject, TERMINAL_STATUSES } from "../protocol/wire.js";
 import type { TaskRecord } from "./taskRecord.js";
@@ -123,24 +124,33 @@ export class TaskAccess {
   }
 
   /**
-   * Another instance holds the call: it delivers the command. If it does not answer (gone, or frozen
-   * past its limit), a cancel still ends the task cancelled — the client asked for that, and a holder
-   * that comes back lets go of a task ended meanwhile (TaskRunner's sweep) — and anything else fails it.
+   * Another instance holds the call: it delivers the command. If it says nothing (frozen, or the
+   * message was lost), a cancel or an operator's fail is still written — that end is what was asked
+   * for, and a holder that comes back lets go of a task ended meanwhile (TaskRunner's sweep). An
+   * answer is not: while the holder's lease lives the task goes on, and the client is told to read
+   * it and try again (503); only a holder whose lease is gone has its task failed.
    */
   private async viaHolder(record: TaskRecord, command: TaskCommand): Promise<void> {
     const reply = await this.options.link.send(record.holder, command);
-    if (!reply && command.kind === "cancel") {
+    if (reply) {
+      if (!reply.ok) throw RpcError.from(reply.error, reply.httpStatus);
+      return;
+    }
+    const { taskId } = record;
+    if (command.kind === "cancel") {
       const why = "Cancelled by the client (the taskgate instance holding it did not answer; its upstream call is stopped)";
-      const updated = await this.options.records.write(record.taskId, (current) => cancelledRecord(current, why));
+      const updated = await this.options.records.write(taskId, (current) => cancelledRecord(current, why));
+      if (updated) this.options.log.warn({ event: "task.cancelled", taskId, why: "holder gone" }, "task cancelled without its holder");
+      return;
+    }
+    if (command.kind === "fail") {
+      const updated = await this.options.records.write(taskId, (current) => failedRecord(current, command.reason));
       if (updated)
-        this.options.log.warn({ event: "task.cancelled", taskId: record.taskId, why: "holder gone" }, "task cancelled without its holder");
+        this.options.log.warn({ event: "task.failed_by_operator", taskId, why: "holder gone" }, "task failed without its holder");
       return;
     }
-    if (!reply) {
-      await this.failHolderGone(record.taskId);
-      return;
-    }
-    if (!reply.ok) throw RpcError.from(reply.error, reply.httpStatus);
+    if (await this.holderAlive(record.holder)) throw holderUnresponsive(taskId, COMMAND_NAMES[command.kind], HOLDER_SILENCE_MS);
+    await this.failHolderGone(taskId);
   }
 
   /** A command from another instance for a task this one holds (owner checked again here). */

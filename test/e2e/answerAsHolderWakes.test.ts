@@ -1,19 +1,23 @@
-// A holder that wakes without its upstream session: taskgate A (a real child process on Redis)
-// holds a build_report task waiting for its question, and is frozen (SIGSTOP) past its lease, so B
-// closes A's upstream session as one a dead instance left. A wakes, and at once a call of the same
-// user on A finds the session gone (the upstream answers 404) and A drops it, failing the task's
-// call with it, while an invalid answer to the question comes through B. Until the call's failure
-// is recorded (its error is named after a probe of the backend) the record still shows the question:
-// the answer must be refused, or acknowledged only once the task's end is written, never while the
-// task still reads input_required. Found by the chaos run.
+// Answers to a build_report task whose holder, taskgate A (a real child process on Redis, in front
+// of the real example legacy server), is frozen (SIGSTOP) while the task waits for its question.
+// - Past its lease: B closes A's upstream session as one a dead instance left. A wakes, and at once
+//   a call of the same user on A finds the session gone (404) and A drops it, failing the task's call
+//   with it, while an invalid answer comes through B. Until the call's failure is recorded (its error
+//   is named after a probe of the backend) the record still shows the question: the answer must be
+//   refused, or acknowledged only once the task's end is written, never while the task still reads
+//   input_required. Found by the chaos run.
+// - Within its lease (decision 0045): an answer through B meets A's silence; A is not taken for
+//   gone, so the client gets 503 holder_unresponsive and the task goes on. Sent again once A runs,
+//   the answer is delivered (or ignored, if A found the first as it woke): one answer upstream.
 
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import type { ElicitationAnsweredEvent } from "../../examples/legacy-server/state.js";
 import { rpcWithin } from "../support/boundedRpc.js";
 import { type ChildCluster, startChildCluster } from "../support/childCluster.js";
 import { failIfStillRunning } from "../support/exitGuard.js";
 import { ANSWER_WITHIN_MS } from "../support/limits.js";
-import { errorOf, resultOf, TASKS_CAPS } from "../support/mcpClient.js";
+import { errorOf, type RpcReply, resultOf, TASKS_CAPS } from "../support/mcpClient.js";
 import { needsRedis } from "../support/redisServer.js";
 import { pollTask } from "../support/tasks.js";
 import { nextEvent } from "../support/waiting.js";
@@ -21,6 +25,8 @@ import { nextEvent } from "../support/waiting.js";
 failIfStillRunning();
 
 const LEASE_MS = 1_000;
+/** Longer than the holder link's 3 s of silence: a holder frozen that long still holds its lease. */
+const LONG_LEASE_MS = 10_000;
 /** The client can be asked a form question (build_report asks whether to include charts). */
 const CAPS = { ...TASKS_CAPS, elicitation: { form: {} } };
 let cluster: ChildCluster;
@@ -69,6 +75,51 @@ test(
       // The end's time is taken as it is written (the same machine's clock): no later than the acknowledgement came.
       const endedAt = Date.parse(String(ended.lastUpdatedAt));
       assert.ok(endedAt <= answeredAt, `acknowledged ${endedAt - answeredAt} ms before the task's end was written`);
+    }
+  },
+);
+
+test(
+  "an answer while its holder is frozen within its lease gets 503 holder_unresponsive, and the task goes on to use one answer",
+  needsRedis,
+  async () => {
+    const { legacy, processes } = cluster;
+    const config = { ...cluster.config(LONG_LEASE_MS), tasks: { tools: { build_report: "always" } } };
+    const a = await processes.start(config, "a2");
+    const b = await processes.start(config, "b2");
+    const answers: ElicitationAnsweredEvent[] = [];
+    const onAnswer = (event: ElicitationAnsweredEvent) => void (event.tool === "build_report" && answers.push(event));
+    legacy.events.on("elicitation-answered", onAnswer);
+    try {
+      const created = await rpcWithin(
+        ANSWER_WITHIN_MS,
+        a.url,
+        "tools/call",
+        { name: "build_report", arguments: { month: "y" } },
+        { capabilities: CAPS },
+      );
+      const taskId = resultOf(created).taskId as string;
+      await pollTask(b.url, taskId, (t) => t.status === "input_required", { timeoutMs: ANSWER_WITHIN_MS });
+      const charts = { charts: { action: "accept", content: { charts: true } } };
+      const update = () =>
+        rpcWithin(ANSWER_WITHIN_MS * 2, b.url, "tasks/update", { taskId, inputResponses: charts }, { capabilities: CAPS });
+      a.child.kill("SIGSTOP");
+      let refused: RpcReply;
+      try {
+        refused = await update(); // A says nothing for the link's 3 s; its lease (10 s) says it runs
+      } finally {
+        a.child.kill("SIGCONT");
+      }
+      assert.equal(refused.status, 503, JSON.stringify(refused.message));
+      assert.equal(errorOf(refused).data?.reason, "holder_unresponsive");
+      assert.notEqual(resultOf(await rpcWithin(ANSWER_WITHIN_MS, b.url, "tasks/get", { taskId }, { capabilities: CAPS })).status, "failed");
+      // A may have found the answer on its link as it woke; sent again, it is delivered now or ignored (its key gone).
+      assert.equal(resultOf(await update())?.resultType, "complete");
+      const done = await pollTask(b.url, taskId, (t) => t.status === "completed", { timeoutMs: ANSWER_WITHIN_MS });
+      assert.match(JSON.stringify(done.result), /charts included/);
+      assert.equal(answers.length, 1, "the upstream got one answer");
+    } finally {
+      legacy.events.off("elicitation-answered", onAnswer);
     }
   },
 );
