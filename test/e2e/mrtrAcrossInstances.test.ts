@@ -58,7 +58,10 @@ describe("inline MRTR rounds reaching any of several instances", needsRedis, () 
   let b: Gateway;
 
   before(async () => {
-    stack = await startSharedRedisStack({ speed: 1, leaseMs: 3_000, config: { mrtr: { secret: SECRET }, shutdown: { graceMs: 0 } } });
+    // tasks.autoAfterMs well past the question's arrival on a loaded machine: a first round must be a round, not a task
+    // (its retry with tasks declared becomes a task whatever the window).
+    const config = { mrtr: { secret: SECRET }, shutdown: { graceMs: 0 }, tasks: { autoAfterMs: 15_000 } };
+    stack = await startSharedRedisStack({ speed: 1, leaseMs: 3_000, config });
     ({ legacy, a, b } = stack);
   });
 
