@@ -76,9 +76,9 @@ export const REASONS = {
   },
   holder_unresponsive: internal(
     503,
-    "the taskgate instance holding task <taskId> did not answer <command> within <ms> ms, yet it still holds its lease " +
-      "(paused or overloaded): the task goes on unchanged, and <command> may still reach it when that instance runs again; " +
-      "read the task before sending it again",
+    "the taskgate instance holding task <taskId> did not take <command> (no answer within <ms> ms, or not listening), " +
+      "yet its lease says it still runs (paused, overloaded, or stopped less than a lease ago): the task is unchanged, " +
+      "and <command> may still reach it; read the task before sending it again",
   ),
   holder_failed: internal(
     500,

@@ -43,8 +43,8 @@ describe("a task's holder that does not answer", needsRedis, () => {
       assert.equal(error.code, ErrorCode.InternalError);
       assert.equal(error.httpStatus, 503);
       assert.deepEqual(error.data, { reason: "holder_unresponsive", taskId: "paused-holder" });
-      assert.match(error.message, /holding task paused-holder did not answer tasks\/update within 3000 ms, yet it still holds its lease/);
-      assert.match(error.message, /may still reach it .*read the task before sending it again/);
+      assert.match(error.message, /holding task paused-holder did not take tasks\/update \(no answer within 3000 ms, or not listening\)/);
+      assert.match(error.message, /its lease says it still runs .*may still reach it; read the task before sending it again/);
       return true;
     });
     const record = await records.get("paused-holder");
