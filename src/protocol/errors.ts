@@ -94,7 +94,8 @@ export const shuttingDown = () => reasonError("shutting_down", reasonMessage("sh
 /** A retry reached this instance for a call whose holder instance is gone (and its upstream call with it). */
 export const holderGone = () => reasonError("holder_gone", reasonMessage("holder_gone"));
 
-/** The instance holding a task did not take a command (no answer within `ms`, or nobody listening), though its lease says it runs (HTTP 503). */
+/** The instance holding a task did not take a command (no answer within `ms`, or nobody listening), though its lease
+ *  says it runs (HTTP 503). */
 export const holderUnresponsive = (taskId: string, command: string, ms: number) =>
   reasonError("holder_unresponsive", reasonMessage("holder_unresponsive", { taskId, command, ms }), { taskId });
 
