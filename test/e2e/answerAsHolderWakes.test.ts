@@ -17,9 +17,9 @@ import { rpcWithin } from "../support/boundedRpc.js";
 import { type ChildCluster, startChildCluster } from "../support/childCluster.js";
 import { failIfStillRunning } from "../support/exitGuard.js";
 import { ANSWER_WITHIN_MS } from "../support/limits.js";
-import { errorOf, type RpcReply, resultOf, TASKS_CAPS } from "../support/mcpClient.js";
+import { errorOf, type RpcReply, resultOf } from "../support/mcpClient.js";
 import { needsRedis } from "../support/redisServer.js";
-import { pollTask } from "../support/tasks.js";
+import { pollTask, TASKS_AND_FORMS } from "../support/tasks.js";
 import { nextEvent } from "../support/waiting.js";
 
 failIfStillRunning();
@@ -27,8 +27,6 @@ failIfStillRunning();
 const LEASE_MS = 1_000;
 /** Longer than the holder link's 3 s of silence: a holder frozen that long still holds its lease. */
 const LONG_LEASE_MS = 10_000;
-/** The client can be asked a form question (build_report asks whether to include charts). */
-const CAPS = { ...TASKS_CAPS, elicitation: { form: {} } };
 let cluster: ChildCluster;
 
 before(async () => {
@@ -36,35 +34,46 @@ before(async () => {
 });
 after(() => cluster?.close());
 
+/** A and B (`names`) on a lease of `leaseMs`, and a build_report task held by A, waiting for its one question. */
+async function reportWaitingOnA(leaseMs: number, names: [string, string]) {
+  const config = { ...cluster.config(leaseMs), tasks: { tools: { build_report: "always" } } };
+  const a = await cluster.processes.start(config, names[0]);
+  const b = await cluster.processes.start(config, names[1]);
+  const report = { name: "build_report", arguments: { month: names[0] } };
+  const created = await rpcWithin(ANSWER_WITHIN_MS, a.url, "tools/call", report, { capabilities: TASKS_AND_FORMS });
+  const taskId = resultOf(created).taskId as string;
+  const asking = await pollTask(a.url, taskId, (t) => t.status === "input_required", { timeoutMs: ANSWER_WITHIN_MS });
+  assert.deepEqual(Object.keys(asking.inputRequests as object), ["charts"]);
+  return { a, b, taskId };
+}
+
 test(
   "an answer sent as a holder wakes without its upstream session is refused, or acknowledged only after the task's end is written",
   needsRedis,
   async () => {
-    const { legacy, processes } = cluster;
-    const config = { ...cluster.config(LEASE_MS), tasks: { tools: { build_report: "always" } } };
-    const a = await processes.start(config, "a");
-    const b = await processes.start(config, "b");
-    const created = await rpcWithin(
-      ANSWER_WITHIN_MS,
-      a.url,
-      "tools/call",
-      { name: "build_report", arguments: { month: "x" } },
-      { capabilities: CAPS },
-    );
-    const taskId = resultOf(created).taskId as string;
-    const asking = await pollTask(a.url, taskId, (t) => t.status === "input_required", { timeoutMs: ANSWER_WITHIN_MS });
-    assert.deepEqual(Object.keys(asking.inputRequests as object), ["charts"]);
-
-    const sessionClosed = nextEvent(legacy.events, "session-closed", () => true, LEASE_MS * 10);
+    const { a, b, taskId } = await reportWaitingOnA(LEASE_MS, ["a", "b"]);
+    const sessionClosed = nextEvent(cluster.legacy.events, "session-closed", () => true, LEASE_MS * 10);
     a.child.kill("SIGSTOP");
     try {
       await sessionClosed; // B took A for dead and closed its upstream sessions
     } finally {
       a.child.kill("SIGCONT");
     }
-    const greet = rpcWithin(ANSWER_WITHIN_MS, a.url, "tools/call", { name: "greet", arguments: { name: "z" } }, { capabilities: CAPS });
+    const greet = rpcWithin(
+      ANSWER_WITHIN_MS,
+      a.url,
+      "tools/call",
+      { name: "greet", arguments: { name: "z" } },
+      { capabilities: TASKS_AND_FORMS },
+    );
     const invalid = { charts: { action: "accept", content: { charts: "yes" } } };
-    const answered = await rpcWithin(ANSWER_WITHIN_MS, b.url, "tasks/update", { taskId, inputResponses: invalid }, { capabilities: CAPS });
+    const answered = await rpcWithin(
+      ANSWER_WITHIN_MS,
+      b.url,
+      "tasks/update",
+      { taskId, inputResponses: invalid },
+      { capabilities: TASKS_AND_FORMS },
+    );
     const answeredAt = Date.now();
     assert.match(JSON.stringify(resultOf(await greet).content), /Hello, z!/, "A's next call went to a new session");
     const ended = await pollTask(b.url, taskId, (t) => t.status === "failed", { timeoutMs: ANSWER_WITHIN_MS });
@@ -83,26 +92,15 @@ test(
   "an answer while its holder is frozen within its lease gets 503 holder_unresponsive, and the task goes on to use one answer",
   needsRedis,
   async () => {
-    const { legacy, processes } = cluster;
-    const config = { ...cluster.config(LONG_LEASE_MS), tasks: { tools: { build_report: "always" } } };
-    const a = await processes.start(config, "a2");
-    const b = await processes.start(config, "b2");
+    const { legacy } = cluster;
+    const { a, b, taskId } = await reportWaitingOnA(LONG_LEASE_MS, ["a2", "b2"]);
     const answers: ElicitationAnsweredEvent[] = [];
     const onAnswer = (event: ElicitationAnsweredEvent) => void (event.tool === "build_report" && answers.push(event));
     legacy.events.on("elicitation-answered", onAnswer);
     try {
-      const created = await rpcWithin(
-        ANSWER_WITHIN_MS,
-        a.url,
-        "tools/call",
-        { name: "build_report", arguments: { month: "y" } },
-        { capabilities: CAPS },
-      );
-      const taskId = resultOf(created).taskId as string;
-      await pollTask(b.url, taskId, (t) => t.status === "input_required", { timeoutMs: ANSWER_WITHIN_MS });
       const charts = { charts: { action: "accept", content: { charts: true } } };
       const update = () =>
-        rpcWithin(ANSWER_WITHIN_MS * 2, b.url, "tasks/update", { taskId, inputResponses: charts }, { capabilities: CAPS });
+        rpcWithin(ANSWER_WITHIN_MS * 2, b.url, "tasks/update", { taskId, inputResponses: charts }, { capabilities: TASKS_AND_FORMS });
       a.child.kill("SIGSTOP");
       let refused: RpcReply;
       try {
@@ -112,7 +110,10 @@ test(
       }
       assert.equal(refused.status, 503, JSON.stringify(refused.message));
       assert.equal(errorOf(refused).data?.reason, "holder_unresponsive");
-      assert.notEqual(resultOf(await rpcWithin(ANSWER_WITHIN_MS, b.url, "tasks/get", { taskId }, { capabilities: CAPS })).status, "failed");
+      assert.notEqual(
+        resultOf(await rpcWithin(ANSWER_WITHIN_MS, b.url, "tasks/get", { taskId }, { capabilities: TASKS_AND_FORMS })).status,
+        "failed",
+      );
       // A may have found the answer on its link as it woke; sent again, it is delivered now or ignored (its key gone).
       assert.equal(resultOf(await update())?.resultType, "complete");
       const done = await pollTask(b.url, taskId, (t) => t.status === "completed", { timeoutMs: ANSWER_WITHIN_MS });
