@@ -92,6 +92,8 @@ export interface CallDeskOptions {
   parked: ParkedCalls;
   /** How retries for calls another instance holds get there. */
   link: HolderLink;
+  /** Whether an instance's lease lives: a holder that does not answer is paused, not gone, while it does. */
+  holderAlive: (instanceId: string) => Promise<boolean>;
   quotas: QuotaLimits;
   /** tasks.*: the policies, autoAfterMs, input keys. */
   settings: TaskSettings;
@@ -123,6 +125,7 @@ export class CallDesk {
     this.quotas = new CallQuotas(options.quotas);
     this.rounds = new RemoteRounds({
       link: options.link,
+      holderAlive: options.holderAlive,
       log: options.log,
       resume: (request, binding, asTask) =>
         this.retry(request, binding, { asTask, jsonWindowMs: Number.POSITIVE_INFINITY, mayForward: false }),

@@ -7,13 +7,24 @@
 // crosses: progress and log notifications of a resumed call are not relayed.
 //
 // Waits: the sender waits as long as the holder says it still works on the call (HolderLink
-// heartbeats), and gives up once it falls silent for the link's timeout or nobody serves it — the
-// holder stopped or died, and the upstream call with it: -32602, the call is gone. A retrying
+// heartbeats), and gives up once it falls silent for the link's timeout or nobody serves it. The
+// holder resumes a call only once the sender said it still waits (the link's ready/go), so a
+// holder woken from a pause does not resume a call for a client already answered. A holder whose
+// lease is gone stopped or died, and the upstream call with it: -32602, the call is gone. One
+// whose lease lives is paused or overloaded: 503, the call not resumed (or, if it took the retry
+// before falling silent, perhaps resumed), and the client sends the same retry again. A retrying
 // client that goes away makes the holder cancel the call upstream, as on the holder itself.
 
 import type { Logger } from "pino";
-import type { HolderLink, HolderReply, LeaveCommand, ResumeCommand, RoundCommand } from "../cluster/holderLink.js";
-import { holderGone, internalError, RpcError } from "../protocol/errors.js";
+import {
+  HOLDER_SILENCE_MS,
+  type HolderLink,
+  type HolderReply,
+  type LeaveCommand,
+  type ResumeCommand,
+  type RoundCommand,
+} from "../cluster/holderLink.js";
+import { holderGone, internalError, RpcError, roundUnresponsive, storeUnavailable } from "../protocol/errors.js";
 import { errorMessage, errorReply, type Reply, resultMessage, resultReply } from "../protocol/reply.js";
 import { noteErrorReason, type RequestNote } from "../protocol/requestNote.js";
 import type { ClientCapabilities, JsonObject, JsonRpcErrorObject } from "../protocol/wire.js";
@@ -28,6 +39,8 @@ export interface RemoteRoundsOptions {
   link: HolderLink;
   /** The holder side: resumes a call parked here for a retry another instance received. */
   resume: ResumeHere;
+  /** Whether an instance's lease lives (it runs, though it may be paused). */
+  holderAlive: (instanceId: string) => Promise<boolean>;
   log: Logger;
 }
 
@@ -61,7 +74,10 @@ export class RemoteRounds {
       ...(request.endpoint !== undefined ? { endpoint: request.endpoint } : {}),
     };
     request.note.holder = holder;
-    const final = this.options.link.send(holder, command).then((reply) => finalOf(reply, request.note, options.decorate));
+    let taken = false;
+    const final = this.options.link
+      .send(holder, command, { onTaken: () => void (taken = true) })
+      .then(async (reply) => finalOf(reply ?? (await this.silence(holder, taken)), request.note, options.decorate));
 
     let answered = false;
     void final.then(() => (answered = true));
@@ -85,6 +101,16 @@ export class RemoteRounds {
       yield reply.kind === "result" ? resultMessage(id, reply.result) : errorMessage(id, reply.error);
     }
     return { kind: "stream", messages: messages(), onClientGone: leave };
+  }
+
+  /** What the holder's silence means for the retry: gone (its lease too), or only not answering. Never throws. */
+  private async silence(holder: string, taken: boolean): Promise<RpcError> {
+    try {
+      return (await this.options.holderAlive(holder)) ? roundUnresponsive(taken, HOLDER_SILENCE_MS) : holderGone();
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      return storeUnavailable(`cannot tell whether instance ${holder}, which holds the call, is still running: ${why}`);
+    }
   }
 
   /** Holder side: a command from another instance for an inline call parked here. */
@@ -132,13 +158,12 @@ export class RemoteRounds {
   }
 }
 
-/** The holder's reply as this request's final message. */
-function finalOf(reply: HolderReply | undefined, note: RequestNote, decorate?: (result: JsonObject) => JsonObject): FinalReply {
-  if (reply === undefined) {
-    note.outcome = "holder_gone";
-    const error = holderGone();
-    noteErrorReason(note, error);
-    return errorReply(error);
+/** The holder's reply (or what its silence means) as this request's final message. */
+function finalOf(reply: HolderReply | RpcError, note: RequestNote, decorate?: (result: JsonObject) => JsonObject): FinalReply {
+  if (reply instanceof RpcError) {
+    noteErrorReason(note, reply);
+    note.outcome = note.reason === "holder_gone" ? "holder_gone" : "error";
+    return errorReply(reply);
   }
   if (!reply.ok) {
     note.outcome = "error";

@@ -4,12 +4,17 @@
 // true } every heartbeatMs while its handler runs. send() resolves the reply, or undefined when
 // nothing came for timeoutMs (each sign of work starts that wait again) or at once when the
 // transport knows nobody serves the holder (it is gone). A throwing handler replies -32603.
+// A command the holder asks about first (asksFirst: a `resume`) carries `confirmWithinMs`: the
+// holder replies { requestId, ready: true } and carries it out only once { requestId, go: true }
+// comes back to its own channel within that time. A sender that already gave up sends no go, so
+// a holder that wakes from a pause drops what its sender stopped waiting for. A request without
+// `confirmWithinMs` (an older sender) is carried out at once, as before.
 
 import { randomUUID } from "node:crypto";
 import { ErrorCode } from "../protocol/errors.js";
 import type { JsonObject } from "../protocol/wire.js";
 import { isObject } from "../util/json.js";
-import { HOLDER_SILENCE_MS, type HolderCommand, type HolderLink, type HolderReply } from "./holderLink.js";
+import { asksFirst, HOLDER_SILENCE_MS, type HolderCommand, type HolderLink, type HolderReply, type SendOptions } from "./holderLink.js";
 
 /** How a ChannelHolderLink's messages travel. Replies to this link go to the onReply given at connect. */
 export interface LinkTransport {
@@ -22,6 +27,19 @@ export interface LinkTransport {
 }
 
 export const DEFAULT_HEARTBEAT_MS = 1_000;
+
+/** Told to the link's onError when a holder drops a command its sender no longer waited for (not a transport fault). */
+export class CommandDropped extends Error {
+  constructor(
+    readonly command: string,
+    readonly waitedMs: number,
+  ) {
+    super(`dropped ${command}: its sender did not say it still waits within ${waitedMs} ms`);
+  }
+}
+
+/** The longest a holder waits for a sender's go, whatever the request says (a bad value must not hold a command long). */
+const CONFIRM_MAX_MS = 60_000;
 
 /** A link whose transport is opened by `open` with the link's reply handler (replies cannot come before anything is sent). */
 export async function connectChannelLink(
@@ -41,6 +59,8 @@ interface Pending {
   resolve(reply: HolderReply | undefined): void;
   timer: NodeJS.Timeout;
   timeoutMs: number;
+  holder: string;
+  onTaken?: (() => void) | undefined;
 }
 
 function isHolderCommand(value: unknown): value is HolderCommand {
@@ -84,6 +104,8 @@ const describe = (command: HolderCommand) => ("taskId" in command ? `${command.k
 
 export class ChannelHolderLink implements HolderLink {
   private readonly pending = new Map<string, Pending>();
+  /** Holder side: commands waiting for their sender's go, by requestId. */
+  private readonly awaitingGo = new Map<string, (go: boolean) => void>();
   private serving = false;
   private closed = false;
 
@@ -105,15 +127,17 @@ export class ChannelHolderLink implements HolderLink {
     });
   }
 
-  async send(holder: string, command: HolderCommand, timeoutMs = HOLDER_SILENCE_MS): Promise<HolderReply | undefined> {
+  async send(holder: string, command: HolderCommand, options: SendOptions = {}): Promise<HolderReply | undefined> {
     if (this.closed) return undefined;
+    const { timeoutMs = HOLDER_SILENCE_MS, onTaken } = options;
     const requestId = randomUUID();
     const answer = new Promise<HolderReply | undefined>((resolve) => {
       const timer = setTimeout(() => this.settle(requestId, undefined), timeoutMs);
-      this.pending.set(requestId, { resolve, timer, timeoutMs });
+      this.pending.set(requestId, { resolve, timer, timeoutMs, holder, onTaken });
     });
+    const confirm = asksFirst(command) ? { confirmWithinMs: timeoutMs } : {};
     try {
-      const served = await this.transport.request(holder, JSON.stringify({ requestId, replyTo: this.replyTo, command }));
+      const served = await this.transport.request(holder, JSON.stringify({ requestId, replyTo: this.replyTo, command, ...confirm }));
       if (!served) this.settle(requestId, undefined); // nobody serves that instance
     } catch (error) {
       this.onError(new Error(`sending ${describe(command)} to ${holder} failed`, { cause: error }));
@@ -126,6 +150,7 @@ export class ChannelHolderLink implements HolderLink {
     if (this.closed) return;
     this.closed = true;
     for (const requestId of [...this.pending.keys()]) this.settle(requestId, undefined);
+    for (const go of [...this.awaitingGo.values()]) go(false);
     await this.transport.close();
   }
 
@@ -150,11 +175,28 @@ export class ChannelHolderLink implements HolderLink {
       this.stillWorking(parsed.requestId);
       return;
     }
+    if (isObject(parsed) && typeof parsed.requestId === "string" && parsed.ready === true) {
+      this.goAhead(parsed.requestId);
+      return;
+    }
     if (!isObject(parsed) || typeof parsed.requestId !== "string" || !isHolderReply(parsed.reply)) {
       this.onError(new Error("malformed holder reply"));
       return;
     }
     this.settle(parsed.requestId, parsed.reply); // a late reply (after timeout) finds nothing: ignored
+  }
+
+  /** The holder asks whether this link still waits for a request: if it does, it says go (and waits again); if it gave
+   *  up, it says nothing and the holder drops the command. */
+  private goAhead(requestId: string): void {
+    const pending = this.pending.get(requestId);
+    if (pending === undefined) return;
+    this.stillWorking(requestId);
+    pending.onTaken?.();
+    const go = JSON.stringify({ requestId, go: true });
+    this.transport.request(pending.holder, go).catch((error: unknown) => {
+      this.onError(new Error(`sending go to ${pending.holder} failed`, { cause: error }));
+    });
   }
 
   /** The holder still works on a request: its wait starts again. */
@@ -173,14 +215,24 @@ export class ChannelHolderLink implements HolderLink {
       this.onError(new Error("unreadable holder request", { cause: error }));
       return;
     }
+    if (isObject(parsed) && typeof parsed.requestId === "string" && parsed.go === true) {
+      this.awaitingGo.get(parsed.requestId)?.(true);
+      return;
+    }
     if (!isObject(parsed) || typeof parsed.requestId !== "string" || typeof parsed.replyTo !== "string") {
       this.onError(new Error("malformed holder request"));
       return;
     }
-    const { requestId, replyTo } = parsed;
+    const { requestId, replyTo, confirmWithinMs } = parsed;
     let reply: HolderReply;
     if (!isHolderCommand(parsed.command)) {
       reply = { ok: false, error: { code: ErrorCode.InvalidParams, message: "Malformed holder command" } };
+    } else if (typeof confirmWithinMs === "number" && !(await this.sentGo(requestId, replyTo, confirmWithinMs))) {
+      // Its sender gave up before it came (this holder was paused, or the link slow): carrying it out now would act for
+      // nobody. Said to a sender that still listens, and to the operator.
+      const dropped = new CommandDropped(describe(parsed.command), confirmWithinMs);
+      this.onError(dropped);
+      reply = { ok: false, error: { code: ErrorCode.InternalError, message: dropped.message } };
     } else {
       const heartbeat = setInterval(() => {
         if (!this.closed) void this.publishTo(replyTo, { requestId, working: true }, "a holder heartbeat");
@@ -195,6 +247,21 @@ export class ChannelHolderLink implements HolderLink {
     }
     if (this.closed) return; // shutting down: the sender times out, as with a dead holder
     await this.publishTo(replyTo, { requestId, reply }, "a holder reply");
+  }
+
+  /** Holder side: asks the sender whether it still waits; true once its go came within `withinMs`. */
+  private sentGo(requestId: string, replyTo: string, withinMs: number): Promise<boolean> {
+    const limit = Number.isFinite(withinMs) ? Math.min(Math.max(withinMs, 0), CONFIRM_MAX_MS) : 0;
+    return new Promise<boolean>((resolve) => {
+      const settle = (go: boolean) => {
+        clearTimeout(timer);
+        this.awaitingGo.delete(requestId);
+        resolve(go);
+      };
+      const timer = setTimeout(() => settle(false), limit);
+      this.awaitingGo.set(requestId, settle);
+      void this.publishTo(replyTo, { requestId, ready: true }, "a holder's question to its sender");
+    });
   }
 
   private async publishTo(replyTo: string, message: JsonObject, what: string): Promise<void> {

@@ -6,7 +6,9 @@
 // Single node (LocalHolderLink): there is no other instance.
 // Several instances (RedisHolderLink): request/reply over Redis pub/sub; while a handler runs the
 // holder says it is still working, so a reply may take as long as the call does, but a holder that
-// falls silent is given up within the send's timeout.
+// falls silent is given up within the send's timeout. A `resume` is carried out only once its
+// sender says it still waits (the holder asks first): a holder that wakes from a pause must not
+// resume a call for a retry whose client was already told the holder did not answer.
 
 import type { JsonObject, JsonRpcErrorObject } from "../protocol/wire.js";
 
@@ -50,14 +52,24 @@ export type HolderReply = { ok: true; result?: JsonObject } | { ok: false; error
 /** How long a sender waits for a holder that says nothing (no reply, no heartbeat) before it takes it for gone. */
 export const HOLDER_SILENCE_MS = 3_000;
 
+export interface SendOptions {
+  /** How long the holder may say nothing (no reply, no sign of work); default HOLDER_SILENCE_MS. */
+  timeoutMs?: number;
+  /** Told when the holder took a command it asks about first (a `resume`): from then on it may be carried out. */
+  onTaken?: () => void;
+}
+
 export interface HolderLink {
   /** Serves commands addressed to this instance. */
   serve(handler: (command: HolderCommand) => Promise<HolderReply>): Promise<void>;
   /** undefined when the holder is gone: nobody serves it, or it said nothing (no reply, no sign of
-   *  work) for timeoutMs (default HOLDER_SILENCE_MS). */
-  send(holder: string, command: HolderCommand, timeoutMs?: number): Promise<HolderReply | undefined>;
+   *  work) for the options' timeoutMs. */
+  send(holder: string, command: HolderCommand, options?: SendOptions): Promise<HolderReply | undefined>;
   close(): Promise<void>;
 }
+
+/** Commands the holder carries out only once their sender says it still waits for the reply. */
+export const asksFirst = (command: HolderCommand): boolean => command.kind === "resume";
 
 export const isTaskCommand = (command: HolderCommand): command is TaskCommand =>
   command.kind === "update" || command.kind === "cancel" || command.kind === "fail";

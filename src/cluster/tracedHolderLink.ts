@@ -19,12 +19,12 @@ export function tracedHolderLink(link: HolderLink): HolderLink {
           ...(trace ? { parent: extractContext(trace) } : {}),
         });
       }),
-    send: (holder, command, timeoutMs) =>
+    send: (holder, command, options) =>
       inSpan(
         `holder_link send ${command.kind}`,
         { ...attributesOf(command), "taskgate.holder": holder },
         async (span): Promise<HolderReply | undefined> => {
-          const reply = await link.send(holder, { ...command, trace: outgoingMeta() } as Carried, timeoutMs);
+          const reply = await link.send(holder, { ...command, trace: outgoingMeta() } as Carried, options);
           span.setAttribute("taskgate.holder_link.answered", reply !== undefined);
           return reply;
         },

@@ -5,6 +5,7 @@
 
 import { resolve } from "node:path";
 import type { Logger } from "pino";
+import { CommandDropped } from "../cluster/channelHolderLink.js";
 import { type Cluster, createCluster } from "../cluster/createCluster.js";
 import type { Config } from "../config/schema.js";
 import { createTaskStore } from "../tasks/stores/createTaskStore.js";
@@ -29,7 +30,12 @@ export interface ClusterSide {
 
 export async function openClusterSide(options: Config["store"], deps: { instanceId: string; log: Logger }): Promise<ClusterSide> {
   const { instanceId, log } = deps;
-  const onError = (error: Error) => log.warn({ event: "redis.error", err: error.message || String(error) }, "redis trouble");
+  const onError = (error: Error) => {
+    if (error instanceof CommandDropped) {
+      const { command, waitedMs } = error;
+      log.info({ event: "holder.command.dropped", command, waitedMs }, "dropped a command its sender no longer waited for");
+    } else log.warn({ event: "redis.error", err: error.message || String(error) }, "redis trouble");
+  };
   const { store, cluster, ledger } = await openByKind(options, instanceId, onError, log);
   await cluster.leases.start();
   return {

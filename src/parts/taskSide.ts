@@ -69,6 +69,7 @@ export function openTaskSide(options: TaskSideOptions, deps: TaskSideDeps): Task
     runner,
     parked: new ParkedCalls(new RequestStateCodec(options.mrtr.secret), options.mrtr.holdTimeoutMs, log, instanceId),
     link,
+    holderAlive: (id) => leases.isAlive(id),
     quotas: options.quotas,
     settings: options.tasks,
     log,

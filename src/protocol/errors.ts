@@ -99,6 +99,13 @@ export const holderGone = () => reasonError("holder_gone", reasonMessage("holder
 export const holderUnresponsive = (taskId: string, command: string, ms: number) =>
   reasonError("holder_unresponsive", reasonMessage("holder_unresponsive", { taskId, command, ms }), { taskId });
 
+/** A retry forwarded to the instance holding its call met silence while that instance's lease lives (HTTP 503): not taken
+ *  (nothing was delivered: the call still waits), or taken and then unanswered (the answers may have been delivered). */
+export const roundUnresponsive = (taken: boolean, ms: number) => {
+  const reason = taken ? "round_unanswered" : "round_not_taken";
+  return reasonError(reason, reasonMessage(reason, { ms }));
+};
+
 /** The instance holding a task met an unexpected error carrying out a command another instance sent it. */
 export const holderFailed = (taskId: string, command: string, cause: string) =>
   reasonError("holder_failed", reasonMessage("holder_failed", { taskId, command, cause }), { taskId });

@@ -80,6 +80,17 @@ export const REASONS = {
       "yet its lease says it still runs (paused, overloaded, or stopped less than a lease ago): the task is unchanged, " +
       "and <command> may still reach it; read the task before sending it again",
   ),
+  round_not_taken: internal(
+    503,
+    "the taskgate instance holding this call did not take the retry (no answer within <ms> ms), yet its lease says it " +
+      "still runs (paused or overloaded): the call was not resumed and still waits for these answers; send this same request again",
+  ),
+  round_unanswered: internal(
+    503,
+    "the taskgate instance holding this call took the retry, then said nothing for <ms> ms, yet its lease says it still " +
+      "runs: the answers may have reached the call, but its result cannot come on this request; send this same request " +
+      "again (it is refused with -32602 if they did)",
+  ),
   holder_failed: internal(
     500,
     "the taskgate instance holding task <taskId> could not carry out <command>: <cause> (the task is unchanged unless it says so)",

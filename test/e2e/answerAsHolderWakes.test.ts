@@ -9,10 +9,14 @@
 // - Within its lease (decision 0045): an answer through B meets A's silence; A is not taken for
 //   gone, so the client gets 503 holder_unresponsive and the task goes on. Sent again once A runs,
 //   the answer is delivered (or ignored, if A found the first as it woke): one answer upstream.
+// - An inline call's MRTR round, the same way (decision 0046): the retry through B meets A's
+//   silence and gets 503 round_not_taken; A, woken, drops the retry B no longer waits for (it asks
+//   B first), and the same retry sent again resumes the call: one answer upstream, one run.
 
 import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import { after, before, test } from "node:test";
-import type { ElicitationAnsweredEvent } from "../../examples/legacy-server/state.js";
+import type { ElicitationAnsweredEvent, ToolStartedEvent } from "../../examples/legacy-server/state.js";
 import { rpcWithin } from "../support/boundedRpc.js";
 import { type ChildCluster, startChildCluster } from "../support/childCluster.js";
 import { failIfStillRunning } from "../support/exitGuard.js";
@@ -20,7 +24,7 @@ import { ANSWER_WITHIN_MS } from "../support/limits.js";
 import { errorOf, type RpcReply, resultOf } from "../support/mcpClient.js";
 import { needsRedis } from "../support/redisServer.js";
 import { pollTask, TASKS_AND_FORMS } from "../support/tasks.js";
-import { nextEvent } from "../support/waiting.js";
+import { eventually, nextEvent } from "../support/waiting.js";
 
 failIfStillRunning();
 
@@ -120,6 +124,57 @@ test(
       assert.match(JSON.stringify(done.result), /charts included/);
       assert.equal(answers.length, 1, "the upstream got one answer");
     } finally {
+      legacy.events.off("elicitation-answered", onAnswer);
+    }
+  },
+);
+
+test(
+  "an MRTR retry while the call's holder is frozen within its lease gets 503 round_not_taken; sent again, it resumes the one run",
+  needsRedis,
+  async () => {
+    const { legacy } = cluster;
+    const config = { ...cluster.config(LONG_LEASE_MS), mrtr: { secret: randomBytes(32).toString("hex") } };
+    const a = await cluster.processes.start(config, "a3");
+    const b = await cluster.processes.start(config, "b3");
+    const forms = { capabilities: { elicitation: {} } };
+    const runs: ToolStartedEvent[] = [];
+    const answers: ElicitationAnsweredEvent[] = [];
+    const onStart = (event: ToolStartedEvent) => void (event.tool === "ask_then_work" && runs.push(event));
+    const onAnswer = (event: ElicitationAnsweredEvent) => void (event.tool === "ask_then_work" && answers.push(event));
+    legacy.events.on("tool-started", onStart);
+    legacy.events.on("elicitation-answered", onAnswer);
+    try {
+      const call = { name: "ask_then_work", arguments: { ms: 0 } };
+      const round = resultOf(await rpcWithin(ANSWER_WITHIN_MS, a.url, "tools/call", call, forms));
+      assert.equal(round.resultType, "input_required", JSON.stringify(round));
+      const retry = () =>
+        rpcWithin(
+          ANSWER_WITHIN_MS * 2,
+          b.url,
+          "tools/call",
+          { ...call, requestState: round.requestState, inputResponses: { name: { action: "accept", content: { name: "Bo" } } } },
+          forms,
+        );
+      a.child.kill("SIGSTOP");
+      let refused: RpcReply;
+      try {
+        refused = await retry(); // A says nothing for the link's 3 s; its lease (10 s) says it runs
+      } finally {
+        a.child.kill("SIGCONT");
+      }
+      // Past the inline JSON window the retry is answered as a stream, so the 503 is the stream's last frame's reason.
+      assert.equal(errorOf(refused).data?.reason, "round_not_taken", JSON.stringify(refused.message));
+      const done = await retry();
+      assert.match(JSON.stringify(resultOf(done)?.content), /Hello, Bo!/, JSON.stringify(done.message));
+      // A drops the retry nobody waits for once its wait for B's go (the link's 3 s) is over.
+      const dropped = () => a.lines.find((line) => line.event === "holder.command.dropped");
+      await eventually(async () => dropped() !== undefined, "A logged the retry it dropped as it woke", ANSWER_WITHIN_MS);
+      assert.deepEqual([dropped()?.command, dropped()?.waitedMs], ["resume", 3_000]);
+      assert.equal(answers.length, 1, "the upstream got one answer");
+      assert.equal(runs.length, 1, "the tool ran once");
+    } finally {
+      legacy.events.off("tool-started", onStart);
       legacy.events.off("elicitation-answered", onAnswer);
     }
   },

@@ -11,7 +11,7 @@ import { ParkedCalls } from "../../src/calls/parkedCalls.js";
 import { RequestStateCodec } from "../../src/calls/requestStateCodec.js";
 import type { TaskSettings } from "../../src/calls/taskPolicy.js";
 import { type Cluster, createCluster } from "../../src/cluster/createCluster.js";
-import type { HolderCommand, HolderLink, HolderReply } from "../../src/cluster/holderLink.js";
+import type { HolderCommand, HolderLink, HolderReply, SendOptions } from "../../src/cluster/holderLink.js";
 import { createLogger } from "../../src/observability/logger.js";
 import { RpcError } from "../../src/protocol/errors.js";
 import type { RequestNote } from "../../src/protocol/requestNote.js";
@@ -49,7 +49,14 @@ export interface DeskSetup {
 }
 
 export async function deskOf(
-  options: { instanceId?: string; link?: HolderLink; quotas?: QuotaLimits; settings?: Partial<TaskSettings>; holdTimeoutMs?: number } = {},
+  options: {
+    instanceId?: string;
+    link?: HolderLink;
+    holderAlive?: (instanceId: string) => Promise<boolean>;
+    quotas?: QuotaLimits;
+    settings?: Partial<TaskSettings>;
+    holdTimeoutMs?: number;
+  } = {},
 ): Promise<DeskSetup> {
   const instanceId = options.instanceId ?? "here";
   const store = await createTaskStore({ kind: "memory" });
@@ -70,6 +77,7 @@ export async function deskOf(
     runner,
     parked,
     link: options.link ?? cluster.link,
+    holderAlive: options.holderAlive ?? ((id) => cluster.leases.isAlive(id)),
     quotas: options.quotas ?? {},
     settings,
     log,
@@ -124,5 +132,33 @@ export class DirectHolderLink implements HolderLink {
 
   async close(): Promise<void> {
     DirectHolderLink.served.delete(this.self);
+  }
+}
+
+/** TEST DOUBLE of a holder that falls silent (paused; a fault a direct link cannot have): its next `silences` resumes get
+ *  no reply. `taken`: each was taken (onTaken told) and carried out before the silence; else it never arrived. */
+export class SilentHolderLink implements HolderLink {
+  constructor(
+    private readonly inner: HolderLink,
+    private silences: number,
+    private readonly taken: boolean,
+  ) {}
+
+  serve(handler: (command: HolderCommand) => Promise<HolderReply>): Promise<void> {
+    return this.inner.serve(handler);
+  }
+
+  async send(holder: string, command: HolderCommand, options?: SendOptions): Promise<HolderReply | undefined> {
+    if (command.kind !== "resume" || this.silences === 0) return this.inner.send(holder, command, options);
+    this.silences--;
+    if (this.taken) {
+      options?.onTaken?.();
+      void this.inner.send(holder, command);
+    }
+    return undefined;
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
   }
 }

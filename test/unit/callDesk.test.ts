@@ -2,17 +2,18 @@
 // seams: how a policy and the request's declaration decide inline, task or auto; quotas counted
 // from the first start to the call's end (a held call that becomes a task moves over); MRTR rounds
 // parked and resumed here; a retry whose holder is gone (the local holder link: nobody else) and one
-// resumed on its holder through the link (a direct link between two desks: a test double); cache
-// hints; shutdown.
+// resumed on its holder through the link (a direct link between two desks: a test double), or met
+// by a holder's silence while its lease lives (a double of a paused holder); cache hints; shutdown.
 
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
+import type { HolderLink } from "../../src/cluster/holderLink.js";
 import { requestOutcome } from "../../src/http/requestOutcome.js";
 import { ErrorCode } from "../../src/protocol/errors.js";
 import { SHUTDOWN } from "../../src/protocol/reasons.js";
 import type { Reply } from "../../src/protocol/reply.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { DirectHolderLink, deskOf, refusalOf, requestOf, TASKS_CAPS, toolOrder } from "../support/desk.js";
+import { DirectHolderLink, deskOf, refusalOf, requestOf, SilentHolderLink, TASKS_CAPS, toolOrder } from "../support/desk.js";
 import { formQuestion } from "../support/scriptedCall.js";
 import { eventually } from "../support/waiting.js";
 
@@ -263,6 +264,101 @@ describe("CallDesk: rounds of a call another instance holds (RemoteRounds, over 
     await eventually(() => holder.calls[0]?.abortedBecause !== undefined, "the holder cancelled the call");
     assert.equal(retry.note.outcome, "client_disconnected");
     void reply;
+  });
+});
+
+describe("CallDesk: a retry whose holder falls silent while its lease lives (a double of a paused holder)", () => {
+  after(async () => {
+    for (const link of pausedLinks) await link.close();
+  });
+  const pausedLinks: DirectHolderLink[] = [];
+
+  async function parkedOnHolder(sender: (link: HolderLink) => HolderLink, holderAlive: (id: string) => Promise<boolean>) {
+    const holderLink = new DirectHolderLink("paused-holder");
+    const otherLink = new DirectHolderLink("paused-other");
+    pausedLinks.push(holderLink, otherLink);
+    const holder = await deskOf({ instanceId: "paused-holder", link: holderLink });
+    const other = await deskOf({ instanceId: "paused-other", link: sender(otherLink), holderAlive });
+    await holderLink.serve(async (command) =>
+      command.kind === "resume" || command.kind === "leave" ? holder.desk.serve(command) : { ok: true },
+    );
+    const pending = holder.desk.open(requestOf({ name: "ask" }, { elicitation: {} }), toolOrder("ask", "never"));
+    await eventually(() => holder.calls.length === 1, "the call started on the holder");
+    const { answered } = holder.calls[0]!.ask(formQuestion("name"));
+    const { requestState } = resultOf(await pending);
+    const retry = () => requestOf({ name: "ask", requestState, inputResponses: ANSWER }, { elicitation: {} });
+    return { holder, other, answered, retry };
+  }
+
+  it("not taken: 503 round_not_taken, nothing delivered; the same retry sent again resumes the call", async () => {
+    const { holder, other, answered, retry } = await parkedOnHolder(
+      (link) => new SilentHolderLink(link, 1, false),
+      async () => true,
+    );
+    const first = retry();
+    const refused = await other.desk.open(first, toolOrder("ask", "never"));
+    assert.equal(refused.kind, "error");
+    if (refused.kind === "error") {
+      assert.equal(refused.error.httpStatus, 503);
+      assert.deepEqual(refused.error.data, { reason: "round_not_taken" });
+      assert.match(refused.error.message, /the call was not resumed and still waits for these answers; send this same request again/);
+    }
+    assert.equal(requestOutcome(first.note, 503, true), "failed");
+    assert.deepEqual(holder.desk.held(), { inline: 0, parked: 1 }, "the call still waits on its holder");
+    const again = other.desk.open(retry(), toolOrder("ask", "never"));
+    assert.deepEqual(await answered, ANSWER.name);
+    holder.calls[0]?.finish({ content: [{ type: "text", text: "done" }] });
+    assert.deepEqual(resultOf(await again), { content: [{ type: "text", text: "done" }], resultType: "complete" });
+  });
+
+  it("taken, then silent: 503 round_unanswered (the answers may have arrived); sent again, the used state is refused", async () => {
+    const { holder, other, answered, retry } = await parkedOnHolder(
+      (link) => new SilentHolderLink(link, 1, true),
+      async () => true,
+    );
+    const refused = await other.desk.open(retry(), toolOrder("ask", "never"));
+    assert.equal(refused.kind, "error");
+    if (refused.kind === "error") {
+      assert.equal(refused.error.httpStatus, 503);
+      assert.deepEqual(refused.error.data, { reason: "round_unanswered" });
+      assert.match(refused.error.message, /the answers may have reached the call/);
+    }
+    assert.deepEqual(await answered, ANSWER.name, "the holder had resumed the call");
+    holder.calls[0]?.finish({ content: [{ type: "text", text: "done" }] });
+    const again = await other.desk.open(retry(), toolOrder("ask", "never"));
+    assert.equal(again.kind, "error", "the holder refuses a state it already used");
+    if (again.kind === "error") {
+      assert.equal(again.error.code, ErrorCode.InvalidParams);
+      assert.match(again.error.message, /is gone \(finished, cancelled or expired\)|already used/);
+    }
+  });
+
+  it("silent, and its lease cannot be read: 503 store_unavailable naming the holder", async () => {
+    const { holder, other, retry } = await parkedOnHolder(
+      (link) => new SilentHolderLink(link, 1, false),
+      async () => {
+        throw new Error("connection refused");
+      },
+    );
+    const refused = await other.desk.open(retry(), toolOrder("ask", "never"));
+    assert.equal(refused.kind, "error");
+    if (refused.kind === "error") {
+      assert.equal(refused.error.httpStatus, 503);
+      assert.deepEqual(refused.error.data, { reason: "store_unavailable" });
+      assert.match(refused.error.message, /instance paused-holder, which holds the call, is still running: connection refused/);
+    }
+    assert.deepEqual(holder.desk.held(), { inline: 0, parked: 1 });
+  });
+
+  it("silent, and its lease is gone: -32602 holder_gone", async () => {
+    const { other, retry } = await parkedOnHolder(
+      (link) => new SilentHolderLink(link, 1, false),
+      async () => false,
+    );
+    const error = await other.desk.open(retry(), toolOrder("ask", "never"));
+    assert.equal(error.kind, "error");
+    if (error.kind === "error")
+      assert.deepEqual([error.error.code, error.error.data], [ErrorCode.InvalidParams, { reason: "holder_gone" }]);
   });
 });
 

@@ -218,13 +218,13 @@ describe("postgres cluster parts", skip, () => {
         (await sql<{ n: string }>(url, "SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = 29799"))[0]?.n;
       await eventually(async () => (await serving()) === "1", "the killed instance's link lock is freed with its connection", 3_000);
       const asked = Date.now();
-      assert.equal(await sender.link.send("doomed", { kind: "cancel", taskId: "t", ownerHash: "o" }, 10_000), undefined);
+      assert.equal(await sender.link.send("doomed", { kind: "cancel", taskId: "t", ownerHash: "o" }, { timeoutMs: 10_000 }), undefined);
       assert.ok(Date.now() - asked < 1_000, `"gone" took ${Date.now() - asked} ms (the send's own timeout is 10 s)`);
       while (await sender.leases.isAlive("doomed")) {
         assert.ok(Date.now() - started < 2_500, "the lease outlived leaseMs");
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      assert.equal(await sender.link.send("nobody", { kind: "cancel", taskId: "t", ownerHash: "o" }, 10_000), undefined);
+      assert.equal(await sender.link.send("nobody", { kind: "cancel", taskId: "t", ownerHash: "o" }, { timeoutMs: 10_000 }), undefined);
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
       await Promise.all([sender.close(), holder.close()]);

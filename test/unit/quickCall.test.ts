@@ -78,6 +78,7 @@ async function deskOn(
     runner,
     parked: new ParkedCalls(new RequestStateCodec(SECRET), 60_000, log, instanceId),
     link: cluster.link,
+    holderAlive: (id) => cluster.leases.isAlive(id),
     quotas: options.quotas ?? {},
     settings,
     log,

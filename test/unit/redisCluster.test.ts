@@ -179,7 +179,7 @@ describe("RedisHolderLink", needsRedis, () => {
     const sender = await link("sender-lonely");
     try {
       const started = Date.now();
-      assert.equal(await sender.send("gone-instance", cancel("t"), 3_000), undefined);
+      assert.equal(await sender.send("gone-instance", cancel("t"), { timeoutMs: 3_000 }), undefined);
       assert.ok(Date.now() - started < 500, `took ${Date.now() - started}ms`);
     } finally {
       await sender.close();
@@ -193,7 +193,7 @@ describe("RedisHolderLink", needsRedis, () => {
       assert.deepEqual(await sender.send("holder-closing", cancel("t")), { ok: true });
       await holder.close();
       const started = Date.now();
-      assert.equal(await sender.send("holder-closing", cancel("t"), 3_000), undefined);
+      assert.equal(await sender.send("holder-closing", cancel("t"), { timeoutMs: 3_000 }), undefined);
       assert.ok(Date.now() - started < 500, `took ${Date.now() - started}ms`);
     } finally {
       await Promise.all([holder.close(), sender.close()]);
@@ -211,7 +211,7 @@ describe("RedisHolderLink", needsRedis, () => {
         return { ok: true };
       });
       const started = Date.now();
-      assert.equal(await sender.send("holder-slow", cancel("t"), 150), undefined);
+      assert.equal(await sender.send("holder-slow", cancel("t"), { timeoutMs: 150 }), undefined);
       const took = Date.now() - started;
       assert.ok(took >= 140 && took < 380, `resolved after ${took}ms`);
       await handlerDone;
@@ -232,7 +232,10 @@ describe("RedisHolderLink", needsRedis, () => {
         return { ok: true, result: { resultType: "complete", content: [] } };
       });
       const started = Date.now();
-      assert.deepEqual(await sender.send("holder-working", resume(), 500), { ok: true, result: { resultType: "complete", content: [] } });
+      assert.deepEqual(await sender.send("holder-working", resume(), { timeoutMs: 500 }), {
+        ok: true,
+        result: { resultType: "complete", content: [] },
+      });
       assert.ok(Date.now() - started >= 1_480, "the reply came after the handler finished, well past timeoutMs");
     } finally {
       await Promise.all([holder.close(), sender.close()]);
@@ -248,7 +251,7 @@ describe("RedisHolderLink", needsRedis, () => {
         return { ok: true };
       });
       const started = Date.now();
-      const answer = sender.send("holder-silent", resume(), 200);
+      const answer = sender.send("holder-silent", resume(), { timeoutMs: 200 });
       await sleep(400);
       await holder.close();
       assert.equal(await answer, undefined);
