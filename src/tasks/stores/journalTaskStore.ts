@@ -32,7 +32,8 @@ import { readPage } from "./taskListing.js";
 export interface JournalTaskStoreOptions {
   /** The journal file (config store.path); its folder is created if missing. */
   path: string;
-  /** A write not on disk within this long rejects instead of waiting on (default 5 s; config store.commandTimeoutMs, which the error names). */
+  /** A write not on disk within this long rejects instead of waiting on (default 5 s; config store.commandTimeoutMs, which
+   *  the error names). */
   writeTimeoutMs?: number;
   /** How often expired records are dropped from memory (default 60 s). */
   sweepIntervalMs?: number;
@@ -219,7 +220,8 @@ class JournalTaskStore implements TaskStore {
       landed,
       this.writeTimeoutMs,
       () =>
-        `${this.label} did not finish a write within ${this.writeTimeoutMs} ms (store.commandTimeoutMs; the disk is slow or stuck, the write may still land)`,
+        `${this.label} did not finish a write within ${this.writeTimeoutMs} ms ` +
+        "(store.commandTimeoutMs; the disk is slow or stuck, the write may still land)",
     );
   }
 }

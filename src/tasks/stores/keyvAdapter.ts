@@ -27,7 +27,8 @@ export async function keyvAdapterFor(uri: string): Promise<KeyvStoreAdapter> {
   const name = scheme === undefined ? undefined : PACKAGES[scheme];
   if (name === undefined) {
     throw new Error(
-      `store.uri ${JSON.stringify(uri.replace(/\/\/[^@/]*@/, "//***@"))}: no keyv adapter for this scheme; use one of ${Object.keys(PACKAGES).join(", ")}`,
+      `store.uri ${JSON.stringify(uri.replace(/\/\/[^@/]*@/, "//***@"))}: no keyv adapter for this scheme; ` +
+        `use one of ${Object.keys(PACKAGES).join(", ")}`,
     );
   }
   let loaded: { default?: unknown };

@@ -95,7 +95,8 @@ async function readLock(lockPath: string): Promise<LockContent | undefined> {
     // fall through
   }
   throw new Error(
-    `task store lock file ${lockPath} is not a taskgate lock (${JSON.stringify(text.slice(0, 80))}); delete it if no taskgate uses the store`,
+    `task store lock file ${lockPath} is not a taskgate lock (${JSON.stringify(text.slice(0, 80))}); ` +
+      "delete it if no taskgate uses the store",
   );
 }
 

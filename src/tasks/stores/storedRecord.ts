@@ -90,7 +90,8 @@ export async function compareAndSetUpdate<S>(options: {
     if (await options.write(read.seen, unchanged, next)) return next;
     if (attempt >= options.maxAttempts) {
       throw new Error(
-        `${options.store}: task ${options.taskId} was changed by another writer during each of ${attempt} attempts to update it; this update was not written`,
+        `${options.store}: task ${options.taskId} was changed by another writer during each of ${attempt} attempts ` +
+          "to update it; this update was not written",
       );
     }
   }
