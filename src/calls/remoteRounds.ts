@@ -13,8 +13,10 @@
 // lease is gone stopped or died, and the upstream call with it: -32602, the call is gone. One
 // whose lease lives is paused or overloaded: 503, the call not resumed (or, if it took the retry
 // before falling silent, perhaps resumed), and the client sends the same retry again. A retrying
-// client that goes away makes the holder cancel the call upstream, as on the holder itself.
+// client that goes away makes the holder cancel the call upstream, as on the holder itself; one
+// that left before the holder resumed its retry (it waited for the go) leaves the call waiting.
 
+import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import {
   HOLDER_SILENCE_MS,
@@ -46,9 +48,15 @@ export interface RemoteRoundsOptions {
 
 type FinalReply = Extract<Reply, { kind: "result" | "error" }>;
 
+/** How long a holder remembers a leave for a retry it had not started (it waited for its sender's go, or the leave
+ *  came first): longer than any wait for a go. */
+const LEFT_EARLY_MS = 60_000;
+
 export class RemoteRounds {
   /** Retries this instance is resuming for other instances, by requestState: a `leave` cancels them. */
   private readonly serving = new Map<string, { owner: string; leave: ClientGone }>();
+  /** Holder side: retries (by retryId) whose client left before they were resumed here. */
+  private readonly leftEarly = new Set<string>();
 
   constructor(private readonly options: RemoteRoundsOptions) {}
 
@@ -61,6 +69,7 @@ export class RemoteRounds {
     options: { asTask: boolean; jsonWindowMs: number; decorate?: ((result: JsonObject) => JsonObject) | undefined },
   ): Promise<Reply> {
     const requestState = request.params.requestState as string; // it opened, so it is a string
+    const retryId = randomUUID();
     const command: ResumeCommand = {
       kind: "resume",
       ownerHash: binding.owner,
@@ -72,6 +81,7 @@ export class RemoteRounds {
       capabilities: request.capabilities as JsonObject,
       asTask: options.asTask,
       ...(request.endpoint !== undefined ? { endpoint: request.endpoint } : {}),
+      retryId,
     };
     request.note.holder = holder;
     let taken = false;
@@ -85,7 +95,7 @@ export class RemoteRounds {
       if (answered) return;
       answered = true;
       request.note.outcome = "client_disconnected";
-      const command: LeaveCommand = { kind: "leave", ownerHash: binding.owner, requestState };
+      const command: LeaveCommand = { kind: "leave", ownerHash: binding.owner, requestState, retryId };
       void this.options.link.send(holder, command);
     };
     request.gone.onGone(leave);
@@ -103,6 +113,12 @@ export class RemoteRounds {
     return { kind: "stream", messages: messages(), onClientGone: leave };
   }
 
+  /** Remembers a leave for a retry not resumed here (yet): if it comes, it is not resumed. */
+  private leaveEarly(retryId: string): void {
+    this.leftEarly.add(retryId);
+    setTimeout(() => this.leftEarly.delete(retryId), LEFT_EARLY_MS).unref();
+  }
+
   /** What the holder's silence means for the retry: gone (its lease too), or only not answering. Never throws. */
   private async silence(holder: string, taken: boolean): Promise<RpcError> {
     try {
@@ -118,9 +134,14 @@ export class RemoteRounds {
     if (command.kind === "leave") {
       const served = this.serving.get(command.requestState);
       if (served?.owner === command.ownerHash) served.leave.leave();
+      else if (command.retryId !== undefined) this.leaveEarly(command.retryId);
       return { ok: true };
     }
-    const { ownerHash: owner, requestState, inputResponses } = command;
+    const { ownerHash: owner, requestState, inputResponses, retryId } = command;
+    if (retryId !== undefined && this.leftEarly.delete(retryId)) {
+      // Its client left while this instance waited for the sender's go (or the leave overtook it): the call still waits.
+      return { ok: false, error: internalError("the retrying client went away before the call was resumed; it was not").toJSON() };
+    }
     const leave = new ClientGone();
     const served = { owner, leave };
     // The same state sent twice at once: the second is refused as already used; it must not take the first's place.

@@ -78,10 +78,11 @@ function isHolderCommand(value: unknown): value is HolderCommand {
         isObject(value.inputResponses) &&
         isObject(value.capabilities) &&
         typeof value.asTask === "boolean" &&
-        (value.endpoint === undefined || typeof value.endpoint === "string")
+        (value.endpoint === undefined || typeof value.endpoint === "string") &&
+        (value.retryId === undefined || typeof value.retryId === "string")
       );
     case "leave":
-      return typeof value.requestState === "string";
+      return typeof value.requestState === "string" && (value.retryId === undefined || typeof value.retryId === "string");
     default:
       return false;
   }

@@ -34,13 +34,18 @@ export interface ResumeCommand {
   asTask: boolean;
   /** The MCP path the retry came to (a fleet's): a task made of it answers only there. */
   endpoint?: string;
+  /** This forwarding of the retry (a leave names it; absent from senders of an earlier version). */
+  retryId?: string;
 }
 
-/** The client of a forwarded retry went away: the held call is cancelled, as an inline call's would be. */
+/** The client of a forwarded retry went away: the held call is cancelled, as an inline call's would be; a retry the holder
+ *  has not resumed yet (it waits for its sender's go) is then not resumed. */
 export interface LeaveCommand {
   kind: "leave";
   ownerHash: string;
   requestState: string;
+  /** The forwarding it leaves (ResumeCommand.retryId). */
+  retryId?: string;
 }
 
 export type RoundCommand = ResumeCommand | LeaveCommand;

@@ -135,6 +135,42 @@ export class DirectHolderLink implements HolderLink {
   }
 }
 
+interface HeldSend {
+  holder: string;
+  command: HolderCommand;
+  options: SendOptions | undefined;
+  resolve: (reply: HolderReply | undefined) => void;
+}
+
+/** TEST DOUBLE of a holder still waiting for its sender's go (the real link asks first) when the retry's client leaves: the
+ *  first resume is held back until the next leave, which reaches the holder first. */
+export class LeaveFirstHolderLink implements HolderLink {
+  private held: HeldSend | undefined;
+  private holding = true;
+
+  constructor(private readonly inner: HolderLink) {}
+
+  serve(handler: (command: HolderCommand) => Promise<HolderReply>): Promise<void> {
+    return this.inner.serve(handler);
+  }
+
+  async send(holder: string, command: HolderCommand, options?: SendOptions): Promise<HolderReply | undefined> {
+    if (command.kind === "resume" && this.holding) {
+      this.holding = false;
+      return new Promise((resolve) => (this.held = { holder, command, options, resolve }));
+    }
+    const held = command.kind === "leave" ? this.held : undefined;
+    this.held = undefined;
+    const reply = await this.inner.send(holder, command, options);
+    if (held) held.resolve(await this.inner.send(held.holder, held.command, held.options));
+    return reply;
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}
+
 /** TEST DOUBLE of a holder that falls silent (paused; a fault a direct link cannot have): its next `silences` resumes get
  *  no reply. `taken`: each was taken (onTaken told) and carried out before the silence; else it never arrived. */
 export class SilentHolderLink implements HolderLink {

@@ -13,7 +13,16 @@ import { ErrorCode } from "../../src/protocol/errors.js";
 import { SHUTDOWN } from "../../src/protocol/reasons.js";
 import type { Reply } from "../../src/protocol/reply.js";
 import type { JsonObject } from "../../src/protocol/wire.js";
-import { DirectHolderLink, deskOf, refusalOf, requestOf, SilentHolderLink, TASKS_CAPS, toolOrder } from "../support/desk.js";
+import {
+  DirectHolderLink,
+  deskOf,
+  LeaveFirstHolderLink,
+  refusalOf,
+  requestOf,
+  SilentHolderLink,
+  TASKS_CAPS,
+  toolOrder,
+} from "../support/desk.js";
 import { formQuestion } from "../support/scriptedCall.js";
 import { eventually } from "../support/waiting.js";
 
@@ -348,6 +357,25 @@ describe("CallDesk: a retry whose holder falls silent while its lease lives (a d
       assert.match(refused.error.message, /instance paused-holder, which holds the call, is still running: connection refused/);
     }
     assert.deepEqual(holder.desk.held(), { inline: 0, parked: 1 });
+  });
+
+  it("its client leaves before the holder resumed it (the holder waited for the go): not resumed, the call still waits", async () => {
+    const { holder, other, answered, retry } = await parkedOnHolder(
+      (link) => new LeaveFirstHolderLink(link),
+      async () => true,
+    );
+    const leaving = retry();
+    const reply = other.desk.open(leaving, toolOrder("ask", "never"));
+    leaving.leave();
+    const refused = await reply;
+    assert.equal(refused.kind, "error");
+    if (refused.kind === "error") assert.match(refused.error.message, /went away before the call was resumed/);
+    assert.equal(holder.calls[0]?.abortedBecause, undefined, "the call was not cancelled");
+    assert.deepEqual(holder.desk.held(), { inline: 0, parked: 1 }, "the call still waits on its holder");
+    const again = other.desk.open(retry(), toolOrder("ask", "never"));
+    assert.deepEqual(await answered, ANSWER.name, "the retry sent again resumed it");
+    holder.calls[0]?.finish({ content: [{ type: "text", text: "done" }] });
+    assert.equal(resultOf(await again).resultType, "complete");
   });
 
   it("silent, and its lease is gone: -32602 holder_gone", async () => {
