@@ -68,7 +68,7 @@ export async function startGateway(config: Config, options: GatewayOptions = {})
   let ownUrl = "http://127.0.0.1";
   const notifier = new Notifier(config.notify, cluster.store.push, () => config.inventory.publicUrl ?? ownUrl, log, inRole);
   cluster.transitions.push(notifier.transition);
-  const callers = openCallers(config, log);
+  const callers = await openCallers(config, log);
   const doors = openDoors(
     { ...config, requestsPerMinute: config.quotas.requestsPerMinute, keepAliveMs: config.subscriptions.keepAliveMs },
     callers,

@@ -36,8 +36,8 @@ export interface Callers {
 
 /** One identity on every door: the legacy door checks bearer tokens like the modern one unless it
  *  is left open on purpose (legacy.auth open) or the mode is demo (no real identities to check). */
-export function openCallers(options: Pick<Config, "auth" | "legacy">, log: Logger): Callers {
-  const resolver = createIdentityResolver(options.auth);
+export async function openCallers(options: Pick<Config, "auth" | "legacy">, log: Logger): Promise<Callers> {
+  const resolver = await createIdentityResolver(options.auth);
   const { legacy } = options;
   if (resolver.mode === "demo") {
     log.warn({ event: "auth.demo" }, "auth mode 'demo': the bearer token is taken as the user's name; never use this in production");

@@ -90,18 +90,18 @@ describe("tokens resolver", () => {
 
 describe("createIdentityResolver", () => {
   it("picks the resolver for the mode", async () => {
-    const demo = createIdentityResolver({ mode: "demo", tokens: [] });
+    const demo = await createIdentityResolver({ mode: "demo", tokens: [] });
     assert.equal(demo.mode, "demo");
     assert.equal(subjectOf(await demo.resolve("carol")), "carol");
 
-    const byToken = createIdentityResolver({ mode: "tokens", tokens });
+    const byToken = await createIdentityResolver({ mode: "tokens", tokens });
     assert.equal(byToken.mode, "tokens");
     assert.equal(subjectOf(await byToken.resolve(ALICE_TOKEN)), "alice");
     refusal(await byToken.resolve("alice"));
   });
 
-  it("refuses tokens mode without tokens, and jwt mode without auth.jwt", () => {
-    assert.throws(() => createIdentityResolver({ mode: "tokens", tokens: [] }), /needs at least one token/);
-    assert.throws(() => createIdentityResolver({ mode: "jwt", tokens: [] }), /auth\.jwt: mode 'jwt' needs auth\.jwt/);
+  it("refuses tokens mode without tokens, and jwt mode without auth.jwt", async () => {
+    await assert.rejects(createIdentityResolver({ mode: "tokens", tokens: [] }), /needs at least one token/);
+    await assert.rejects(createIdentityResolver({ mode: "jwt", tokens: [] }), /auth\.jwt: mode 'jwt' needs auth\.jwt/);
   });
 });
