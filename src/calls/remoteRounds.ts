@@ -54,7 +54,7 @@ const LEFT_EARLY_MS = 60_000;
 
 export class RemoteRounds {
   /** Retries this instance is resuming for other instances, by requestState: a `leave` cancels them. */
-  private readonly serving = new Map<string, { owner: string; leave: ClientGone }>();
+  private readonly serving = new Map<string, { owner: string; leave: ClientGone; retryId: string | undefined }>();
   /** Holder side: retries (by retryId) whose client left before they were resumed here. */
   private readonly leftEarly = new Set<string>();
 
@@ -133,7 +133,9 @@ export class RemoteRounds {
   async serve(command: RoundCommand): Promise<HolderReply> {
     if (command.kind === "leave") {
       const served = this.serving.get(command.requestState);
-      if (served?.owner === command.ownerHash) served.leave.leave();
+      // A leave names its forwarding: it does not stop another retry of the same state (its client retried elsewhere).
+      const same = served?.owner === command.ownerHash && (command.retryId === undefined || served.retryId === command.retryId);
+      if (same) served.leave.leave();
       else if (command.retryId !== undefined) this.leaveEarly(command.retryId);
       return { ok: true };
     }
@@ -143,7 +145,7 @@ export class RemoteRounds {
       return { ok: false, error: internalError("the retrying client went away before the call was resumed; it was not").toJSON() };
     }
     const leave = new ClientGone();
-    const served = { owner, leave };
+    const served = { owner, leave, retryId };
     // The same state sent twice at once: the second is refused as already used; it must not take the first's place.
     if (!this.serving.has(requestState)) this.serving.set(requestState, served);
     const note: RequestNote = {};

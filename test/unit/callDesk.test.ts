@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import type { HolderLink } from "../../src/cluster/holderLink.js";
+import type { HolderCommand, HolderLink, ResumeCommand } from "../../src/cluster/holderLink.js";
 import { requestOutcome } from "../../src/http/requestOutcome.js";
 import { ErrorCode } from "../../src/protocol/errors.js";
 import { SHUTDOWN } from "../../src/protocol/reasons.js";
@@ -288,15 +288,17 @@ describe("CallDesk: a retry whose holder falls silent while its lease lives (a d
     pausedLinks.push(holderLink, otherLink);
     const holder = await deskOf({ instanceId: "paused-holder", link: holderLink });
     const other = await deskOf({ instanceId: "paused-other", link: sender(otherLink), holderAlive });
-    await holderLink.serve(async (command) =>
-      command.kind === "resume" || command.kind === "leave" ? holder.desk.serve(command) : { ok: true },
-    );
+    const served: HolderCommand[] = [];
+    await holderLink.serve(async (command) => {
+      served.push(command);
+      return command.kind === "resume" || command.kind === "leave" ? holder.desk.serve(command) : { ok: true };
+    });
     const pending = holder.desk.open(requestOf({ name: "ask" }, { elicitation: {} }), toolOrder("ask", "never"));
     await eventually(() => holder.calls.length === 1, "the call started on the holder");
     const { answered } = holder.calls[0]!.ask(formQuestion("name"));
     const { requestState } = resultOf(await pending);
     const retry = () => requestOf({ name: "ask", requestState, inputResponses: ANSWER }, { elicitation: {} });
-    return { holder, other, answered, retry };
+    return { holder, other, answered, retry, served };
   }
 
   it("not taken: 503 round_not_taken, nothing delivered; the same retry sent again resumes the call", async () => {
@@ -376,6 +378,23 @@ describe("CallDesk: a retry whose holder falls silent while its lease lives (a d
     assert.deepEqual(await answered, ANSWER.name, "the retry sent again resumed it");
     holder.calls[0]?.finish({ content: [{ type: "text", text: "done" }] });
     assert.equal(resultOf(await again).resultType, "complete");
+  });
+
+  it("a leave names its forwarding: another forwarding's leave does not cancel the retry being resumed; its own does", async () => {
+    const { holder, other, answered, retry, served } = await parkedOnHolder(
+      (link) => link,
+      async () => true,
+    );
+    const resuming = retry();
+    void other.desk.open(resuming, toolOrder("ask", "never"));
+    await answered;
+    const resume = served.find((command): command is ResumeCommand => command.kind === "resume");
+    assert.ok(resume?.retryId, "the forwarding carries its retryId");
+    const { ownerHash, requestState } = resume;
+    assert.deepEqual(await holder.desk.serve({ kind: "leave", ownerHash, requestState, retryId: "another-forwarding" }), { ok: true });
+    assert.equal(holder.calls[0]?.abortedBecause, undefined, "another forwarding's leave left the call alone");
+    resuming.leave();
+    await eventually(() => holder.calls[0]?.abortedBecause !== undefined, "its own leave cancelled the call");
   });
 
   it("silent, and its lease is gone: -32602 holder_gone", async () => {
