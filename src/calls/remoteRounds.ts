@@ -26,7 +26,7 @@ import {
   type ResumeCommand,
   type RoundCommand,
 } from "../cluster/holderLink.js";
-import { holderGone, internalError, RpcError, roundUnresponsive, storeUnavailable } from "../protocol/errors.js";
+import { holderGone, internalError, leaseUnreadable, RpcError, roundUnresponsive } from "../protocol/errors.js";
 import { errorMessage, errorReply, type Reply, resultMessage, resultReply } from "../protocol/reply.js";
 import { noteErrorReason, type RequestNote } from "../protocol/requestNote.js";
 import type { ClientCapabilities, JsonObject, JsonRpcErrorObject } from "../protocol/wire.js";
@@ -124,8 +124,7 @@ export class RemoteRounds {
     try {
       return (await this.options.holderAlive(holder)) ? roundUnresponsive(taken, HOLDER_SILENCE_MS) : holderGone();
     } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
-      return storeUnavailable(`cannot tell whether instance ${holder}, which holds the call, is still running: ${why}`);
+      return leaseUnreadable(holder, "the call", error);
     }
   }
 

@@ -142,6 +142,12 @@ export const approvalExpired = (tool: string, rule: string, ms: number) =>
 /** The task store failed or did not answer; `cause` says how (HTTP 503). */
 export const storeUnavailable = (cause: string) => reasonError("store_unavailable", reasonMessage("store_unavailable", { cause }));
 
+/** The lease of `holder` (which holds `what`: the task, the call) could not be read: the store's trouble (HTTP 503). */
+export const leaseUnreadable = (holder: string, what: string, error: unknown) => {
+  const why = error instanceof Error ? error.message : String(error);
+  return storeUnavailable(`cannot tell whether instance ${holder}, which holds ${what}, is still running: ${why}`);
+};
+
 /** The token could not be judged now (HTTP 503; `message` from authenticate()). */
 export const verifierFailure = (reason: "verifier_unavailable" | "verifier_error", message: string) => reasonError(reason, message);
 

@@ -11,7 +11,7 @@ import type { Logger } from "pino";
 import { HOLDER_SILENCE_MS, type HolderLink, type HolderReply, type TaskCommand } from "../cluster/holderLink.js";
 import type { InstanceLeases } from "../cluster/instanceLeases.js";
 import type { EventLog } from "../observability/requestLog.js";
-import { holderFailed, holderUnresponsive, invalidParams, RpcError, storeUnavailable } from "../protocol/errors.js";
+import { holderFailed, holderUnresponsive, invalidParams, leaseUnreadable, RpcError } from "../protocol/errors.js";
 import { SHUTDOWN } from "../protocol/reasons.js";
 import { type JsonObject, TERMINAL_STATUSES } from "../protocol/wire.js";
 import type { TaskRecord } from "./taskRecord.js";
@@ -118,8 +118,7 @@ export class TaskAccess {
     try {
       return await this.options.leases.isAlive(holder);
     } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
-      throw storeUnavailable(`cannot tell whether instance ${holder}, which holds the task, is still running: ${why}`);
+      throw leaseUnreadable(holder, "the task", error);
     }
   }
 
