@@ -14,6 +14,7 @@
 //   B first), and the same retry sent again resumes the call: one answer upstream, one run.
 
 import assert from "node:assert/strict";
+import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { after, before, test } from "node:test";
 import type { ElicitationAnsweredEvent, ToolStartedEvent } from "../../examples/legacy-server/state.js";
@@ -21,7 +22,7 @@ import { rpcWithin } from "../support/boundedRpc.js";
 import { type ChildCluster, startChildCluster } from "../support/childCluster.js";
 import { failIfStillRunning } from "../support/exitGuard.js";
 import { ANSWER_WITHIN_MS } from "../support/limits.js";
-import { errorOf, type RpcReply, resultOf } from "../support/mcpClient.js";
+import { errorOf, resultOf } from "../support/mcpClient.js";
 import { needsRedis } from "../support/redisServer.js";
 import { pollTask, TASKS_AND_FORMS } from "../support/tasks.js";
 import { eventually, nextEvent } from "../support/waiting.js";
@@ -37,6 +38,24 @@ before(async () => {
   cluster = await startChildCluster({ speed: 20 });
 });
 after(() => cluster?.close());
+
+/** `work` done while `child` is frozen (SIGSTOP); thawed (SIGCONT) however it ends. */
+async function whileFrozen<T>(child: ChildProcess, work: () => Promise<T>): Promise<T> {
+  child.kill("SIGSTOP");
+  try {
+    return await work();
+  } finally {
+    child.kill("SIGCONT");
+  }
+}
+
+/** The legacy server's `event`s for `tool` from now on (stop() ends the recording). */
+function recordUpstream<T extends { tool: string }>(event: string, tool: string): { seen: T[]; stop: () => void } {
+  const seen: T[] = [];
+  const listener = (payload: T) => void (payload.tool === tool && seen.push(payload));
+  cluster.legacy.events.on(event, listener);
+  return { seen, stop: () => void cluster.legacy.events.off(event, listener) };
+}
 
 /** A and B (`names`) on a lease of `leaseMs`, and a build_report task held by A, waiting for its one question. */
 async function reportWaitingOnA(leaseMs: number, names: [string, string]) {
@@ -57,12 +76,7 @@ test(
   async () => {
     const { a, b, taskId } = await reportWaitingOnA(LEASE_MS, ["a", "b"]);
     const sessionClosed = nextEvent(cluster.legacy.events, "session-closed", () => true, LEASE_MS * 10);
-    a.child.kill("SIGSTOP");
-    try {
-      await sessionClosed; // B took A for dead and closed its upstream sessions
-    } finally {
-      a.child.kill("SIGCONT");
-    }
+    await whileFrozen(a.child, () => sessionClosed); // B took A for dead and closed its upstream sessions
     const greet = rpcWithin(
       ANSWER_WITHIN_MS,
       a.url,
@@ -96,22 +110,13 @@ test(
   "an answer while its holder is frozen within its lease gets 503 holder_unresponsive, and the task goes on to use one answer",
   needsRedis,
   async () => {
-    const { legacy } = cluster;
     const { a, b, taskId } = await reportWaitingOnA(LONG_LEASE_MS, ["a2", "b2"]);
-    const answers: ElicitationAnsweredEvent[] = [];
-    const onAnswer = (event: ElicitationAnsweredEvent) => void (event.tool === "build_report" && answers.push(event));
-    legacy.events.on("elicitation-answered", onAnswer);
+    const answers = recordUpstream<ElicitationAnsweredEvent>("elicitation-answered", "build_report");
     try {
       const charts = { charts: { action: "accept", content: { charts: true } } };
       const update = () =>
         rpcWithin(ANSWER_WITHIN_MS * 2, b.url, "tasks/update", { taskId, inputResponses: charts }, { capabilities: TASKS_AND_FORMS });
-      a.child.kill("SIGSTOP");
-      let refused: RpcReply;
-      try {
-        refused = await update(); // A says nothing for the link's 3 s; its lease (10 s) says it runs
-      } finally {
-        a.child.kill("SIGCONT");
-      }
+      const refused = await whileFrozen(a.child, update); // A says nothing for the link's 3 s; its lease (10 s) says it runs
       assert.equal(refused.status, 503, JSON.stringify(refused.message));
       assert.equal(errorOf(refused).data?.reason, "holder_unresponsive");
       assert.notEqual(
@@ -122,9 +127,9 @@ test(
       assert.equal(resultOf(await update())?.resultType, "complete");
       const done = await pollTask(b.url, taskId, (t) => t.status === "completed", { timeoutMs: ANSWER_WITHIN_MS });
       assert.match(JSON.stringify(done.result), /charts included/);
-      assert.equal(answers.length, 1, "the upstream got one answer");
+      assert.equal(answers.seen.length, 1, "the upstream got one answer");
     } finally {
-      legacy.events.off("elicitation-answered", onAnswer);
+      answers.stop();
     }
   },
 );
@@ -133,17 +138,12 @@ test(
   "an MRTR retry while the call's holder is frozen within its lease gets 503 round_not_taken; sent again, it resumes the one run",
   needsRedis,
   async () => {
-    const { legacy } = cluster;
     const config = { ...cluster.config(LONG_LEASE_MS), mrtr: { secret: randomBytes(32).toString("hex") } };
     const a = await cluster.processes.start(config, "a3");
     const b = await cluster.processes.start(config, "b3");
     const forms = { capabilities: { elicitation: {} } };
-    const runs: ToolStartedEvent[] = [];
-    const answers: ElicitationAnsweredEvent[] = [];
-    const onStart = (event: ToolStartedEvent) => void (event.tool === "ask_then_work" && runs.push(event));
-    const onAnswer = (event: ElicitationAnsweredEvent) => void (event.tool === "ask_then_work" && answers.push(event));
-    legacy.events.on("tool-started", onStart);
-    legacy.events.on("elicitation-answered", onAnswer);
+    const runs = recordUpstream<ToolStartedEvent>("tool-started", "ask_then_work");
+    const answers = recordUpstream<ElicitationAnsweredEvent>("elicitation-answered", "ask_then_work");
     try {
       const call = { name: "ask_then_work", arguments: { ms: 0 } };
       const round = resultOf(await rpcWithin(ANSWER_WITHIN_MS, a.url, "tools/call", call, forms));
@@ -156,13 +156,7 @@ test(
           { ...call, requestState: round.requestState, inputResponses: { name: { action: "accept", content: { name: "Bo" } } } },
           forms,
         );
-      a.child.kill("SIGSTOP");
-      let refused: RpcReply;
-      try {
-        refused = await retry(); // A says nothing for the link's 3 s; its lease (10 s) says it runs
-      } finally {
-        a.child.kill("SIGCONT");
-      }
+      const refused = await whileFrozen(a.child, retry); // A says nothing for the link's 3 s; its lease (10 s) says it runs
       // Past the inline JSON window the retry is answered as a stream, so the 503 is the stream's last frame's reason.
       assert.equal(errorOf(refused).data?.reason, "round_not_taken", JSON.stringify(refused.message));
       const done = await retry();
@@ -171,11 +165,11 @@ test(
       const dropped = () => a.lines.find((line) => line.event === "holder.command.dropped");
       await eventually(async () => dropped() !== undefined, "A logged the retry it dropped as it woke", ANSWER_WITHIN_MS);
       assert.deepEqual([dropped()?.command, dropped()?.waitedMs], ["resume", 3_000]);
-      assert.equal(answers.length, 1, "the upstream got one answer");
-      assert.equal(runs.length, 1, "the tool ran once");
+      assert.equal(answers.seen.length, 1, "the upstream got one answer");
+      assert.equal(runs.seen.length, 1, "the tool ran once");
     } finally {
-      legacy.events.off("tool-started", onStart);
-      legacy.events.off("elicitation-answered", onAnswer);
+      runs.stop();
+      answers.stop();
     }
   },
 );

@@ -223,29 +223,52 @@ describe("CallDesk: MRTR rounds", () => {
   });
 });
 
-describe("CallDesk: rounds of a call another instance holds (RemoteRounds, over a direct link)", () => {
-  const links: DirectHolderLink[] = [];
-  after(async () => {
-    for (const link of links) await link.close();
+const links: DirectHolderLink[] = [];
+after(async () => {
+  for (const link of links) await link.close();
+});
+
+/** A call of `ask` parked on one desk (`names[0]`) for its question, and another desk (`names[1]`) that sends its retries
+ *  there: through `sender` (a double over the direct link, if any), reading the holder's lease with `holderAlive`. */
+async function parkedOnHolder(
+  options: {
+    names?: [string, string];
+    capabilities?: JsonObject;
+    policy?: "auto" | "never";
+    sender?: (link: HolderLink) => HolderLink;
+    holderAlive?: (id: string) => Promise<boolean>;
+  } = {},
+) {
+  const { names = ["holder", "other"], capabilities = TASKS_CAPS, policy = "auto", sender = (link) => link } = options;
+  const holderLink = new DirectHolderLink(names[0]);
+  const otherLink = new DirectHolderLink(names[1]);
+  links.push(holderLink, otherLink);
+  const holder = await deskOf({ instanceId: names[0], link: holderLink });
+  const other = await deskOf({
+    instanceId: names[1],
+    link: sender(otherLink),
+    ...(options.holderAlive ? { holderAlive: options.holderAlive } : {}),
   });
+  const served: HolderCommand[] = [];
+  await holderLink.serve(async (command) => {
+    served.push(command);
+    return command.kind === "resume" || command.kind === "leave" ? holder.desk.serve(command) : { ok: true };
+  });
+  const pending = holder.desk.open(requestOf({ name: "ask" }, capabilities), toolOrder("ask", policy));
+  await eventually(() => holder.calls.length === 1, "the call started on the holder");
+  const { answered } = holder.calls[0]!.ask(formQuestion("name"));
+  const { requestState } = resultOf(await pending);
+  const retry = () => requestOf({ name: "ask", requestState, inputResponses: ANSWER }, capabilities);
+  return { holder, other, answered, retry, served };
+}
 
-  async function pair(settings = {}) {
-    const holderLink = new DirectHolderLink("holder");
-    const otherLink = new DirectHolderLink("other");
-    links.push(holderLink, otherLink);
-    const holder = await deskOf({ instanceId: "holder", link: holderLink, settings });
-    const other = await deskOf({ instanceId: "other", link: otherLink, settings });
-    await holderLink.serve(async (command) =>
-      command.kind === "resume" || command.kind === "leave" ? holder.desk.serve(command) : { ok: true },
-    );
-    const pending = holder.desk.open(requestOf({ name: "ask" }, TASKS_CAPS), toolOrder("ask", "auto"));
-    await eventually(() => holder.calls.length === 1, "the call started on the holder");
-    const { answered } = holder.calls[0]!.ask(formQuestion("name"));
-    const round = resultOf(await pending);
-    const retry = requestOf({ name: "ask", requestState: round.requestState, inputResponses: ANSWER }, TASKS_CAPS);
-    return { holder, other, answered, retry };
-  }
+/** A call parked on "holder", retried through "other" (one retry request). */
+async function pair() {
+  const parked = await parkedOnHolder();
+  return { ...parked, retry: parked.retry() };
+}
 
+describe("CallDesk: rounds of a call another instance holds (RemoteRounds, over a direct link)", () => {
   it("the retry reaching another instance is resumed on the holder; its final message comes back", async () => {
     const { holder, other, answered, retry } = await pair();
     const reply = other.desk.open(retry, toolOrder("ask", "never"));
@@ -277,32 +300,12 @@ describe("CallDesk: rounds of a call another instance holds (RemoteRounds, over 
 });
 
 describe("CallDesk: a retry whose holder falls silent while its lease lives (a double of a paused holder)", () => {
-  after(async () => {
-    for (const link of pausedLinks) await link.close();
-  });
-  const pausedLinks: DirectHolderLink[] = [];
-
-  async function parkedOnHolder(sender: (link: HolderLink) => HolderLink, holderAlive: (id: string) => Promise<boolean>) {
-    const holderLink = new DirectHolderLink("paused-holder");
-    const otherLink = new DirectHolderLink("paused-other");
-    pausedLinks.push(holderLink, otherLink);
-    const holder = await deskOf({ instanceId: "paused-holder", link: holderLink });
-    const other = await deskOf({ instanceId: "paused-other", link: sender(otherLink), holderAlive });
-    const served: HolderCommand[] = [];
-    await holderLink.serve(async (command) => {
-      served.push(command);
-      return command.kind === "resume" || command.kind === "leave" ? holder.desk.serve(command) : { ok: true };
-    });
-    const pending = holder.desk.open(requestOf({ name: "ask" }, { elicitation: {} }), toolOrder("ask", "never"));
-    await eventually(() => holder.calls.length === 1, "the call started on the holder");
-    const { answered } = holder.calls[0]!.ask(formQuestion("name"));
-    const { requestState } = resultOf(await pending);
-    const retry = () => requestOf({ name: "ask", requestState, inputResponses: ANSWER }, { elicitation: {} });
-    return { holder, other, answered, retry, served };
-  }
+  /** A call parked on a holder that another instance reaches through `sender`, reading its lease with `holderAlive`. */
+  const parkedOnPaused = (sender: (link: HolderLink) => HolderLink, holderAlive: (id: string) => Promise<boolean>) =>
+    parkedOnHolder({ names: ["paused-holder", "paused-other"], capabilities: { elicitation: {} }, policy: "never", sender, holderAlive });
 
   it("not taken: 503 round_not_taken, nothing delivered; the same retry sent again resumes the call", async () => {
-    const { holder, other, answered, retry } = await parkedOnHolder(
+    const { holder, other, answered, retry } = await parkedOnPaused(
       (link) => new SilentHolderLink(link, 1, false),
       async () => true,
     );
@@ -323,7 +326,7 @@ describe("CallDesk: a retry whose holder falls silent while its lease lives (a d
   });
 
   it("taken, then silent: 503 round_unanswered (the answers may have arrived); sent again, the used state is refused", async () => {
-    const { holder, other, answered, retry } = await parkedOnHolder(
+    const { holder, other, answered, retry } = await parkedOnPaused(
       (link) => new SilentHolderLink(link, 1, true),
       async () => true,
     );
@@ -345,7 +348,7 @@ describe("CallDesk: a retry whose holder falls silent while its lease lives (a d
   });
 
   it("silent, and its lease cannot be read: 503 store_unavailable naming the holder", async () => {
-    const { holder, other, retry } = await parkedOnHolder(
+    const { holder, other, retry } = await parkedOnPaused(
       (link) => new SilentHolderLink(link, 1, false),
       async () => {
         throw new Error("connection refused");
@@ -362,7 +365,7 @@ describe("CallDesk: a retry whose holder falls silent while its lease lives (a d
   });
 
   it("its client leaves before the holder resumed it (the holder waited for the go): not resumed, the call still waits", async () => {
-    const { holder, other, answered, retry } = await parkedOnHolder(
+    const { holder, other, answered, retry } = await parkedOnPaused(
       (link) => new LeaveFirstHolderLink(link),
       async () => true,
     );
@@ -381,7 +384,7 @@ describe("CallDesk: a retry whose holder falls silent while its lease lives (a d
   });
 
   it("a leave names its forwarding: another forwarding's leave does not cancel the retry being resumed; its own does", async () => {
-    const { holder, other, answered, retry, served } = await parkedOnHolder(
+    const { holder, other, answered, retry, served } = await parkedOnPaused(
       (link) => link,
       async () => true,
     );
@@ -398,7 +401,7 @@ describe("CallDesk: a retry whose holder falls silent while its lease lives (a d
   });
 
   it("silent, and its lease is gone: -32602 holder_gone", async () => {
-    const { other, retry } = await parkedOnHolder(
+    const { other, retry } = await parkedOnPaused(
       (link) => new SilentHolderLink(link, 1, false),
       async () => false,
     );
