@@ -1,9 +1,10 @@
 // The child side of a bench process: starts one server (the role), announces it with a "ready"
 // message on the IPC channel, then answers the parent's questions. Every role answers
 //   cpu  → process.cpuUsage() of THIS process (µs; all threads: JS, GC helpers, libuv pool)
-//   mem  → process.memoryUsage() after a forced GC when run with --expose-gc (two passes), read
-//          once RSS has stopped falling (V8 returns the freed pages a moment after the GC), and
-//          the young generation's committed size (V8 grows it in a burst, shrinks it when idle)
+//   mem  → process.memoryUsage() after a forced GC when run with --expose-gc (two passes, after
+//          every page of the young generation was touched), read once RSS has stopped falling (V8
+//          returns the freed pages a moment after the GC), and the young generation's committed
+//          size (V8 grows it in a burst, shrinks it when idle; decisions/0042)
 //   lag  → the event loop's longest and p99 delay (ms) since the last "lag", then resets
 //          (a loop stalled longer than the HTTP keep-alive timeout resets its clients' sockets)
 //   phases → per-call phase samples since the last ask, with lib/phases.ts preloaded (else null)
@@ -41,6 +42,7 @@ export async function serveRole(name: string, start: () => Promise<Role>): Promi
   const builtIn: Handlers = {
     cpu: () => process.cpuUsage(),
     mem: async () => {
+      if (gc) touchYoungGeneration();
       gc?.();
       gc?.();
       if (gc) await rssSettled();
@@ -106,6 +108,21 @@ async function rssSettled(): Promise<void> {
 export function roleArgs<T>(): T {
   return JSON.parse(process.env.BENCH_ROLE_ARGS ?? "{}") as T;
 }
+
+/**
+ * Allocates and drops twice the young generation's committed size in small arrays, so every page V8
+ * has committed to it is resident when memory is read: "RSS kept" is read less the change in that
+ * committed size, which is only right when committed means resident. Without it, a young generation
+ * just grown and half used counted its untouched pages as kept memory when V8 later shrank it.
+ */
+function touchYoungGeneration(): void {
+  const chunks = Math.ceil((2 * youngGenerationBytes()) / TOUCH_CHUNK_BYTES);
+  // The arrays do happen: --trace-gc shows the scavenges they cause, and the RSS read after them grew.
+  for (let i = 0; i < chunks; i++) new Array<number>(TOUCH_CHUNK_BYTES / 8).fill(i);
+}
+
+/** Each array of the young generation's touch: well under V8's large-object size, so it is allocated in new space. */
+const TOUCH_CHUNK_BYTES = 16_384;
 
 /** Bytes V8 has committed to its young generation (new space, and new large objects). */
 function youngGenerationBytes(): number {
