@@ -42,10 +42,12 @@ export async function serveRole(name: string, start: () => Promise<Role>): Promi
   const builtIn: Handlers = {
     cpu: () => process.cpuUsage(),
     mem: async () => {
-      if (gc) touchYoungGeneration();
-      gc?.();
-      gc?.();
-      if (gc) await rssSettled();
+      if (gc) {
+        touchYoungGeneration();
+        gc();
+        gc();
+        await rssSettled();
+      }
       return { ...process.memoryUsage(), youngGeneration: youngGenerationBytes(), afterGc: gc !== undefined };
     },
     lag: () => {

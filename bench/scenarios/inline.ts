@@ -236,6 +236,9 @@ export function inlineScenario(): Scenario {
         ? { proxy, translate, inline: stack.gateway, legacy: stack.gateway, "stdio-floor": bridge, stdio: stdioGateway }
         : {};
       const phases = new Map<CaseName, PhaseSamples>();
+      // In turn too (what the goals read): each timed process once, under the first case it serves.
+      const timedOnce = new Map<Child, CaseName>();
+      for (const [name, child] of Object.entries(timed)) if (!timedOnce.has(child)) timedOnce.set(child, name as CaseName);
       const phasesInTurn = new Map<CaseName, PhaseSamples>();
 
       const warmed = new Map<CaseName, WarmUp>();
@@ -281,8 +284,6 @@ export function inlineScenario(): Scenario {
           }
         }
         setPhase(`round ${round + 1}/${rounds}, one call of each case in turn`);
-        // In turn too (what the goals read): each timed process once, under the first case it serves.
-        const timedOnce = [...new Map(Object.entries(timed).map(([name, child]) => [child, name as CaseName]))];
         for (const [child] of timedOnce) await child.ask("phases");
         await inTurn(seqCalls, round, calls, (name) => tally(name, "inTurn"));
         for (const [child, name] of timedOnce) {
