@@ -93,7 +93,8 @@ export const UpstreamFields = z
       help: "a ping unanswered this long: the upstream stopped answering; the session's calls fail (upstream_unresponsive)",
       details:
         "Unless the upstream sent anything else meanwhile (progress, results): then the ping is late, logged as " +
-        "`upstream.ping.late`, and the session kept. A ping is never cancelled upstream: it does no work to stop.",
+        "`upstream.ping.late`, and the session kept. Nor when taskgate itself stalled for half this limit while the ping " +
+        "was out (`upstream.ping.stalled`): the next ping judges. A ping is never cancelled upstream: it does no work to stop.",
     }),
     cancelAttempts: option(z.number().int().positive().default(4), {
       help: "a notifications/cancelled the upstream does not accept is sent up to this many times in all",

@@ -10,6 +10,7 @@
 
 import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { ALL_REASONS, type Reason, type RequestOutcome, UPSTREAM_REASONS, type UpstreamReason } from "../protocol/reasons.js";
+import { PING_OUTCOMES, type PingOutcome } from "../upstream/upstreamSession.js";
 
 const PREFIX = "taskgate_";
 
@@ -125,7 +126,8 @@ export class GatewayMetrics {
       name: `${PREFIX}upstream_pings_total`,
       help:
         "Liveness pings of upstream sessions with calls in flight, by outcome: answered (in time), late (unanswered within " +
-        "upstream.pingTimeoutMs while the upstream still sent other messages: the session was kept), missed (the session was ended)",
+        "upstream.pingTimeoutMs while the upstream still sent other messages: the session was kept), stalled (not judged: " +
+        "taskgate itself stalled while the ping was out; the session was kept), missed (the session was ended)",
       labelNames: ["outcome"],
       registers,
     });
@@ -168,7 +170,7 @@ export class GatewayMetrics {
     // Each series exists (at 0) before its first failure.
     for (const reason of UPSTREAM_REASONS) this.upstreamErrors.labels(reason).inc(0);
     for (const outcome of ["delivered", "retried", "undelivered"]) this.upstreamCancels.labels(outcome).inc(0);
-    for (const outcome of ["answered", "late", "missed"]) this.upstreamPings.labels(outcome).inc(0);
+    for (const outcome of PING_OUTCOMES) this.upstreamPings.labels(outcome).inc(0);
     for (const reason of ALL_REASONS) this.errorReplies.labels(reason).inc(0);
     for (const operation of STORE_OPERATIONS) this.storeErrors.labels(operation).inc(0);
     for (const status of FINISHED_STATUSES) this.tasksFinished.labels(status).inc(0);
@@ -288,7 +290,7 @@ export class GatewayMetrics {
   }
 
   /** How one liveness ping fared (the outcomes of upstream/upstreamSession.ts). */
-  upstreamPing(outcome: "answered" | "late" | "missed"): void {
+  upstreamPing(outcome: PingOutcome): void {
     this.upstreamPings.labels(outcome).inc();
   }
 

@@ -9,7 +9,8 @@
 //   never delivered to a guess. Log messages follow the same rule (unrouted ones are dropped). While calls are in flight the
 // session is pinged every pingIntervalMs; a ping unanswered within pingTimeoutMs ends the session
 // and fails its calls (upstream_unresponsive) — unless the upstream sent anything else meanwhile
-// (progress, results, log messages: a busy upstream answers a ping late, but it is alive). A
+// (progress, results, log messages: a busy upstream answers a ping late, but it is alive), or taskgate
+// itself stalled for half the limit while the ping was out (its silence is then not judged). A
 // notifications/cancelled for a call (tools/call, prompts/get, resources/read) that stays
 // undelivered after upstream.cancelAttempts ends the session too (DELETE attempted, its connections
 // closed), so no cancelled call goes on unseen; only the calls of this session fail, with
@@ -77,8 +78,10 @@ export interface SessionOptions {
   onPing?(outcome: PingOutcome): void;
 }
 
-/** A ping answered in time, late while the upstream still sent other messages (session kept), or missed (session ended). */
-export type PingOutcome = "answered" | "late" | "missed";
+/** A ping answered in time, late while the upstream still sent other messages (session kept), unjudged because this
+ *  process stalled while it was out (session kept), or missed (session ended). */
+export const PING_OUTCOMES = ["answered", "late", "stalled", "missed"] as const;
+export type PingOutcome = (typeof PING_OUTCOMES)[number];
 
 export interface SessionRequestOptions {
   signal?: AbortSignal;
@@ -367,44 +370,53 @@ export class UpstreamSession {
   private async ping(): Promise<void> {
     if (this.pinging || this.ended) return;
     this.pinging = true;
-    const { pingTimeoutMs } = this.options.timeouts;
+    const askedAt = performance.now();
     try {
+      const { pingTimeoutMs } = this.options.timeouts;
       await this.peer.request("ping", {}, { timeout: { ms: pingTimeoutMs, option: "upstream.pingTimeoutMs" } });
       this.options.onPing?.("answered");
     } catch (error) {
-      // After a stall of this process (a loaded machine, a long GC) the timer fires before the poll
-      // phase has read what waits in the sockets: let that in before judging the silence.
-      if (error instanceof UpstreamFailure && error.reason === "upstream_timeout") await pendingInput();
-      const heardMsAgo = performance.now() - this.peer.lastHeardAt;
-      if (error instanceof UpstreamFailure && error.reason === "upstream_timeout" && heardMsAgo < pingTimeoutMs) {
-        // Late, but the upstream is talking (progress, results): busy, not gone. The next ping asks again.
-        this.options.onPing?.("late");
-        this.options.log.info(
-          {
-            event: "upstream.ping.late",
-            target: this.options.transport.target,
-            calls: this.calls.size,
-            heardMsAgo: Math.round(heardMsAgo),
-          },
-          "upstream answered no ping in time but is still sending: the session is kept",
-        );
-      } else if (error instanceof UpstreamFailure && error.reason === "upstream_timeout") {
-        this.options.onPing?.("missed");
-        this.options.log.warn(
-          { event: "upstream.unresponsive", target: this.options.transport.target, calls: this.calls.size },
-          "upstream stopped answering pings",
-        );
-        this.end(
-          new UpstreamFailure(
-            "upstream_unresponsive",
-            `Upstream stopped answering: no answer to ping within ${pingTimeoutMs} ms (upstream.pingTimeoutMs)`,
-          ),
-        );
-      }
       // Other failures (the session ended meanwhile) are reported by whoever saw them.
+      if (error instanceof UpstreamFailure && error.reason === "upstream_timeout") await this.judgeSilence(askedAt);
     } finally {
       this.pinging = false;
     }
+  }
+
+  /** A ping asked at `askedAt` went unanswered within its limit: late (the upstream is talking), not judged (this process
+   *  stalled while it was out), or missed (the session ends). */
+  private async judgeSilence(askedAt: number): Promise<void> {
+    const { pingTimeoutMs } = this.options.timeouts;
+    // After a stall of this process (a loaded machine, a long GC) the timer fires before the poll
+    // phase has read what waits in the sockets: let that in before judging the silence.
+    await pendingInput();
+    const now = performance.now();
+    const heardMsAgo = now - this.peer.lastHeardAt;
+    // How late the verdict comes: a time this process did not run. A ping it stalled on for half its limit may not have
+    // had the rest (its request may have been written only after the stall), so its silence is not the upstream's.
+    const stalledMs = now - askedAt - pingTimeoutMs;
+    const { target } = this.options.transport;
+    const calls = this.calls.size;
+    if (heardMsAgo < pingTimeoutMs) {
+      // Late, but the upstream is talking (progress, results): busy, not gone. The next ping asks again.
+      this.options.onPing?.("late");
+      const fields = { event: "upstream.ping.late", target, calls, heardMsAgo: Math.round(heardMsAgo) };
+      return this.options.log.info(fields, "upstream answered no ping in time but is still sending: the session is kept");
+    }
+    if (stalledMs >= pingTimeoutMs / 2) {
+      // Not judged: the next ping asks again, on a process that runs.
+      this.options.onPing?.("stalled");
+      const fields = { event: "upstream.ping.stalled", target, calls, stalledMs: Math.round(stalledMs) };
+      return this.options.log.info(fields, "taskgate stalled while its ping was out: the silence is not judged, the session is kept");
+    }
+    this.options.onPing?.("missed");
+    this.options.log.warn({ event: "upstream.unresponsive", target, calls }, "upstream stopped answering pings");
+    this.end(
+      new UpstreamFailure(
+        "upstream_unresponsive",
+        `Upstream stopped answering: no answer to ping within ${pingTimeoutMs} ms (upstream.pingTimeoutMs)`,
+      ),
+    );
   }
 }
 

@@ -12,8 +12,9 @@ import type { CallContext } from "../../src/upstream/callContext.js";
 import { ALL_KINDS, type LegacyClientCapabilities } from "../../src/upstream/capabilityProfile.js";
 import type { JsonRpcMessage } from "../../src/upstream/transport.js";
 import { UpstreamFailure } from "../../src/upstream/upstreamFailure.js";
-import { UpstreamSession } from "../../src/upstream/upstreamSession.js";
+import { type PingOutcome, UpstreamSession } from "../../src/upstream/upstreamSession.js";
 import { exchangeOf, type Script, ScriptedTransport, STANDALONE, server } from "../support/scriptedTransport.js";
+import { within } from "../support/waiting.js";
 
 const log = createLogger("silent");
 const TIMEOUTS = { initializeTimeoutMs: 2_000, pingIntervalMs: 60_000, pingTimeoutMs: 1_000 };
@@ -157,5 +158,64 @@ describe("UpstreamSession", () => {
     );
     assert.equal(session.isEnded, true);
     await assert.rejects(session.request("tools/list", {}), (error: unknown) => (error as UpstreamFailure).reason === "session_gone");
+  });
+});
+
+/** Blocks this process for `ms`: a real stall of its event loop, as a long GC or a starved machine makes. */
+function stall(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // busy: no timer, no socket is served meanwhile
+  }
+}
+
+describe("UpstreamSession's ping verdict", () => {
+  const PING = { initializeTimeoutMs: 2_000, pingIntervalMs: 100, pingTimeoutMs: 200 };
+
+  /** A session whose upstream answers initialize and nothing else (no ping, no call); `onPingSent` runs as each ping arrives. */
+  async function silentUpstream(onPingSent: (count: number) => void) {
+    let pings = 0;
+    const script: Script = (message, transport) => {
+      if (message.method === "initialize") {
+        transport.reply(message, { protocolVersion: "2025-11-25", capabilities: {}, serverInfo: { name: "scripted", version: "1" } });
+      } else if (message.method === "ping") onPingSent(++pings);
+    };
+    const outcomes: PingOutcome[] = [];
+    let missed: () => void = () => undefined;
+    const ended = new Promise<void>((resolve) => (missed = resolve));
+    const session = await UpstreamSession.open({
+      transport: new ScriptedTransport(script),
+      profile: ALL_KINDS,
+      clientInfo: { name: "taskgate", version: "test" },
+      timeouts: PING,
+      log,
+      onNotification: () => undefined,
+      onClosed: () => undefined,
+      onPing: (outcome) => {
+        outcomes.push(outcome);
+        if (outcome === "missed") missed();
+      },
+    });
+    const call = session.request("tools/call", { name: "held" }, { context: context("held", []) });
+    return { session, outcomes, call, ended: within(5_000, "a ping judged missed", ended) };
+  }
+
+  test("a ping this process stalled on for half its limit is not judged; the next silent one ends the session", async () => {
+    const { session, outcomes, call, ended } = await silentUpstream((count) => {
+      if (count === 1) stall(PING.pingTimeoutMs * 2); // the first ping's limit passes while this process does not run
+    });
+    await ended;
+    // The second ping was sent at all: the session outlived the first one's verdict.
+    assert.deepEqual(outcomes, ["stalled", "missed"]);
+    assert.equal(session.isEnded, true);
+    await assert.rejects(call, (error: unknown) => error instanceof UpstreamFailure && error.reason === "upstream_unresponsive");
+  });
+
+  test("a ping the upstream leaves unanswered while this process runs ends the session at once", async () => {
+    const { session, outcomes, call, ended } = await silentUpstream(() => undefined);
+    await ended;
+    assert.deepEqual(outcomes, ["missed"]);
+    assert.equal(session.isEnded, true);
+    await assert.rejects(call, (error: unknown) => error instanceof UpstreamFailure && error.reason === "upstream_unresponsive");
   });
 });
