@@ -10,7 +10,6 @@
 
 import { AggregatorRegistry, Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { ALL_REASONS, type Reason, type RequestOutcome, UPSTREAM_REASONS, type UpstreamReason } from "../protocol/reasons.js";
-import { PING_OUTCOMES, type PingOutcome } from "../upstream/upstreamSession.js";
 
 const PREFIX = "taskgate_";
 
@@ -60,6 +59,10 @@ interface RequestSeries {
   count: Counter.Internal;
   duration: Histogram.Internal<"method" | "outcome">;
 }
+
+/** The outcomes of an upstream session's liveness ping (upstream/upstreamSession.ts), the pings counter's labels. */
+export const PING_OUTCOMES = ["answered", "late", "stalled", "missed"] as const;
+export type PingOutcome = (typeof PING_OUTCOMES)[number];
 
 export class GatewayMetrics {
   readonly registry = new Registry();

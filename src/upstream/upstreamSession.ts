@@ -19,6 +19,7 @@
 // not fail every task the session holds.
 
 import type { Logger } from "pino";
+import type { PingOutcome } from "../observability/metrics.js";
 import { ErrorCode } from "../protocol/errors.js";
 import { type InputRequest, type JsonObject, META, type RequestId } from "../protocol/wire.js";
 import { isObject } from "../util/json.js";
@@ -80,8 +81,7 @@ export interface SessionOptions {
 
 /** A ping answered in time, late while the upstream still sent other messages (session kept), unjudged because this
  *  process stalled while it was out (session kept), or missed (session ended). */
-export const PING_OUTCOMES = ["answered", "late", "stalled", "missed"] as const;
-export type PingOutcome = (typeof PING_OUTCOMES)[number];
+export type { PingOutcome };
 
 export interface SessionRequestOptions {
   signal?: AbortSignal;
