@@ -18,6 +18,7 @@ import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { after, before, test } from "node:test";
 import type { ElicitationAnsweredEvent, ToolStartedEvent } from "../../examples/legacy-server/state.js";
+import type { JsonObject } from "../../src/protocol/wire.js";
 import { rpcWithin } from "../support/boundedRpc.js";
 import { type ChildCluster, startChildCluster } from "../support/childCluster.js";
 import { failIfStillRunning } from "../support/exitGuard.js";
@@ -33,6 +34,14 @@ const LEASE_MS = 1_000;
 /** Longer than the holder link's 3 s of silence: a holder frozen that long still holds its lease. */
 const LONG_LEASE_MS = 10_000;
 let cluster: ChildCluster;
+
+/** A gateway's config on a lease of `leaseMs`. Its upstream pings get 5 s, not the fault tests' 500 ms: a gateway woken
+ *  from a freeze serves its backlog first, and on a loaded machine a 500 ms ping then ended its upstream session (and
+ *  the call these tests follow) now and then. Pings are not what these tests are about (upstreamTimeLimits is). */
+function configOf(leaseMs: number): JsonObject {
+  const config = cluster.config(leaseMs);
+  return { ...config, upstream: { ...(config.upstream as JsonObject), pingTimeoutMs: 5_000 } };
+}
 
 before(async () => {
   cluster = await startChildCluster({ speed: 20 });
@@ -59,7 +68,7 @@ function recordUpstream<T extends { tool: string }>(event: string, tool: string)
 
 /** A and B (`names`) on a lease of `leaseMs`, and a build_report task held by A, waiting for its one question. */
 async function reportWaitingOnA(leaseMs: number, names: [string, string]) {
-  const config = { ...cluster.config(leaseMs), tasks: { tools: { build_report: "always" } } };
+  const config = { ...configOf(leaseMs), tasks: { tools: { build_report: "always" } } };
   const a = await cluster.processes.start(config, names[0]);
   const b = await cluster.processes.start(config, names[1]);
   const report = { name: "build_report", arguments: { month: names[0] } };
@@ -138,7 +147,7 @@ test(
   "an MRTR retry while the call's holder is frozen within its lease gets 503 round_not_taken; sent again, it resumes the one run",
   needsRedis,
   async () => {
-    const config = { ...cluster.config(LONG_LEASE_MS), mrtr: { secret: randomBytes(32).toString("hex") } };
+    const config = { ...configOf(LONG_LEASE_MS), mrtr: { secret: randomBytes(32).toString("hex") } };
     const a = await cluster.processes.start(config, "a3");
     const b = await cluster.processes.start(config, "b3");
     const forms = { capabilities: { elicitation: {} } };
